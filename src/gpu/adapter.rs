@@ -1,0 +1,430 @@
+//! Physical devices: what each one can do (the capability probe), and which one we use.
+//!
+//! The probe reads features, properties and extensions once per device; `Capabilities`
+//! is plain data, so `wavetrace info` can print it for devices we cannot use.
+
+use std::ffi::CStr;
+
+use ash::vk;
+use serde::Serialize;
+
+use super::error::{GpuError, GpuResult, VkResultExt};
+use super::instance::{format_version, Instance, REQUIRED_API_VERSION};
+
+/// Everything wavetrace asks of a device, as found by the probe.
+#[derive(Clone, Debug, Serialize)]
+pub struct Capabilities {
+    pub api_version: String,
+    pub acceleration_structure: bool,
+    pub ray_query: bool,
+    pub ray_tracing_pipeline: bool,
+    pub buffer_device_address: bool,
+    pub descriptor_indexing: bool,
+    pub scalar_block_layout: bool,
+    pub timeline_semaphore: bool,
+    pub synchronization2: bool,
+    pub shader_int64: bool,
+    pub shader_float_atomics: bool,
+    pub subgroup_arithmetic: bool,
+    pub subgroup_ballot: bool,
+    pub subgroup_size: u32,
+    pub max_compute_workgroup_size: [u32; 3],
+    pub max_compute_workgroup_invocations: u32,
+    pub max_compute_workgroup_count: [u32; 3],
+    pub max_push_constants_size: u32,
+    pub timestamp_period_ns: f32,
+    pub timestamp_valid_bits: u32,
+    pub shader_group_handle_size: u32,
+    pub max_ray_recursion_depth: u32,
+    #[serde(skip)]
+    api_version_raw: u32,
+    #[serde(skip)]
+    pub(crate) queue_family: Option<u32>,
+}
+
+/// The two ways wavetrace can trace rays; see `src/trace/`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TraceBackend {
+    /// `rayQueryEXT` in compute shaders.
+    Query,
+    /// A ray-tracing pipeline (raygen over the ray queue).
+    Pipeline,
+}
+
+impl Capabilities {
+    /// What this device lacks of wavetrace's requirements, in words; empty when usable.
+    pub fn missing(&self) -> Vec<&'static str> {
+        let mut missing = Vec::new();
+        let mut need = |ok: bool, what: &'static str| {
+            if !ok {
+                missing.push(what);
+            }
+        };
+        need(self.api_version_raw >= REQUIRED_API_VERSION, "Vulkan 1.3");
+        need(self.queue_family.is_some(), "a compute queue with timestamps");
+        need(self.acceleration_structure, "VK_KHR_acceleration_structure");
+        need(
+            self.ray_query || self.ray_tracing_pipeline,
+            "VK_KHR_ray_query or VK_KHR_ray_tracing_pipeline",
+        );
+        need(self.buffer_device_address, "bufferDeviceAddress");
+        need(
+            self.descriptor_indexing,
+            "descriptor indexing (runtime arrays, non-uniform sampled images, partially bound)",
+        );
+        need(self.scalar_block_layout, "scalarBlockLayout");
+        need(self.timeline_semaphore, "timelineSemaphore");
+        need(self.synchronization2, "synchronization2");
+        need(self.shader_int64, "shaderInt64");
+        need(self.subgroup_arithmetic, "subgroup arithmetic in compute shaders");
+        need(self.subgroup_ballot, "subgroup ballot in compute shaders");
+        missing
+    }
+
+    pub fn trace_backends(&self) -> Vec<TraceBackend> {
+        let mut backends = Vec::new();
+        if self.acceleration_structure && self.ray_query {
+            backends.push(TraceBackend::Query);
+        }
+        if self.acceleration_structure && self.ray_tracing_pipeline {
+            backends.push(TraceBackend::Pipeline);
+        }
+        backends
+    }
+}
+
+/// One physical device and what the probe found.
+#[derive(Clone, Debug, Serialize)]
+pub struct Adapter {
+    pub index: usize,
+    pub name: String,
+    pub device_type: String,
+    pub driver: String,
+    pub capabilities: Capabilities,
+    #[serde(skip)]
+    pub(crate) raw: vk::PhysicalDevice,
+}
+
+impl Adapter {
+    fn type_rank(&self) -> u32 {
+        match self.device_type.as_str() {
+            "discrete" => 0,
+            "integrated" => 1,
+            "virtual" => 2,
+            "cpu" => 3,
+            _ => 4,
+        }
+    }
+}
+
+pub fn enumerate_adapters(instance: &Instance) -> GpuResult<Vec<Adapter>> {
+    // SAFETY: plain queries on a live instance.
+    let devices = unsafe { instance.raw.enumerate_physical_devices() }.vk("vkEnumeratePhysicalDevices")?;
+    devices
+        .into_iter()
+        .enumerate()
+        .map(|(index, raw)| probe(instance, index, raw))
+        .collect()
+}
+
+/// Picks the device to run on: `selector` (an index, or a case-insensitive substring of the
+/// name) when given, else the best-ranked usable device (discrete GPU first).
+pub fn choose_adapter(adapters: Vec<Adapter>, selector: Option<&str>) -> GpuResult<Adapter> {
+    if adapters.is_empty() {
+        return Err(GpuError::NoDevice);
+    }
+    if let Some(selector) = selector {
+        let wanted = selector.to_lowercase();
+        let found = adapters
+            .iter()
+            .position(|a| selector.parse::<usize>().ok() == Some(a.index) || a.name.to_lowercase().contains(&wanted));
+        let Some(position) = found else {
+            let devices = adapters
+                .iter()
+                .map(|a| format!("[{}] {}", a.index, a.name))
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Err(GpuError::NoMatchingDevice {
+                selector: selector.to_string(),
+                devices,
+            });
+        };
+        let adapter = adapters.into_iter().nth(position).expect("position found above");
+        let missing = adapter.capabilities.missing();
+        if !missing.is_empty() {
+            return Err(GpuError::MissingCapabilities {
+                index: adapter.index,
+                name: adapter.name,
+                missing: missing.join(", "),
+            });
+        }
+        return Ok(adapter);
+    }
+    let report = adapters
+        .iter()
+        .map(|a| {
+            format!(
+                "  [{}] {}: lacks {}",
+                a.index,
+                a.name,
+                a.capabilities.missing().join(", ")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    adapters
+        .into_iter()
+        .filter(|a| a.capabilities.missing().is_empty())
+        .min_by_key(|a| (a.type_rank(), a.index))
+        .ok_or(GpuError::NoCapableDevice(report))
+}
+
+fn device_type_name(kind: vk::PhysicalDeviceType) -> &'static str {
+    match kind {
+        vk::PhysicalDeviceType::DISCRETE_GPU => "discrete",
+        vk::PhysicalDeviceType::INTEGRATED_GPU => "integrated",
+        vk::PhysicalDeviceType::VIRTUAL_GPU => "virtual",
+        vk::PhysicalDeviceType::CPU => "cpu",
+        _ => "other",
+    }
+}
+
+fn probe(instance: &Instance, index: usize, raw: vk::PhysicalDevice) -> GpuResult<Adapter> {
+    let vki = &instance.raw;
+    // SAFETY: plain queries on a physical device of this instance; every struct in a p_next
+    // chain lives on this stack frame until the query returns.
+    unsafe {
+        let extensions: Vec<String> = vki
+            .enumerate_device_extension_properties(raw)
+            .vk("vkEnumerateDeviceExtensionProperties")?
+            .iter()
+            .filter_map(|e| {
+                e.extension_name_as_c_str()
+                    .ok()
+                    .map(|n| n.to_string_lossy().into_owned())
+            })
+            .collect();
+        let has = |name: &CStr| {
+            let name = name.to_string_lossy();
+            extensions.iter().any(|e| *e == name)
+        };
+        let base_properties = vki.get_physical_device_properties(raw);
+        let api = base_properties.api_version;
+
+        let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
+        let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
+        let mut accel = vk::PhysicalDeviceAccelerationStructureFeaturesKHR::default();
+        let mut query = vk::PhysicalDeviceRayQueryFeaturesKHR::default();
+        let mut pipeline = vk::PhysicalDeviceRayTracingPipelineFeaturesKHR::default();
+        let mut float_atomics = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default();
+        let mut features = vk::PhysicalDeviceFeatures2::default();
+        // Chaining a struct the device does not know is invalid, so chain only what it offers.
+        let api_1_2 = api >= vk::API_VERSION_1_2;
+        let api_1_3 = api >= vk::API_VERSION_1_3;
+        if api_1_2 {
+            features = features.push_next(&mut f12);
+        }
+        if api_1_3 {
+            features = features.push_next(&mut f13);
+        }
+        if has(ash::khr::acceleration_structure::NAME) {
+            features = features.push_next(&mut accel);
+        }
+        if has(ash::khr::ray_query::NAME) {
+            features = features.push_next(&mut query);
+        }
+        if has(ash::khr::ray_tracing_pipeline::NAME) {
+            features = features.push_next(&mut pipeline);
+        }
+        if has(ash::ext::shader_atomic_float::NAME) {
+            features = features.push_next(&mut float_atomics);
+        }
+        vki.get_physical_device_features2(raw, &mut features);
+        let base_features = features.features;
+
+        let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
+        let mut rt_properties = vk::PhysicalDeviceRayTracingPipelinePropertiesKHR::default();
+        let mut driver = vk::PhysicalDeviceDriverProperties::default();
+        let mut properties = vk::PhysicalDeviceProperties2::default().push_next(&mut subgroup);
+        if api_1_2 {
+            properties = properties.push_next(&mut driver);
+        }
+        if has(ash::khr::ray_tracing_pipeline::NAME) {
+            properties = properties.push_next(&mut rt_properties);
+        }
+        vki.get_physical_device_properties2(raw, &mut properties);
+        let limits = base_properties.limits;
+
+        let families = vki.get_physical_device_queue_family_properties(raw);
+        let queue_family = families
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.queue_flags.contains(vk::QueueFlags::COMPUTE) && f.timestamp_valid_bits > 0)
+            // A universal (graphics + compute) queue can also present in the viewer.
+            .min_by_key(|(_, f)| !f.queue_flags.contains(vk::QueueFlags::GRAPHICS))
+            .map(|(i, _)| i as u32);
+        let timestamp_valid_bits = queue_family.map_or(0, |i| families[i as usize].timestamp_valid_bits);
+
+        let compute_subgroup = subgroup.supported_stages.contains(vk::ShaderStageFlags::COMPUTE);
+        let ops = subgroup.supported_operations;
+        let name = base_properties
+            .device_name_as_c_str()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let driver_name = if api_1_2 {
+            let name = driver
+                .driver_name_as_c_str()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let info = driver
+                .driver_info_as_c_str()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            format!("{name} {info}").trim().to_string()
+        } else {
+            String::new()
+        };
+
+        let capabilities = Capabilities {
+            api_version: format_version(api),
+            acceleration_structure: accel.acceleration_structure == vk::TRUE
+                && has(ash::khr::deferred_host_operations::NAME),
+            ray_query: query.ray_query == vk::TRUE,
+            ray_tracing_pipeline: pipeline.ray_tracing_pipeline == vk::TRUE
+                && pipeline.ray_tracing_pipeline_trace_rays_indirect == vk::TRUE,
+            buffer_device_address: f12.buffer_device_address == vk::TRUE,
+            descriptor_indexing: f12.descriptor_indexing == vk::TRUE
+                && f12.runtime_descriptor_array == vk::TRUE
+                && f12.shader_sampled_image_array_non_uniform_indexing == vk::TRUE
+                && f12.descriptor_binding_partially_bound == vk::TRUE
+                && f12.descriptor_binding_variable_descriptor_count == vk::TRUE,
+            scalar_block_layout: f12.scalar_block_layout == vk::TRUE,
+            timeline_semaphore: f12.timeline_semaphore == vk::TRUE,
+            synchronization2: f13.synchronization2 == vk::TRUE,
+            shader_int64: base_features.shader_int64 == vk::TRUE,
+            shader_float_atomics: float_atomics.shader_buffer_float32_atomic_add == vk::TRUE,
+            subgroup_arithmetic: compute_subgroup && ops.contains(vk::SubgroupFeatureFlags::ARITHMETIC),
+            subgroup_ballot: compute_subgroup && ops.contains(vk::SubgroupFeatureFlags::BALLOT),
+            subgroup_size: subgroup.subgroup_size,
+            max_compute_workgroup_size: limits.max_compute_work_group_size,
+            max_compute_workgroup_invocations: limits.max_compute_work_group_invocations,
+            max_compute_workgroup_count: limits.max_compute_work_group_count,
+            max_push_constants_size: limits.max_push_constants_size,
+            timestamp_period_ns: limits.timestamp_period,
+            timestamp_valid_bits,
+            shader_group_handle_size: rt_properties.shader_group_handle_size,
+            max_ray_recursion_depth: rt_properties.max_ray_recursion_depth,
+            api_version_raw: api,
+            queue_family,
+        };
+        Ok(Adapter {
+            index,
+            name,
+            device_type: device_type_name(base_properties.device_type).to_string(),
+            driver: driver_name,
+            capabilities,
+            raw,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn capabilities(ray_query: bool, ray_tracing_pipeline: bool) -> Capabilities {
+        Capabilities {
+            api_version: "1.3.0".into(),
+            acceleration_structure: true,
+            ray_query,
+            ray_tracing_pipeline,
+            buffer_device_address: true,
+            descriptor_indexing: true,
+            scalar_block_layout: true,
+            timeline_semaphore: true,
+            synchronization2: true,
+            shader_int64: true,
+            shader_float_atomics: false,
+            subgroup_arithmetic: true,
+            subgroup_ballot: true,
+            subgroup_size: 32,
+            max_compute_workgroup_size: [1024, 1024, 64],
+            max_compute_workgroup_invocations: 1024,
+            max_compute_workgroup_count: [65535; 3],
+            max_push_constants_size: 128,
+            timestamp_period_ns: 1.0,
+            timestamp_valid_bits: 64,
+            shader_group_handle_size: 32,
+            max_ray_recursion_depth: 31,
+            api_version_raw: vk::API_VERSION_1_3,
+            queue_family: Some(0),
+        }
+    }
+
+    fn adapter(index: usize, name: &str, device_type: &str, capabilities: Capabilities) -> Adapter {
+        Adapter {
+            index,
+            name: name.into(),
+            device_type: device_type.into(),
+            driver: String::new(),
+            capabilities,
+            raw: vk::PhysicalDevice::null(),
+        }
+    }
+
+    #[test]
+    fn one_trace_backend_is_enough() {
+        assert!(capabilities(false, true).missing().is_empty());
+        assert_eq!(capabilities(false, true).trace_backends(), [TraceBackend::Pipeline]);
+        assert_eq!(
+            capabilities(true, true).trace_backends(),
+            [TraceBackend::Query, TraceBackend::Pipeline]
+        );
+    }
+
+    #[test]
+    fn missing_lists_every_gap_by_name() {
+        let mut caps = capabilities(false, false);
+        caps.shader_int64 = false;
+        caps.api_version_raw = vk::API_VERSION_1_2;
+        let missing = caps.missing();
+        assert_eq!(
+            missing,
+            [
+                "Vulkan 1.3",
+                "VK_KHR_ray_query or VK_KHR_ray_tracing_pipeline",
+                "shaderInt64"
+            ],
+            "{missing:?}"
+        );
+    }
+
+    #[test]
+    fn discrete_gpus_are_preferred_and_unusable_devices_skipped() {
+        let no_rt = {
+            let mut caps = capabilities(false, false);
+            caps.acceleration_structure = false;
+            caps
+        };
+        let adapters = vec![
+            adapter(0, "llvmpipe", "cpu", capabilities(true, true)),
+            adapter(1, "Old GPU", "discrete", no_rt.clone()),
+            adapter(2, "Big GPU", "discrete", capabilities(false, true)),
+        ];
+        assert_eq!(choose_adapter(adapters.clone(), None).unwrap().name, "Big GPU");
+        assert_eq!(choose_adapter(adapters.clone(), Some("LLVM")).unwrap().index, 0);
+        let error = choose_adapter(adapters.clone(), Some("1")).unwrap_err().to_string();
+        assert!(
+            error.contains("Old GPU") && error.contains("VK_KHR_acceleration_structure"),
+            "{error}"
+        );
+        let error = choose_adapter(vec![adapter(0, "Old GPU", "discrete", no_rt)], None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("no Vulkan device has what wavetrace needs") && error.contains("Old GPU"),
+            "{error}"
+        );
+    }
+}

@@ -1,0 +1,296 @@
+//! Command buffers: recording (dispatches, copies, barriers, debug labels) and submission,
+//! one-shot or recorded once and replayed.
+
+use std::ffi::CString;
+use std::sync::Arc;
+
+use ash::vk;
+use bytemuck::Pod;
+
+use super::buffer::Buffer;
+use super::context::{Context, Shared, SubmitTicket};
+use super::error::{GpuError, GpuResult, VkResultExt};
+use super::pipeline::ComputePipeline;
+
+/// A primary command buffer with its own pool, so that it can be reset or freed alone.
+pub struct CommandBuffer {
+    shared: Arc<Shared>,
+    pool: vk::CommandPool,
+    pub(crate) raw: vk::CommandBuffer,
+    name: String,
+    recording: bool,
+    recorded: bool,
+    /// The last submission that used this buffer; it must finish before re-recording or drop.
+    last_ticket: Option<SubmitTicket>,
+}
+
+/// Groups of a dispatch, 2D when one dimension cannot hold them all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DispatchSize {
+    pub x: u32,
+    pub y: u32,
+}
+
+impl DispatchSize {
+    /// Enough groups for `groups` in a grid no wider than `max_x` (the device's limit); shaders
+    /// rebuild the flat id as `x + y * width`.
+    pub fn covering(groups: u64, max_x: u32) -> Option<Self> {
+        if groups == 0 {
+            return Some(Self { x: 0, y: 0 });
+        }
+        let max_x = u64::from(max_x.max(1));
+        let x = groups.min(max_x);
+        let y = groups.div_ceil(x);
+        Some(Self {
+            x: u32::try_from(x).ok()?,
+            y: u32::try_from(y).ok()?,
+        })
+    }
+}
+
+impl CommandBuffer {
+    pub fn new(context: &Context, name: &str) -> GpuResult<Self> {
+        let shared = &context.shared;
+        let pool_info = vk::CommandPoolCreateInfo::default()
+            .queue_family_index(shared.queue_family)
+            .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
+        // SAFETY: plain object creation on the live device.
+        let pool = unsafe { shared.device.create_command_pool(&pool_info, None) }.vk("vkCreateCommandPool")?;
+        let alloc_info = vk::CommandBufferAllocateInfo::default()
+            .command_pool(pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(1);
+        // SAFETY: the pool was just created on this device.
+        let raw = match unsafe { shared.device.allocate_command_buffers(&alloc_info) } {
+            Ok(buffers) => buffers[0],
+            Err(result) => {
+                // SAFETY: the pool holds nothing yet.
+                unsafe { shared.device.destroy_command_pool(pool, None) };
+                return Err(GpuError::Vulkan {
+                    call: "vkAllocateCommandBuffers",
+                    result,
+                });
+            }
+        };
+        shared.set_name(pool, name);
+        shared.set_name(raw, name);
+        Ok(Self {
+            shared: Arc::clone(shared),
+            pool,
+            raw,
+            name: name.to_string(),
+            recording: false,
+            recorded: false,
+            last_ticket: None,
+        })
+    }
+
+    /// Starts recording, discarding what was recorded before. Waits for the previous
+    /// submission of this buffer, since Vulkan forbids resetting a buffer in flight.
+    pub fn begin(&mut self, context: &Context) -> GpuResult<()> {
+        self.wait_idle(context)?;
+        let info = vk::CommandBufferBeginInfo::default();
+        // SAFETY: the buffer is not pending (waited above) and its pool allows resets.
+        unsafe {
+            self.shared
+                .device
+                .reset_command_buffer(self.raw, vk::CommandBufferResetFlags::empty())
+                .vk("vkResetCommandBuffer")?;
+            self.shared
+                .device
+                .begin_command_buffer(self.raw, &info)
+                .vk("vkBeginCommandBuffer")?;
+        }
+        self.recording = true;
+        self.recorded = false;
+        Ok(())
+    }
+
+    pub fn end(&mut self) -> GpuResult<()> {
+        self.expect_recording("end")?;
+        // SAFETY: the buffer is in the recording state.
+        unsafe { self.shared.device.end_command_buffer(self.raw) }.vk("vkEndCommandBuffer")?;
+        self.recording = false;
+        self.recorded = true;
+        Ok(())
+    }
+
+    /// Submits what was recorded; the same recording may be submitted again after this one
+    /// finishes (record once, replay).
+    pub fn submit(&mut self, context: &Context) -> GpuResult<SubmitTicket> {
+        if !self.recorded {
+            return Err(GpuError::InvalidUse {
+                name: self.name.clone(),
+                problem: "submitted before a recording was ended".into(),
+            });
+        }
+        // Replaying while the previous replay runs would need SIMULTANEOUS_USE; waiting is
+        // cheap because a pass is long compared to a submit.
+        self.wait_idle(context)?;
+        let ticket = context.submit_raw(&[self.raw], &self.name)?;
+        self.last_ticket = Some(ticket);
+        Ok(ticket)
+    }
+
+    /// Submits and waits, turning a hang into `GpuError::Timeout`.
+    pub fn submit_and_wait(&mut self, context: &Context) -> GpuResult<()> {
+        let ticket = self.submit(context)?;
+        context.wait(ticket, &self.name)
+    }
+
+    fn wait_idle(&mut self, context: &Context) -> GpuResult<()> {
+        if let Some(ticket) = self.last_ticket {
+            context.wait(ticket, &self.name)?;
+            self.last_ticket = None;
+        }
+        Ok(())
+    }
+
+    fn expect_recording(&self, what: &str) -> GpuResult<()> {
+        if self.recording {
+            Ok(())
+        } else {
+            Err(GpuError::InvalidUse {
+                name: self.name.clone(),
+                problem: format!("{what} outside begin()/end()"),
+            })
+        }
+    }
+
+    pub(crate) fn raw_device(&self) -> &ash::Device {
+        &self.shared.device
+    }
+
+    /// Records a compute dispatch with its push constants.
+    pub fn dispatch<P: Pod>(&mut self, pipeline: &ComputePipeline<P>, push: &P, size: DispatchSize) {
+        if size.x == 0 || size.y == 0 {
+            return;
+        }
+        self.bind_compute(pipeline, push);
+        // SAFETY: recording state is upheld by the caller's begin(); the pipeline and its
+        // layout are alive for as long as `pipeline` is borrowed by the caller.
+        unsafe { self.raw_device().cmd_dispatch(self.raw, size.x, size.y, 1) };
+    }
+
+    /// Records a dispatch whose group counts the GPU reads from `args` at `offset` (three u32).
+    pub fn dispatch_indirect<P: Pod>(&mut self, pipeline: &ComputePipeline<P>, push: &P, args: &Buffer, offset: u64) {
+        self.bind_compute(pipeline, push);
+        // SAFETY: as in `dispatch`; `args` carries INDIRECT usage when created for it, which
+        // validation checks.
+        unsafe { self.raw_device().cmd_dispatch_indirect(self.raw, args.raw, offset) };
+    }
+
+    fn bind_compute<P: Pod>(&mut self, pipeline: &ComputePipeline<P>, push: &P) {
+        // SAFETY: the layout's push range covers size_of::<P>() (checked at pipeline creation).
+        unsafe {
+            self.raw_device()
+                .cmd_bind_pipeline(self.raw, vk::PipelineBindPoint::COMPUTE, pipeline.raw);
+            self.raw_device().cmd_push_constants(
+                self.raw,
+                pipeline.layout,
+                vk::ShaderStageFlags::COMPUTE,
+                0,
+                bytemuck::bytes_of(push),
+            );
+        }
+    }
+
+    /// Makes every earlier compute or transfer write visible to later compute shaders,
+    /// indirect-argument reads and transfers. Coarse on purpose: the kernels of a pass form
+    /// a chain, each reading what the one before wrote.
+    pub fn compute_barrier(&mut self) {
+        let barrier = vk::MemoryBarrier2::default()
+            .src_stage_mask(vk::PipelineStageFlags2::COMPUTE_SHADER | vk::PipelineStageFlags2::ALL_TRANSFER)
+            .src_access_mask(vk::AccessFlags2::SHADER_WRITE | vk::AccessFlags2::TRANSFER_WRITE)
+            .dst_stage_mask(
+                vk::PipelineStageFlags2::COMPUTE_SHADER
+                    | vk::PipelineStageFlags2::DRAW_INDIRECT
+                    | vk::PipelineStageFlags2::ALL_TRANSFER,
+            )
+            .dst_access_mask(
+                vk::AccessFlags2::SHADER_READ
+                    | vk::AccessFlags2::SHADER_WRITE
+                    | vk::AccessFlags2::INDIRECT_COMMAND_READ
+                    | vk::AccessFlags2::TRANSFER_READ
+                    | vk::AccessFlags2::TRANSFER_WRITE,
+            );
+        let barriers = [barrier];
+        let dependency = vk::DependencyInfo::default().memory_barriers(&barriers);
+        // SAFETY: recording state is upheld by the caller.
+        unsafe { self.raw_device().cmd_pipeline_barrier2(self.raw, &dependency) };
+    }
+
+    pub fn copy_buffer(&mut self, src: &Buffer, src_offset: u64, dst: &Buffer, dst_offset: u64, bytes: u64) {
+        let region = vk::BufferCopy {
+            src_offset,
+            dst_offset,
+            size: bytes,
+        };
+        // SAFETY: both buffers carry TRANSFER usage (every Buffer does); callers check ranges.
+        unsafe { self.raw_device().cmd_copy_buffer(self.raw, src.raw, dst.raw, &[region]) };
+    }
+
+    /// Fills `bytes` bytes (a multiple of 4) at `offset` with the u32 `value`.
+    pub fn fill_buffer(&mut self, buffer: &Buffer, offset: u64, bytes: u64, value: u32) {
+        // SAFETY: every Buffer has TRANSFER_DST usage.
+        unsafe {
+            self.raw_device()
+                .cmd_fill_buffer(self.raw, buffer.raw, offset, bytes, value)
+        };
+    }
+
+    /// Opens a named region, shown by RenderDoc and Nsight; close it with `end_label`.
+    pub fn begin_label(&mut self, name: &str) {
+        let Some(debug_utils) = &self.shared.debug_utils else {
+            return;
+        };
+        let Ok(name) = CString::new(name.replace('\0', " ")) else {
+            return;
+        };
+        let label = vk::DebugUtilsLabelEXT::default().label_name(&name);
+        // SAFETY: recording state is upheld by the caller.
+        unsafe { debug_utils.cmd_begin_debug_utils_label(self.raw, &label) };
+    }
+
+    pub fn end_label(&mut self) {
+        let Some(debug_utils) = &self.shared.debug_utils else {
+            return;
+        };
+        // SAFETY: paired with begin_label by the caller (the profiler's scopes do this).
+        unsafe { debug_utils.cmd_end_debug_utils_label(self.raw) };
+    }
+}
+
+impl Drop for CommandBuffer {
+    fn drop(&mut self) {
+        if let Some(SubmitTicket(value)) = self.last_ticket {
+            let semaphores_done = {
+                let context = Context {
+                    shared: Arc::clone(&self.shared),
+                };
+                context.wait(SubmitTicket(value), &self.name)
+            };
+            if let Err(error) = semaphores_done {
+                // Freeing a pending buffer is invalid; the device is in trouble anyway, so
+                // waiting for idle is the last safe thing to do.
+                log::error!("dropping `{}`: {error}", self.name);
+                // SAFETY: a plain wait on the live device.
+                let _ = unsafe { self.shared.device.device_wait_idle() };
+            }
+        }
+        // SAFETY: the buffer is no longer pending (waited above); freeing the pool frees it.
+        unsafe { self.shared.device.destroy_command_pool(self.pool, None) };
+    }
+}
+
+impl Context {
+    /// Records `record` into a fresh command buffer, submits it and waits for it: for uploads,
+    /// read-backs, and tests. Never use it inside a sample pass.
+    pub fn run_once(&self, name: &str, record: impl FnOnce(&mut CommandBuffer) -> GpuResult<()>) -> GpuResult<()> {
+        let mut commands = CommandBuffer::new(self, name)?;
+        commands.begin(self)?;
+        record(&mut commands)?;
+        commands.end()?;
+        commands.submit_and_wait(self)
+    }
+}

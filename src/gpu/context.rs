@@ -1,0 +1,320 @@
+//! The logical device and everything shared by the objects made from it: the queue, the
+//! memory allocator, the extension loaders and the timeline semaphore that orders submits.
+//!
+//! `Context` is a cheap handle (an `Arc`); buffers, pipelines and command buffers keep one,
+//! so the device outlives every object made from it and is destroyed last.
+
+use std::ffi::CStr;
+use std::mem::ManuallyDrop;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use ash::vk;
+use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
+
+use super::adapter::{choose_adapter, enumerate_adapters, Adapter, TraceBackend};
+use super::error::{GpuError, GpuResult, VkResultExt};
+use super::instance::{Instance, MessageCounts, Validation};
+
+/// How to open a device.
+#[derive(Clone, Debug)]
+pub struct ContextDesc {
+    pub validation: Validation,
+    /// Index or name substring; `None` reads `WAVETRACE_DEVICE`, then picks the best device.
+    pub device: Option<String>,
+}
+
+impl Default for ContextDesc {
+    fn default() -> Self {
+        Self {
+            validation: Validation::FromEnv,
+            device: None,
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct Context {
+    pub(crate) shared: Arc<Shared>,
+}
+
+pub(crate) struct Shared {
+    pub(crate) device: ash::Device,
+    pub(crate) adapter: Adapter,
+    queue: Mutex<vk::Queue>,
+    pub(crate) queue_family: u32,
+    allocator: ManuallyDrop<Mutex<Allocator>>,
+    pub(crate) debug_utils: Option<ash::ext::debug_utils::Device>,
+    timeline: vk::Semaphore,
+    last_submitted: AtomicU64,
+    timeout: Duration,
+    backends: Vec<TraceBackend>,
+    // Declared last: dropped after the device (fields drop in order, after Drop::drop).
+    pub(crate) instance: Instance,
+}
+
+/// A point on the context's timeline; waiting on it waits for one submission.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SubmitTicket(pub(crate) u64);
+
+impl Context {
+    pub fn new(desc: &ContextDesc) -> GpuResult<Self> {
+        let instance = Instance::new(desc.validation)?;
+        let selector = desc.device.clone().or_else(|| std::env::var("WAVETRACE_DEVICE").ok());
+        let adapter = choose_adapter(enumerate_adapters(&instance)?, selector.as_deref())?;
+        log::info!("using device [{}] {} ({})", adapter.index, adapter.name, adapter.driver);
+        Self::open(instance, adapter)
+    }
+
+    fn open(instance: Instance, adapter: Adapter) -> GpuResult<Self> {
+        let caps = &adapter.capabilities;
+        let queue_family = caps
+            .queue_family
+            .expect("choose_adapter only returns devices with a compute queue");
+        let backends = caps.trace_backends();
+        let has_query = backends.contains(&TraceBackend::Query);
+        let has_pipeline = backends.contains(&TraceBackend::Pipeline);
+
+        let mut extensions: Vec<&CStr> = vec![
+            ash::khr::acceleration_structure::NAME,
+            ash::khr::deferred_host_operations::NAME,
+        ];
+        if has_query {
+            extensions.push(ash::khr::ray_query::NAME);
+        }
+        if has_pipeline {
+            extensions.push(ash::khr::ray_tracing_pipeline::NAME);
+        }
+        if caps.shader_float_atomics {
+            extensions.push(ash::ext::shader_atomic_float::NAME);
+        }
+        let extension_ptrs: Vec<_> = extensions.iter().map(|e| e.as_ptr()).collect();
+
+        let base = vk::PhysicalDeviceFeatures::default().shader_int64(true);
+        let mut f12 = vk::PhysicalDeviceVulkan12Features::default()
+            .buffer_device_address(true)
+            .descriptor_indexing(true)
+            .runtime_descriptor_array(true)
+            .shader_sampled_image_array_non_uniform_indexing(true)
+            .descriptor_binding_partially_bound(true)
+            .descriptor_binding_variable_descriptor_count(true)
+            .scalar_block_layout(true)
+            .timeline_semaphore(true);
+        let mut f13 = vk::PhysicalDeviceVulkan13Features::default().synchronization2(true);
+        let mut accel = vk::PhysicalDeviceAccelerationStructureFeaturesKHR::default().acceleration_structure(true);
+        let mut query = vk::PhysicalDeviceRayQueryFeaturesKHR::default().ray_query(true);
+        let mut pipeline = vk::PhysicalDeviceRayTracingPipelineFeaturesKHR::default()
+            .ray_tracing_pipeline(true)
+            .ray_tracing_pipeline_trace_rays_indirect(true);
+        let mut float_atomics =
+            vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default().shader_buffer_float32_atomic_add(true);
+        let mut features = vk::PhysicalDeviceFeatures2::default()
+            .features(base)
+            .push_next(&mut f12)
+            .push_next(&mut f13)
+            .push_next(&mut accel);
+        if has_query {
+            features = features.push_next(&mut query);
+        }
+        if has_pipeline {
+            features = features.push_next(&mut pipeline);
+        }
+        if caps.shader_float_atomics {
+            features = features.push_next(&mut float_atomics);
+        }
+        let priorities = [1.0];
+        let queue_infos = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(queue_family)
+            .queue_priorities(&priorities)];
+        let create_info = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&queue_infos)
+            .enabled_extension_names(&extension_ptrs)
+            .push_next(&mut features);
+
+        // SAFETY: the adapter belongs to this instance; every pointer in create_info lives
+        // until the call returns.
+        let device = unsafe { instance.raw.create_device(adapter.raw, &create_info, None) }.vk("vkCreateDevice")?;
+        // SAFETY: the family and index were requested in create_info.
+        let queue = unsafe { device.get_device_queue(queue_family, 0) };
+
+        let allocator = Allocator::new(&AllocatorCreateDesc {
+            instance: instance.raw.clone(),
+            device: device.clone(),
+            physical_device: adapter.raw,
+            debug_settings: Default::default(),
+            buffer_device_address: true,
+            allocation_sizes: Default::default(),
+        })
+        .map_err(|e| GpuError::OutOfMemory {
+            name: "allocator".into(),
+            bytes: 0,
+            reason: e.to_string(),
+        })?;
+
+        let mut timeline_info = vk::SemaphoreTypeCreateInfo::default()
+            .semaphore_type(vk::SemaphoreType::TIMELINE)
+            .initial_value(0);
+        let semaphore_info = vk::SemaphoreCreateInfo::default().push_next(&mut timeline_info);
+        // SAFETY: a plain object creation on the live device.
+        let timeline = unsafe { device.create_semaphore(&semaphore_info, None) }.vk("vkCreateSemaphore")?;
+
+        let debug_utils = instance
+            .debug_utils
+            .as_ref()
+            .map(|_| ash::ext::debug_utils::Device::new(&instance.raw, &device));
+        let timeout_seconds = std::env::var("WAVETRACE_GPU_TIMEOUT_S")
+            .ok()
+            .and_then(|v| v.parse::<f64>().ok());
+        let timeout = Duration::from_secs_f64(timeout_seconds.unwrap_or(120.0).max(0.001));
+
+        let shared = Shared {
+            device,
+            adapter,
+            queue: Mutex::new(queue),
+            queue_family,
+            allocator: ManuallyDrop::new(Mutex::new(allocator)),
+            debug_utils,
+            timeline,
+            last_submitted: AtomicU64::new(0),
+            timeout,
+            backends,
+            instance,
+        };
+        let context = Self {
+            shared: Arc::new(shared),
+        };
+        context.set_name(timeline, "timeline");
+        Ok(context)
+    }
+
+    pub fn adapter(&self) -> &Adapter {
+        &self.shared.adapter
+    }
+
+    /// The trace backends this context enabled, in order of preference for `auto`.
+    pub fn trace_backends(&self) -> &[TraceBackend] {
+        &self.shared.backends
+    }
+
+    pub fn subgroup_size(&self) -> u32 {
+        self.shared.adapter.capabilities.subgroup_size
+    }
+
+    pub fn validation_enabled(&self) -> bool {
+        self.shared.instance.validation_enabled()
+    }
+
+    /// Validation message counts; the returned handle stays valid after the context is dropped.
+    pub fn message_counts(&self) -> Arc<MessageCounts> {
+        self.shared.instance.message_counts()
+    }
+
+    /// The wait limit after which a submission counts as a GPU hang.
+    pub fn timeout(&self) -> Duration {
+        self.shared.timeout
+    }
+
+    /// Gives a Vulkan object a debug name, shown by validation messages, RenderDoc and Nsight.
+    pub(crate) fn set_name<H: vk::Handle>(&self, handle: H, name: &str) {
+        self.shared.set_name(handle, name);
+    }
+
+    /// Submits recorded command buffers; returns the ticket to wait on.
+    pub(crate) fn submit_raw(&self, command_buffers: &[vk::CommandBuffer], what: &str) -> GpuResult<SubmitTicket> {
+        let shared = &self.shared;
+        let queue = shared.queue.lock().unwrap_or_else(|e| e.into_inner());
+        // The value is taken under the queue lock so that signals reach the queue in order.
+        let value = shared.last_submitted.load(Ordering::Acquire) + 1;
+        let command_infos: Vec<_> = command_buffers
+            .iter()
+            .map(|&cb| vk::CommandBufferSubmitInfo::default().command_buffer(cb))
+            .collect();
+        let signal = [vk::SemaphoreSubmitInfo::default()
+            .semaphore(shared.timeline)
+            .value(value)
+            .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+        let submit = vk::SubmitInfo2::default()
+            .command_buffer_infos(&command_infos)
+            .signal_semaphore_infos(&signal);
+        // SAFETY: the queue is externally synchronised by the mutex; the command buffers are
+        // in the executable state (guaranteed by CommandBuffer) and outlive their execution
+        // because their owners wait on the ticket before freeing them.
+        unsafe { shared.device.queue_submit2(*queue, &[submit], vk::Fence::null()) }.map_err(|result| {
+            if result == vk::Result::ERROR_DEVICE_LOST {
+                GpuError::DeviceLost(what.to_string())
+            } else {
+                GpuError::Vulkan {
+                    call: "vkQueueSubmit2",
+                    result,
+                }
+            }
+        })?;
+        shared.last_submitted.store(value, Ordering::Release);
+        Ok(SubmitTicket(value))
+    }
+
+    /// Waits until the GPU has passed `ticket`, or fails with `GpuError::Timeout` after `timeout`.
+    pub fn wait_for(&self, ticket: SubmitTicket, timeout: Duration, what: &str) -> GpuResult<()> {
+        let semaphores = [self.shared.timeline];
+        let values = [ticket.0];
+        let info = vk::SemaphoreWaitInfo::default().semaphores(&semaphores).values(&values);
+        let nanos = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
+        // SAFETY: the semaphore is alive for as long as the context.
+        match unsafe { self.shared.device.wait_semaphores(&info, nanos) } {
+            Ok(()) => Ok(()),
+            Err(vk::Result::TIMEOUT) => Err(GpuError::Timeout {
+                what: what.to_string(),
+                seconds: timeout.as_secs_f64(),
+            }),
+            Err(vk::Result::ERROR_DEVICE_LOST) => Err(GpuError::DeviceLost(what.to_string())),
+            Err(result) => Err(GpuError::Vulkan {
+                call: "vkWaitSemaphores",
+                result,
+            }),
+        }
+    }
+
+    /// Waits for `ticket` with the context's hang timeout.
+    pub fn wait(&self, ticket: SubmitTicket, what: &str) -> GpuResult<()> {
+        self.wait_for(ticket, self.shared.timeout, what)
+    }
+
+    /// A ticket no submission has reached yet; waiting on it can only time out. For tests of
+    /// the hang path.
+    pub fn unreached_ticket(&self) -> SubmitTicket {
+        SubmitTicket(u64::MAX / 2)
+    }
+}
+
+impl Shared {
+    pub(crate) fn allocator(&self) -> MutexGuard<'_, Allocator> {
+        self.allocator.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn set_name<H: vk::Handle>(&self, handle: H, name: &str) {
+        let Some(debug_utils) = &self.debug_utils else { return };
+        let Ok(name) = std::ffi::CString::new(name.replace('\0', " ")) else {
+            return;
+        };
+        let info = vk::DebugUtilsObjectNameInfoEXT::default()
+            .object_handle(handle)
+            .object_name(&name);
+        // SAFETY: the handle belongs to this device; naming has no effect on the object.
+        // A failure here only loses a debug name, so it is ignored on purpose.
+        let _ = unsafe { debug_utils.set_debug_utils_object_name(&info) };
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        // SAFETY: every object made from the device holds an Arc<Shared>, so all of them are
+        // gone; waiting idle first makes sure the GPU no longer uses any of them.
+        unsafe {
+            let _ = self.device.device_wait_idle();
+            self.device.destroy_semaphore(self.timeline, None);
+            ManuallyDrop::drop(&mut self.allocator);
+            self.device.destroy_device(None);
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! 2D images that own their memory and view, carry a debug name, and free themselves.
+
+use std::sync::Arc;
+
+use ash::vk;
+use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
+use gpu_allocator::MemoryLocation;
+
+use super::buffer::Buffer;
+use super::commands::CommandBuffer;
+use super::context::{Context, Shared};
+use super::error::{GpuError, GpuResult, VkResultExt};
+
+/// Formats wavetrace renders to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImageFormat {
+    Rgba32Float,
+    Rgba8Unorm,
+}
+
+impl ImageFormat {
+    fn vk(self) -> vk::Format {
+        match self {
+            ImageFormat::Rgba32Float => vk::Format::R32G32B32A32_SFLOAT,
+            ImageFormat::Rgba8Unorm => vk::Format::R8G8B8A8_UNORM,
+        }
+    }
+
+    pub fn bytes_per_pixel(self) -> u64 {
+        match self {
+            ImageFormat::Rgba32Float => 16,
+            ImageFormat::Rgba8Unorm => 4,
+        }
+    }
+}
+
+pub struct Image {
+    shared: Arc<Shared>,
+    pub(crate) raw: vk::Image,
+    pub(crate) view: vk::ImageView,
+    allocation: Option<Allocation>,
+    width: u32,
+    height: u32,
+    format: ImageFormat,
+    name: String,
+}
+
+impl Image {
+    /// A device-local image usable as a storage image, a sampled image and a copy source or
+    /// destination; it starts in the UNDEFINED layout (`CommandBuffer::prepare_general`).
+    pub fn new(context: &Context, name: &str, width: u32, height: u32, format: ImageFormat) -> GpuResult<Self> {
+        let shared = &context.shared;
+        if width == 0 || height == 0 {
+            return Err(GpuError::InvalidUse {
+                name: name.into(),
+                problem: format!("size {width}x{height}"),
+            });
+        }
+        let info = vk::ImageCreateInfo::default()
+            .image_type(vk::ImageType::TYPE_2D)
+            .format(format.vk())
+            .extent(vk::Extent3D {
+                width,
+                height,
+                depth: 1,
+            })
+            .mip_levels(1)
+            .array_layers(1)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(
+                vk::ImageUsageFlags::STORAGE
+                    | vk::ImageUsageFlags::SAMPLED
+                    | vk::ImageUsageFlags::TRANSFER_SRC
+                    | vk::ImageUsageFlags::TRANSFER_DST,
+            )
+            .initial_layout(vk::ImageLayout::UNDEFINED);
+        // SAFETY: plain object creation on the live device.
+        let raw = unsafe { shared.device.create_image(&info, None) }.vk("vkCreateImage")?;
+        // SAFETY: `raw` was just created on this device.
+        let requirements = unsafe { shared.device.get_image_memory_requirements(raw) };
+        let allocation = match shared.allocator().allocate(&AllocationCreateDesc {
+            name,
+            requirements,
+            location: MemoryLocation::GpuOnly,
+            linear: false,
+            allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+        }) {
+            Ok(allocation) => allocation,
+            Err(error) => {
+                // SAFETY: the image has no memory and was never used.
+                unsafe { shared.device.destroy_image(raw, None) };
+                return Err(GpuError::OutOfMemory {
+                    name: name.into(),
+                    bytes: requirements.size,
+                    reason: error.to_string(),
+                });
+            }
+        };
+        let mut image = Self {
+            shared: Arc::clone(shared),
+            raw,
+            view: vk::ImageView::null(),
+            allocation: Some(allocation),
+            width,
+            height,
+            format,
+            name: name.to_string(),
+        };
+        let allocation = image.allocation.as_ref().expect("set above");
+        // SAFETY: the allocation satisfies the image's requirements and is not bound elsewhere.
+        unsafe {
+            shared
+                .device
+                .bind_image_memory(raw, allocation.memory(), allocation.offset())
+        }
+        .vk("vkBindImageMemory")?;
+        let view_info = vk::ImageViewCreateInfo::default()
+            .image(raw)
+            .view_type(vk::ImageViewType::TYPE_2D)
+            .format(format.vk())
+            .subresource_range(color_range());
+        // SAFETY: the image has bound memory.
+        image.view = unsafe { shared.device.create_image_view(&view_info, None) }.vk("vkCreateImageView")?;
+        shared.set_name(raw, name);
+        shared.set_name(image.view, name);
+        Ok(image)
+    }
+
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+    pub fn format(&self) -> ImageFormat {
+        self.format
+    }
+    pub fn byte_size(&self) -> u64 {
+        u64::from(self.width) * u64::from(self.height) * self.format.bytes_per_pixel()
+    }
+}
+
+fn color_range() -> vk::ImageSubresourceRange {
+    vk::ImageSubresourceRange::default()
+        .aspect_mask(vk::ImageAspectFlags::COLOR)
+        .level_count(1)
+        .layer_count(1)
+}
+
+impl Drop for Image {
+    fn drop(&mut self) {
+        // SAFETY: owners wait for the GPU work that uses an image before dropping it.
+        unsafe {
+            self.shared.device.destroy_image_view(self.view, None);
+            self.shared.device.destroy_image(self.raw, None);
+        }
+        if let Some(allocation) = self.allocation.take() {
+            if let Err(error) = self.shared.allocator().free(allocation) {
+                log::error!("freeing `{}`: {error}", self.name);
+            }
+        }
+    }
+}
+
+impl CommandBuffer {
+    /// Moves an image into the GENERAL layout (storage writes, copies), discarding what it held.
+    pub fn prepare_general(&mut self, image: &Image) {
+        let barrier = vk::ImageMemoryBarrier2::default()
+            .src_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+            .src_access_mask(vk::AccessFlags2::MEMORY_WRITE)
+            .dst_stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+            .dst_access_mask(vk::AccessFlags2::MEMORY_READ | vk::AccessFlags2::MEMORY_WRITE)
+            .old_layout(vk::ImageLayout::UNDEFINED)
+            .new_layout(vk::ImageLayout::GENERAL)
+            .image(image.raw)
+            .subresource_range(color_range());
+        let barriers = [barrier];
+        let dependency = vk::DependencyInfo::default().image_memory_barriers(&barriers);
+        // SAFETY: recording state is upheld by the caller.
+        unsafe { self.raw_device().cmd_pipeline_barrier2(self.raw, &dependency) };
+    }
+
+    /// Clears an image in the GENERAL layout to one colour.
+    pub fn clear_image(&mut self, image: &Image, rgba: [f32; 4]) {
+        let color = vk::ClearColorValue { float32: rgba };
+        // SAFETY: the image is in GENERAL (caller) and has TRANSFER_DST usage.
+        unsafe {
+            self.raw_device().cmd_clear_color_image(
+                self.raw,
+                image.raw,
+                vk::ImageLayout::GENERAL,
+                &color,
+                &[color_range()],
+            )
+        };
+    }
+
+    /// Copies a whole image in the GENERAL layout into `buffer`, rows packed.
+    pub fn copy_image_to_buffer(&mut self, image: &Image, buffer: &Buffer) {
+        let region = vk::BufferImageCopy::default()
+            .image_subresource(
+                vk::ImageSubresourceLayers::default()
+                    .aspect_mask(vk::ImageAspectFlags::COLOR)
+                    .layer_count(1),
+            )
+            .image_extent(vk::Extent3D {
+                width: image.width,
+                height: image.height,
+                depth: 1,
+            });
+        // SAFETY: the image is in GENERAL (caller); the buffer is large enough (caller).
+        unsafe {
+            self.raw_device().cmd_copy_image_to_buffer(
+                self.raw,
+                image.raw,
+                vk::ImageLayout::GENERAL,
+                buffer.raw,
+                &[region],
+            )
+        };
+    }
+}

@@ -1,0 +1,25 @@
+//! The Vulkan layer: the only module that calls `ash`. Everything above it uses the safe
+//! wrappers exported here, which own their Vulkan objects and free them on drop.
+//!
+//! Split as kajiya splits its backend: one file per Vulkan concern.
+
+mod adapter;
+mod buffer;
+mod commands;
+mod context;
+mod error;
+mod image;
+mod instance;
+mod pipeline;
+mod profiler;
+pub mod shaders;
+
+pub use adapter::{enumerate_adapters, Adapter, Capabilities, TraceBackend};
+pub use buffer::{Buffer, BufferUsage, MemoryLocation};
+pub use commands::{CommandBuffer, DispatchSize};
+pub use context::{Context, ContextDesc, SubmitTicket};
+pub use error::{GpuError, GpuResult};
+pub use image::{Image, ImageFormat};
+pub use instance::{Instance, MessageCounts, Validation};
+pub use pipeline::ComputePipeline;
+pub use profiler::{Profiler, Scope, ScopeTiming};

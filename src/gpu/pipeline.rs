@@ -1,0 +1,134 @@
+//! Compute pipelines from embedded SPIR-V, with typed push constants and specialization
+//! constants (ids 0, 1, … in the order given).
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use ash::vk;
+use bytemuck::Pod;
+
+use super::context::{Context, Shared};
+use super::error::{GpuError, GpuResult, VkResultExt};
+use super::shaders::{ShaderId, ShaderStage};
+
+/// A compute pipeline whose push constants are a `P` (one of `crate::shader_interface`'s
+/// structs), so a dispatch cannot pass the wrong block.
+pub struct ComputePipeline<P: Pod> {
+    shared: Arc<Shared>,
+    pub(crate) raw: vk::Pipeline,
+    pub(crate) layout: vk::PipelineLayout,
+    kernel: &'static str,
+    _push: PhantomData<P>,
+}
+
+impl<P: Pod> ComputePipeline<P> {
+    pub fn new(context: &Context, shader: ShaderId, specialization: &[u32]) -> GpuResult<Self> {
+        let shared = &context.shared;
+        let embedded = shader.get();
+        let kernel = embedded.kernel;
+        let invalid = |problem: String| GpuError::InvalidUse {
+            name: embedded.name.to_string(),
+            problem,
+        };
+        if embedded.stage != ShaderStage::Compute {
+            return Err(invalid(format!(
+                "is a {:?} shader, not a compute shader",
+                embedded.stage
+            )));
+        }
+        let push_size = std::mem::size_of::<P>() as u32;
+        let max_push = shared.adapter.capabilities.max_push_constants_size;
+        if push_size % 4 != 0 || push_size > max_push {
+            return Err(invalid(format!(
+                "push constants of {push_size} bytes (must be a multiple of 4 and at most {max_push})"
+            )));
+        }
+
+        let words = embedded.words();
+        let module_info = vk::ShaderModuleCreateInfo::default().code(&words);
+        // SAFETY: the words are SPIR-V that build.rs produced with shaderc.
+        let module = unsafe { shared.device.create_shader_module(&module_info, None) }.vk("vkCreateShaderModule")?;
+
+        let push_ranges = [vk::PushConstantRange::default()
+            .stage_flags(vk::ShaderStageFlags::COMPUTE)
+            .offset(0)
+            .size(push_size)];
+        let layout_info = vk::PipelineLayoutCreateInfo::default().push_constant_ranges(if push_size > 0 {
+            &push_ranges[..]
+        } else {
+            &[]
+        });
+        // SAFETY: plain object creation on the live device.
+        let layout = match unsafe { shared.device.create_pipeline_layout(&layout_info, None) } {
+            Ok(layout) => layout,
+            Err(result) => {
+                // SAFETY: the module is unused.
+                unsafe { shared.device.destroy_shader_module(module, None) };
+                return Err(GpuError::Vulkan {
+                    call: "vkCreatePipelineLayout",
+                    result,
+                });
+            }
+        };
+
+        let entries: Vec<_> = (0..specialization.len() as u32)
+            .map(|id| vk::SpecializationMapEntry {
+                constant_id: id,
+                offset: id * 4,
+                size: 4,
+            })
+            .collect();
+        let specialization_info = vk::SpecializationInfo::default()
+            .map_entries(&entries)
+            .data(bytemuck::cast_slice(specialization));
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(module)
+            .name(c"main")
+            .specialization_info(&specialization_info);
+        let info = vk::ComputePipelineCreateInfo::default().stage(stage).layout(layout);
+        // SAFETY: module and layout are alive; all pointers live until the call returns.
+        let created = unsafe {
+            shared
+                .device
+                .create_compute_pipelines(vk::PipelineCache::null(), &[info], None)
+        };
+        // SAFETY: a pipeline keeps what it needs of its module; the module is no longer used.
+        unsafe { shared.device.destroy_shader_module(module, None) };
+        let raw = match created {
+            Ok(pipelines) => pipelines[0],
+            Err((_, result)) => {
+                // SAFETY: the layout is unused.
+                unsafe { shared.device.destroy_pipeline_layout(layout, None) };
+                return Err(GpuError::Vulkan {
+                    call: "vkCreateComputePipelines",
+                    result,
+                });
+            }
+        };
+        shared.set_name(raw, kernel);
+        shared.set_name(layout, kernel);
+        Ok(Self {
+            shared: Arc::clone(shared),
+            raw,
+            layout,
+            kernel,
+            _push: PhantomData,
+        })
+    }
+
+    /// The kernel's name, as shown in profiles and debuggers.
+    pub fn kernel(&self) -> &'static str {
+        self.kernel
+    }
+}
+
+impl<P: Pod> Drop for ComputePipeline<P> {
+    fn drop(&mut self) {
+        // SAFETY: owners wait for the command buffers that use a pipeline before dropping it.
+        unsafe {
+            self.shared.device.destroy_pipeline(self.raw, None);
+            self.shared.device.destroy_pipeline_layout(self.layout, None);
+        }
+    }
+}

@@ -1,0 +1,10 @@
+//! wavetrace: a Vulkan-native wavefront GPU path tracer with hardware ray tracing.
+//!
+//! Layers, bottom up: `gpu` (the only module that calls ash), `primitives` (GPU building
+//! blocks such as the prefix sum), and the renderer above them. `interface` holds every
+//! struct shared with shaders, declared once in `shader_interface.rs`.
+
+pub mod gpu;
+pub mod info;
+pub mod interface;
+pub mod primitives;

@@ -1,0 +1,6 @@
+//! Data-parallel building blocks that several areas share (the light CDF, the wavefront
+//! queues): each a GPU kernel with a small CPU twin in the tests.
+
+pub mod scan;
+
+pub use scan::{PrefixSum, ScanElement};

@@ -1,0 +1,33 @@
+// The one declaration of every struct that crosses the CPU/GPU boundary.
+//
+// This file is `include!`d twice: by the library, whose `gpu_structs!` macro turns each
+// entry into a `#[repr(C)]` Pod struct, and by build.rs, whose macro of the same name turns
+// each entry into a GLSL struct in `interface.glsl` (scalar block layout). Both sides come
+// from these lines, so their field order, types and sizes cannot drift apart.
+//
+// Field types: u32, i32, f32, u64 (device addresses), and glam's Vec2/Vec3/Vec4/UVec2/UVec4,
+// which have the same size and alignment in repr(C) and GLSL's scalar layout.
+
+gpu_structs! {
+    /// Push constants of `primitives/scan_block` and `primitives/scan_add_offsets`.
+    /// Addresses are buffer device addresses; `block_sums` is 0 when the input fits in one block.
+    struct ScanPush {
+        values_in: u64,
+        values_out: u64,
+        block_sums: u64,
+        count: u32,
+        groups_x: u32,
+    }
+
+    /// Push constants of the layout probe used by tests to check the two sides of this file.
+    struct LayoutProbePush {
+        words: u64,
+        a: u32,
+        b: f32,
+        c: Vec3,
+        pad0: u32,
+        d: u64,
+        e: Vec2,
+        f: UVec4,
+    }
+}

@@ -1,0 +1,187 @@
+//! The Vulkan layer's own promises: hangs become errors, validation errors are counted,
+//! profiler scopes time what they bracket, images round-trip, devices are chosen as asked.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use wavetrace::gpu::{
+    Buffer, BufferUsage, CommandBuffer, Context, ContextDesc, GpuError, Image, ImageFormat, MemoryLocation, Profiler,
+    Validation,
+};
+use wavetrace::primitives::{PrefixSum, ScanElement};
+
+#[test]
+fn a_wait_that_never_completes_times_out_instead_of_hanging() {
+    let gpu = common::gpu();
+    let context = &gpu.context;
+    let started = Instant::now();
+    let error = context
+        .wait_for(context.unreached_ticket(), Duration::from_millis(50), "a pass")
+        .unwrap_err();
+    assert!(matches!(error, GpuError::Timeout { .. }), "{error}");
+    assert!(error.to_string().contains("a pass"));
+    assert!(started.elapsed() < Duration::from_secs(10));
+    gpu.finish();
+}
+
+#[test]
+fn validation_errors_are_counted() {
+    // A test that can fail: misuse the API on purpose and check that the count moves.
+    let gpu = common::gpu();
+    let context = &gpu.context;
+    let counts = context.message_counts();
+    let scan = PrefixSum::new(context, ScanElement::U32).unwrap();
+    let not_indirect = Buffer::new(
+        context,
+        "args without INDIRECT usage",
+        16,
+        BufferUsage::STORAGE,
+        MemoryLocation::GpuOnly,
+    )
+    .unwrap();
+    let pipeline = wavetrace::gpu::ComputePipeline::<wavetrace::interface::ScanPush>::new(
+        context,
+        wavetrace::gpu::shaders::ids::PRIMITIVES_SCAN_ADD_OFFSETS_U32,
+        &[256, 4],
+    )
+    .unwrap();
+    let mut commands = CommandBuffer::new(context, "misuse").unwrap();
+    commands.begin(context).unwrap();
+    commands.dispatch_indirect(&pipeline, &Default::default(), &not_indirect, 0);
+    commands.end().unwrap();
+    assert!(
+        counts.errors() > 0,
+        "recording an indirect dispatch from a non-indirect buffer must be reported"
+    );
+    drop((commands, pipeline, not_indirect, scan));
+}
+
+#[test]
+fn profiler_times_nested_scopes_in_order() {
+    let gpu = common::gpu();
+    let context = &gpu.context;
+    let n = 300_000u64;
+    let values = Buffer::from_slice(context, "values", &vec![1u32; n as usize], BufferUsage::STORAGE).unwrap();
+    let scan = PrefixSum::new(context, ScanElement::U32).unwrap();
+    let scratch = PrefixSum::new_scratch(context, n).unwrap();
+    let mut profiler = Profiler::new(context, "test profiler", 8).unwrap();
+    let mut commands = CommandBuffer::new(context, "profiled").unwrap();
+    commands.begin(context).unwrap();
+    profiler.reset(&mut commands);
+    let outer = profiler.begin(&mut commands, "outer").unwrap();
+    let inner = profiler.begin(&mut commands, "prefix_sum").unwrap();
+    scan.record(&mut commands, &values, &values, n, &scratch).unwrap();
+    profiler.end(&mut commands, inner).unwrap();
+    profiler.end(&mut commands, outer).unwrap();
+    commands.end().unwrap();
+    commands.submit_and_wait(context).unwrap();
+
+    let timings = profiler.resolve().unwrap();
+    let names: Vec<_> = timings.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["outer", "prefix_sum"]);
+    assert!(
+        timings[1].milliseconds > 0.0,
+        "a scan of {n} elements takes time: {timings:?}"
+    );
+    assert!(
+        timings[0].milliseconds >= timings[1].milliseconds,
+        "the outer scope contains the inner: {timings:?}"
+    );
+    drop((commands, profiler, scratch, scan, values));
+    gpu.finish();
+}
+
+#[test]
+fn profiler_rejects_scopes_that_do_not_nest() {
+    let gpu = common::gpu();
+    let context = &gpu.context;
+    let mut profiler = Profiler::new(context, "test profiler", 2).unwrap();
+    let mut commands = CommandBuffer::new(context, "bad scopes").unwrap();
+    commands.begin(context).unwrap();
+    profiler.reset(&mut commands);
+    let a = profiler.begin(&mut commands, "a").unwrap();
+    let b = profiler.begin(&mut commands, "b").unwrap();
+    assert!(profiler.begin(&mut commands, "c").is_err(), "capacity is 2 scopes");
+    assert!(profiler.end(&mut commands, a).is_err(), "a ends while b is open");
+    profiler.end(&mut commands, b).unwrap();
+    commands.end().unwrap();
+    drop((commands, profiler));
+    gpu.finish();
+}
+
+#[test]
+fn images_clear_and_copy_back() {
+    let gpu = common::gpu();
+    let context = &gpu.context;
+    let (width, height) = (37, 19);
+    let image = Image::new(context, "test image", width, height, ImageFormat::Rgba32Float).unwrap();
+    let buffer = Buffer::new(
+        context,
+        "image copy",
+        image.byte_size(),
+        BufferUsage::STORAGE,
+        MemoryLocation::GpuOnly,
+    )
+    .unwrap();
+    let colour = [0.25f32, 0.5, 1.0, 2.0];
+    context
+        .run_once("clear and copy", |commands| {
+            commands.prepare_general(&image);
+            commands.clear_image(&image, colour);
+            commands.compute_barrier();
+            commands.copy_image_to_buffer(&image, &buffer);
+            Ok(())
+        })
+        .unwrap();
+    let pixels: Vec<[f32; 4]> = buffer.read_back(context, (width * height) as usize).unwrap();
+    assert!(pixels.iter().all(|&p| p == colour));
+    drop((image, buffer));
+    gpu.finish();
+}
+
+#[test]
+fn host_visible_buffers_check_their_bounds() {
+    let gpu = common::gpu();
+    let context = &gpu.context;
+    let mut buffer = Buffer::new(context, "mapped", 16, BufferUsage::STORAGE, MemoryLocation::CpuToGpu).unwrap();
+    buffer.write(4, &[1u32, 2, 3]).unwrap();
+    assert_eq!(buffer.read::<u32>(4, 3).unwrap(), [1, 2, 3]);
+    let error = buffer.write(8, &[0u32; 3]).unwrap_err().to_string();
+    assert!(error.contains("mapped") && error.contains("past its size"), "{error}");
+    drop(buffer);
+    gpu.finish();
+}
+
+#[test]
+fn device_selection_by_name_and_index() {
+    let error = Context::new(&ContextDesc {
+        validation: Validation::Off,
+        device: Some("no-such-gpu".into()),
+    })
+    .err()
+    .expect("no device is called no-such-gpu");
+    let text = error.to_string();
+    assert!(
+        matches!(error, GpuError::NoMatchingDevice { .. }) && text.contains("no-such-gpu"),
+        "{text}"
+    );
+
+    let gpu = common::gpu();
+    let chosen = gpu.context.adapter().clone();
+    let by_index = Context::new(&ContextDesc {
+        validation: Validation::On,
+        device: Some(chosen.index.to_string()),
+    })
+    .unwrap();
+    assert_eq!(by_index.adapter().name, chosen.name);
+    let by_name_part = chosen.name.split_whitespace().next().unwrap().to_uppercase();
+    let by_name = Context::new(&ContextDesc {
+        validation: Validation::On,
+        device: Some(by_name_part),
+    })
+    .unwrap();
+    assert_eq!(by_name.adapter().index, chosen.index);
+    drop((by_index, by_name));
+    gpu.finish();
+}

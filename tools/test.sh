@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Runs the whole test suite with the Khronos validation layer on, after installing what it
+# needs (tools/setup.sh). On a machine without a GPU the tests run on Mesa's lavapipe.
+# This is the README's test command and the only thing CI runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash tools/setup.sh
+
+# Every test context turns validation on itself; the variable also covers the CLI tests.
+export WAVETRACE_VALIDATION=1
+export RUST_BACKTRACE=1
+
+cargo fmt --check
+cargo clippy --all-targets --locked -- -D warnings
+cargo test --all-targets --locked "$@"
