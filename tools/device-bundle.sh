@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Assembles .device/ for a run on the lent H100 (see docs/H100.md): the Vulkan loader, the
+# GL dispatch libraries NVIDIA's Vulkan ICD (libGLX_nvidia.so.0) needs, the validation layer,
+# the stripped release binary and the stripped GPU test binaries. Run from the repository root.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+grep -qx '/.device/' .git/info/exclude 2>/dev/null || { mkdir -p .git/info; echo '/.device/' >> .git/info/exclude; }
+mkdir -p .device/tests
+(
+  cd .device
+  for p in libvulkan1 vulkan-validationlayers libglvnd0 libglx0 libgl1 libegl1 libopengl0 libgles2; do
+    ls ${p}_*.deb >/dev/null 2>&1 || apt-get download "$p" 2>/dev/null
+  done
+)
+cargo build --release
+cp target/release/wavetrace .device/
+# Test binaries that need no build-time paths (the CLI tests name the build tree's binary).
+cargo test --release --no-run --message-format=json 2>/dev/null \
+  | python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["test"] and m["target"]["name"] != "cli":
+        print(m["target"]["name"], m["executable"])' \
+  | while read -r name exe; do cp "$exe" ".device/tests/$name"; done
+strip .device/wavetrace .device/tests/*
+du -sh .device
