@@ -14,13 +14,28 @@ fn main() -> GpuResult<()> {
     let context = Context::new(&ContextDesc::default())?;
     let adapter = context.adapter();
     println!("device: {} ({})", adapter.name, adapter.driver);
-    println!("{:<5} {:>10} {:>12} {:>12} {:>12} {:>10}", "type", "elements", "median µs", "min µs", "max µs", "GB/s");
+    println!(
+        "{:<5} {:>10} {:>12} {:>12} {:>12} {:>10}",
+        "type", "elements", "median µs", "min µs", "max µs", "GB/s"
+    );
     let mut rows = Vec::new();
     for element in [ScanElement::U32, ScanElement::F32] {
         let scan = PrefixSum::new(&context, element)?;
         for count in [100_000u64, 1_000_000, 10_000_000] {
-            let input = Buffer::new(&context, "bench input", count * 4, BufferUsage::STORAGE, MemoryLocation::GpuOnly)?;
-            let output = Buffer::new(&context, "bench output", count * 4, BufferUsage::STORAGE, MemoryLocation::GpuOnly)?;
+            let input = Buffer::new(
+                &context,
+                "bench input",
+                count * 4,
+                BufferUsage::STORAGE,
+                MemoryLocation::GpuOnly,
+            )?;
+            let output = Buffer::new(
+                &context,
+                "bench output",
+                count * 4,
+                BufferUsage::STORAGE,
+                MemoryLocation::GpuOnly,
+            )?;
             let scratch = PrefixSum::new_scratch(&context, count)?;
             let mut profiler = Profiler::new(&context, "bench", 1)?;
             let mut commands = CommandBuffer::new(&context, "bench scan")?;
@@ -44,7 +59,11 @@ fn main() -> GpuResult<()> {
             // Bytes that must move at least: read the input once, write the output once.
             let gbps = (count * 8) as f64 / (median * 1e-6) / 1e9;
             let kind = format!("{element:?}").to_lowercase();
-            println!("{kind:<5} {count:>10} {median:>12.2} {:>12.2} {:>12.2} {gbps:>10.0}", times[0], times[RUNS - 1]);
+            println!(
+                "{kind:<5} {count:>10} {median:>12.2} {:>12.2} {:>12.2} {gbps:>10.0}",
+                times[0],
+                times[RUNS - 1]
+            );
             rows.push(serde_json::json!({
                 "type": kind, "elements": count, "median_us": median, "min_us": times[0], "max_us": times[RUNS - 1], "gb_per_s": gbps
             }));

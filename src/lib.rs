@@ -8,3 +8,4 @@ pub mod gpu;
 pub mod info;
 pub mod interface;
 pub mod primitives;
+pub mod scene;

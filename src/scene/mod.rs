@@ -1,0 +1,160 @@
+//! Scenes as plain CPU data: triangle meshes, their instances, materials and the camera,
+//! imported from files (glTF 2.0 today) and later uploaded into GPU buffers.
+//!
+//! Conventions follow glTF and the team's reference conventions: right-handed, +Y up,
+//! metres; the camera looks down its local -Z; emission is from the front face only.
+
+mod error;
+pub mod gltf;
+
+use std::path::{Path, PathBuf};
+
+use glam::{Mat4, Vec2, Vec3, Vec4};
+
+pub use error::SceneError;
+
+/// One triangle mesh: a glTF primitive with its own material. A glTF mesh of several
+/// primitives becomes several `Mesh`es; a mesh used by several nodes is stored once.
+#[derive(Clone, Debug, Default)]
+pub struct Mesh {
+    /// `<glTF mesh name or index>/<primitive index>`, for messages and debug names.
+    pub name: String,
+    pub positions: Vec<Vec3>,
+    /// Per-vertex shading normals; `None` means shade with the geometric normal.
+    pub normals: Option<Vec<Vec3>>,
+    pub uvs: Option<Vec<Vec2>>,
+    /// Three indices per triangle, counter-clockwise seen from the front.
+    pub indices: Vec<u32>,
+    pub material: u32,
+}
+
+impl Mesh {
+    pub fn triangle_count(&self) -> usize {
+        self.indices.len() / 3
+    }
+}
+
+/// A mesh placed in the world.
+#[derive(Clone, Debug)]
+pub struct Instance {
+    pub mesh: u32,
+    pub world_from_object: Mat4,
+    /// The node's name, or `node <index>`.
+    pub node: String,
+}
+
+impl Instance {
+    /// A mirroring transform reverses the winding, so the front face flips too.
+    pub fn flips_winding(&self) -> bool {
+        self.world_from_object.determinant() < 0.0
+    }
+}
+
+/// The glTF metallic-roughness material, with the extensions wavetrace reads.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Material {
+    pub name: String,
+    pub base_color: Vec4,
+    pub metallic: f32,
+    pub roughness: f32,
+    /// Radiance: `emissiveFactor` x `KHR_materials_emissive_strength`.
+    pub emission: Vec3,
+    /// `KHR_materials_specular.specularFactor` (1 when absent).
+    pub specular: f32,
+    /// `KHR_materials_transmission.transmissionFactor` (0 when absent).
+    pub transmission: f32,
+    /// `KHR_materials_ior.ior` (1.5 when absent).
+    pub ior: f32,
+}
+
+impl Default for Material {
+    /// glTF's default material: white, fully metallic, fully rough.
+    fn default() -> Self {
+        Self {
+            name: "default".into(),
+            base_color: Vec4::ONE,
+            metallic: 1.0,
+            roughness: 1.0,
+            emission: Vec3::ZERO,
+            specular: 1.0,
+            transmission: 0.0,
+            ior: 1.5,
+        }
+    }
+}
+
+impl Material {
+    pub fn is_emissive(&self) -> bool {
+        self.emission.max_element() > 0.0
+    }
+}
+
+/// A perspective camera.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Camera {
+    pub world_from_camera: Mat4,
+    /// Vertical field of view, radians.
+    pub yfov: f32,
+    /// The file's aspect ratio, if it gives one; renders use the output resolution's.
+    pub aspect_ratio: Option<f32>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Scene {
+    pub source: PathBuf,
+    pub meshes: Vec<Mesh>,
+    pub instances: Vec<Instance>,
+    pub materials: Vec<Material>,
+    /// `None` when the file has none; the renderer then frames the bounding box.
+    pub camera: Option<Camera>,
+    /// What was skipped or approximated on import, each naming the mesh, node or material.
+    pub warnings: Vec<String>,
+}
+
+impl Scene {
+    /// Loads a scene, choosing the importer by extension (`.gltf`, `.glb`).
+    pub fn load(path: &Path) -> Result<Self, SceneError> {
+        match path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            Some("gltf") | Some("glb") => gltf::import(path),
+            _ => Err(SceneError::UnsupportedFormat {
+                path: path.to_path_buf(),
+            }),
+        }
+    }
+
+    /// World-space bounds of every instance, or `None` for an empty scene.
+    pub fn bounds(&self) -> Option<(Vec3, Vec3)> {
+        let mut bounds: Option<(Vec3, Vec3)> = None;
+        for instance in &self.instances {
+            for &p in &self.meshes[instance.mesh as usize].positions {
+                let w = instance.world_from_object.transform_point3(p);
+                bounds = Some(match bounds {
+                    None => (w, w),
+                    Some((lo, hi)) => (lo.min(w), hi.max(w)),
+                });
+            }
+        }
+        bounds
+    }
+
+    pub fn emissive_triangle_count(&self) -> usize {
+        self.instances
+            .iter()
+            .map(|i| &self.meshes[i.mesh as usize])
+            .filter(|m| self.materials[m.material as usize].is_emissive())
+            .map(Mesh::triangle_count)
+            .sum()
+    }
+
+    pub fn triangle_count(&self) -> usize {
+        self.instances
+            .iter()
+            .map(|i| self.meshes[i.mesh as usize].triangle_count())
+            .sum()
+    }
+}

@@ -1,0 +1,345 @@
+//! glTF import: the reference scenes load as their makers describe them, and bad input of
+//! every kind is an error or a warning that names the file and the part at fault.
+
+use std::path::{Path, PathBuf};
+
+use base64::Engine as _;
+use glam::Vec3;
+use serde_json::{json, Value};
+use wavetrace::scene::{Scene, SceneError};
+
+fn scene_path(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/scenes")
+        .join(name)
+        .join(format!("{name}.gltf"))
+}
+
+fn temp_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("wavetrace-{}-{test}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A one-primitive glTF with an embedded buffer: `positions` (and optional `indices`),
+/// one material with the given emission, and a camera node unless `camera` is false.
+fn tiny_gltf(positions: &[[f32; 3]], indices: Option<&[u32]>, emission: [f32; 3], camera: bool) -> Value {
+    let mut bytes: Vec<u8> = positions.iter().flatten().flat_map(|v| v.to_le_bytes()).collect();
+    let position_bytes = bytes.len();
+    let mut accessors = vec![json!({"bufferView": 0, "componentType": 5126, "count": positions.len(), "type": "VEC3"})];
+    let mut views = vec![json!({"buffer": 0, "byteOffset": 0, "byteLength": position_bytes})];
+    let mut primitive = json!({"attributes": {"POSITION": 0}, "material": 0});
+    if let Some(indices) = indices {
+        bytes.extend(indices.iter().flat_map(|i| i.to_le_bytes()));
+        views.push(json!({"buffer": 0, "byteOffset": position_bytes, "byteLength": indices.len() * 4}));
+        accessors.push(json!({"bufferView": 1, "componentType": 5125, "count": indices.len(), "type": "SCALAR"}));
+        primitive["indices"] = json!(1);
+    }
+    let uri = format!(
+        "data:application/octet-stream;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(&bytes)
+    );
+    let mut nodes = vec![json!({"name": "thing", "mesh": 0})];
+    let mut scene_nodes = vec![0];
+    if camera {
+        nodes.push(json!({"name": "eye", "camera": 0, "translation": [0.0, 0.0, 3.0]}));
+        scene_nodes.push(1);
+    }
+    json!({
+        "asset": {"version": "2.0"},
+        "scene": 0,
+        "scenes": [{"nodes": scene_nodes}],
+        "nodes": nodes,
+        "cameras": [{"type": "perspective", "perspective": {"yfov": 0.8, "znear": 0.01}}],
+        "meshes": [{"name": "tiny", "primitives": [primitive]}],
+        "materials": [{"name": "glow", "emissiveFactor": emission,
+                       "pbrMetallicRoughness": {"metallicFactor": 0.0}}],
+        "buffers": [{"byteLength": bytes.len(), "uri": uri}],
+        "bufferViews": views,
+        "accessors": accessors,
+    })
+}
+
+const QUAD: [[f32; 3]; 4] = [[-1.0, -1.0, 0.0], [1.0, -1.0, 0.0], [1.0, 1.0, 0.0], [-1.0, 1.0, 0.0]];
+const QUAD_INDICES: [u32; 6] = [0, 1, 2, 0, 2, 3];
+
+fn write(dir: &Path, name: &str, document: &Value) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_vec_pretty(document).unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn cornell_box_loads_as_mitsuba_describes_it() {
+    let scene = Scene::load(&scene_path("cornell-box")).unwrap();
+    assert_eq!(scene.meshes.len(), 8);
+    assert_eq!(scene.instances.len(), 8);
+    let camera = scene.camera.as_ref().expect("the file has a camera");
+    assert!((camera.yfov - 0.686_048_8).abs() < 1e-6);
+    assert!((camera.world_from_camera.w_axis.truncate() - Vec3::new(0.0, 0.0, 3.9)).length() < 1e-6);
+    let light = scene.materials.iter().find(|m| m.name == "light").unwrap();
+    assert!(
+        (light.emission - Vec3::new(18.387, 13.9873, 6.75357))
+            .abs()
+            .max_element()
+            < 1e-3,
+        "{:?}",
+        light.emission
+    );
+    assert_eq!(light.specular, 0.0);
+    assert_eq!(scene.emissive_triangle_count(), 2);
+    assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
+    let (lo, hi) = scene.bounds().unwrap();
+    assert!(lo.min_element() >= -1.01 && hi.max_element() <= 1.01, "{lo} {hi}");
+}
+
+#[test]
+fn the_other_reference_scenes_load() {
+    let furnace = Scene::load(&scene_path("furnace-box")).unwrap();
+    assert_eq!(furnace.emissive_triangle_count(), furnace.triangle_count());
+    let glass = Scene::load(&scene_path("cornell-glass")).unwrap();
+    assert!(glass
+        .materials
+        .iter()
+        .any(|m| m.transmission == 1.0 && m.roughness == 0.0 && m.ior == 1.5));
+    assert!(glass.meshes.iter().any(|m| m.triangle_count() == 5120));
+    let many = Scene::load(&scene_path("cornell-many-lights")).unwrap();
+    assert_eq!(many.emissive_triangle_count(), 2048);
+}
+
+#[test]
+fn a_shared_mesh_is_stored_once_and_mirrors_flip_the_winding() {
+    let mut document = tiny_gltf(&QUAD, Some(&QUAD_INDICES), [1.0; 3], true);
+    document["nodes"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"name": "mirror", "mesh": 0, "scale": [-1.0, 1.0, 1.0]}));
+    document["scenes"][0]["nodes"].as_array_mut().unwrap().push(json!(2));
+    let dir = temp_dir("shared");
+    let scene = Scene::load(&write(&dir, "shared.gltf", &document)).unwrap();
+    assert_eq!(scene.meshes.len(), 1);
+    assert_eq!(scene.instances.len(), 2);
+    assert!(!scene.instances[0].flips_winding());
+    assert!(scene.instances[1].flips_winding());
+}
+
+#[test]
+fn glb_and_gltf_give_the_same_scene() {
+    let gltf_path = scene_path("cornell-box");
+    let mut document: Value = serde_json::from_slice(&std::fs::read(&gltf_path).unwrap()).unwrap();
+    let mut bin = std::fs::read(gltf_path.with_extension("bin")).unwrap();
+    document["buffers"][0].as_object_mut().unwrap().remove("uri");
+    let mut json_chunk = serde_json::to_vec(&document).unwrap();
+    while json_chunk.len() % 4 != 0 {
+        json_chunk.push(b' ');
+    }
+    while bin.len() % 4 != 0 {
+        bin.push(0);
+    }
+    let total = 12 + 8 + json_chunk.len() + 8 + bin.len();
+    let mut glb = Vec::new();
+    glb.extend(b"glTF");
+    glb.extend(2u32.to_le_bytes());
+    glb.extend((total as u32).to_le_bytes());
+    glb.extend((json_chunk.len() as u32).to_le_bytes());
+    glb.extend(b"JSON");
+    glb.extend(&json_chunk);
+    glb.extend((bin.len() as u32).to_le_bytes());
+    glb.extend(b"BIN\0");
+    glb.extend(&bin);
+    let dir = temp_dir("glb");
+    let glb_path = dir.join("cornell-box.glb");
+    std::fs::write(&glb_path, glb).unwrap();
+    let from_glb = Scene::load(&glb_path).unwrap();
+    let from_gltf = Scene::load(&gltf_path).unwrap();
+    assert_eq!(from_glb.meshes.len(), from_gltf.meshes.len());
+    for (a, b) in from_glb.meshes.iter().zip(&from_gltf.meshes) {
+        assert_eq!(a.positions, b.positions);
+        assert_eq!(a.indices, b.indices);
+    }
+    assert_eq!(from_glb.materials, from_gltf.materials);
+}
+
+#[test]
+fn non_indexed_strips_and_fans_become_triangle_lists() {
+    let dir = temp_dir("modes");
+    let plain = Scene::load(&write(&dir, "plain.gltf", &tiny_gltf(&QUAD[..3], None, [1.0; 3], true))).unwrap();
+    assert_eq!(plain.meshes[0].indices, [0, 1, 2]);
+    // Strip 0,1,2,3 is triangles (0,1,2) and (2,1,3): every second one reversed to keep the winding.
+    for (mode, want) in [(5, [0, 1, 2, 2, 1, 3]), (6, [0, 1, 2, 0, 2, 3])] {
+        let mut document = tiny_gltf(&QUAD, None, [1.0; 3], true);
+        document["meshes"][0]["primitives"][0]["mode"] = json!(mode);
+        let scene = Scene::load(&write(&dir, &format!("mode{mode}.gltf"), &document)).unwrap();
+        assert_eq!(scene.meshes[0].indices, want, "mode {mode}");
+    }
+}
+
+#[test]
+fn a_missing_file_names_the_file() {
+    let error = Scene::load(Path::new("/nonexistent/scene.gltf")).unwrap_err();
+    assert!(matches!(error, SceneError::Io { .. }));
+    assert!(error.to_string().contains("/nonexistent/scene.gltf"), "{error}");
+    let error = Scene::load(Path::new("scene.obj")).unwrap_err().to_string();
+    assert!(error.contains("scene.obj") && error.contains(".gltf"), "{error}");
+}
+
+#[test]
+fn a_truncated_bin_is_an_error_naming_the_buffer() {
+    let dir = temp_dir("truncated");
+    std::fs::copy(scene_path("cornell-box"), dir.join("box.gltf")).unwrap();
+    let bin = std::fs::read(scene_path("cornell-box").with_extension("bin")).unwrap();
+    std::fs::write(dir.join("cornell-box.bin"), &bin[..bin.len() / 2]).unwrap();
+    let error = Scene::load(&dir.join("box.gltf")).unwrap_err().to_string();
+    assert!(
+        error.contains("box.gltf") && error.contains("cornell-box.bin") && error.contains("truncated"),
+        "{error}"
+    );
+    std::fs::remove_file(dir.join("cornell-box.bin")).unwrap();
+    let error = Scene::load(&dir.join("box.gltf")).unwrap_err().to_string();
+    assert!(
+        error.contains("cannot read") && error.contains("cornell-box.bin"),
+        "{error}"
+    );
+}
+
+#[test]
+fn malformed_json_is_an_error_naming_the_file() {
+    let dir = temp_dir("malformed");
+    let path = dir.join("broken.gltf");
+    std::fs::write(&path, b"{\"asset\": {\"version\": \"2.0\"}, \"nodes\": [").unwrap();
+    let error = Scene::load(&path).unwrap_err();
+    assert!(matches!(error, SceneError::Malformed { .. }), "{error}");
+    assert!(error.to_string().contains("broken.gltf"));
+    let mut dangling = tiny_gltf(&QUAD, Some(&QUAD_INDICES), [1.0; 3], true);
+    dangling["meshes"][0]["primitives"][0]["attributes"]["POSITION"] = json!(7);
+    let error = Scene::load(&write(&dir, "dangling.gltf", &dangling))
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("dangling.gltf"), "{error}");
+}
+
+#[test]
+fn an_accessor_out_of_range_is_an_error_naming_the_mesh() {
+    let dir = temp_dir("accessor");
+    let mut document = tiny_gltf(&QUAD, Some(&QUAD_INDICES), [1.0; 3], true);
+    document["accessors"][0]["count"] = json!(1000);
+    let error = Scene::load(&write(&dir, "long.gltf", &document))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("long.gltf") && error.contains("tiny/0") && error.contains("past the end"),
+        "{error}"
+    );
+
+    let mut document = tiny_gltf(&QUAD, Some(&[0, 1, 9]), [1.0; 3], true);
+    document["meshes"][0]["name"] = json!("bad-index");
+    let error = Scene::load(&write(&dir, "index.gltf", &document))
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("bad-index") && error.contains("index 9"), "{error}");
+}
+
+#[test]
+fn nan_and_infinite_positions_skip_their_triangles_with_a_warning() {
+    let dir = temp_dir("nan");
+    let mut positions = QUAD.to_vec();
+    positions.push([f32::NAN, 0.0, 0.0]);
+    positions.push([0.0, f32::INFINITY, 0.0]);
+    let indices = [0, 1, 2, 0, 2, 3, 0, 1, 4, 2, 3, 5];
+    let scene = Scene::load(&write(
+        &dir,
+        "nan.gltf",
+        &tiny_gltf(&positions, Some(&indices), [1.0; 3], true),
+    ))
+    .unwrap();
+    assert_eq!(scene.meshes[0].indices, QUAD_INDICES);
+    assert!(
+        scene
+            .warnings
+            .iter()
+            .any(|w| w.contains("tiny/0") && w.contains("2 triangle(s)")),
+        "{:?}",
+        scene.warnings
+    );
+}
+
+#[test]
+fn no_emitters_and_no_camera_are_warnings() {
+    let dir = temp_dir("dark");
+    let scene = Scene::load(&write(
+        &dir,
+        "dark.gltf",
+        &tiny_gltf(&QUAD, Some(&QUAD_INDICES), [0.0; 3], false),
+    ))
+    .unwrap();
+    assert!(scene.camera.is_none());
+    assert!(
+        scene.warnings.iter().any(|w| w.contains("no emissive")),
+        "{:?}",
+        scene.warnings
+    );
+    assert!(
+        scene.warnings.iter().any(|w| w.contains("no perspective camera")),
+        "{:?}",
+        scene.warnings
+    );
+}
+
+#[test]
+fn points_and_lines_are_skipped_with_a_warning_naming_the_mesh() {
+    let dir = temp_dir("points");
+    let mut document = tiny_gltf(&QUAD, None, [1.0; 3], true);
+    document["meshes"][0]["primitives"][0]["mode"] = json!(0);
+    let scene = Scene::load(&write(&dir, "points.gltf", &document)).unwrap();
+    assert!(scene.meshes.is_empty() && scene.instances.is_empty());
+    assert!(
+        scene
+            .warnings
+            .iter()
+            .any(|w| w.contains("tiny/0") && w.contains("Points")),
+        "{:?}",
+        scene.warnings
+    );
+}
+
+#[test]
+fn mutated_files_never_panic() {
+    // Each number in the file replaced, one at a time, by a hostile value: every load must
+    // end in a scene or an error.
+    let dir = temp_dir("mutated");
+    let text = std::fs::read_to_string(scene_path("cornell-box")).unwrap();
+    std::fs::copy(
+        scene_path("cornell-box").with_extension("bin"),
+        dir.join("cornell-box.bin"),
+    )
+    .unwrap();
+    let numbers: Vec<(usize, usize)> = {
+        let bytes = text.as_bytes();
+        let mut spans = Vec::new();
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i].is_ascii_digit() {
+                let start = i;
+                while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'.') {
+                    i += 1;
+                }
+                spans.push((start, i));
+            } else {
+                i += 1;
+            }
+        }
+        spans
+    };
+    let path = dir.join("mutated.gltf");
+    let mut outcomes = [0usize; 2];
+    for (n, &(start, end)) in numbers.iter().enumerate() {
+        let hostile = ["99999999", "0", "-1", "3", "1e39"][n % 5];
+        let mutated = format!("{}{hostile}{}", &text[..start], &text[end..]);
+        std::fs::write(&path, mutated).unwrap();
+        outcomes[Scene::load(&path).is_ok() as usize] += 1;
+    }
+    assert!(
+        outcomes[0] > 0 && outcomes[1] > 0,
+        "some mutations must fail and some load: {outcomes:?}"
+    );
+}
