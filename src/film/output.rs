@@ -1,0 +1,111 @@
+//! EXR and PNG files. EXR is what comparisons read; PNG is for looking at.
+
+use std::path::{Path, PathBuf};
+
+use super::RgbImage;
+
+#[derive(Debug, thiserror::Error)]
+pub enum FilmError {
+    #[error("{path}: {problem}")]
+    File { path: PathBuf, problem: String },
+    #[error("{path}: unsupported output format (use .exr or .png)")]
+    UnsupportedFormat { path: PathBuf },
+}
+
+fn file_error(path: &Path, problem: impl ToString) -> FilmError {
+    FilmError::File {
+        path: path.to_path_buf(),
+        problem: problem.to_string(),
+    }
+}
+
+/// Writes by extension: `.exr` (linear float32) or `.png` (sRGB, exposure 1).
+pub fn write_image(path: &Path, image: &RgbImage) -> Result<(), FilmError> {
+    match path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
+        Some("exr") => write_exr(path, image),
+        Some("png") => write_png(path, image, 1.0),
+        _ => Err(FilmError::UnsupportedFormat {
+            path: path.to_path_buf(),
+        }),
+    }
+}
+
+pub fn write_exr(path: &Path, image: &RgbImage) -> Result<(), FilmError> {
+    use exr::prelude::*;
+    let channels = SpecificChannels::rgb(|position: Vec2<usize>| {
+        let [r, g, b] = image.pixel(position.x(), position.y());
+        (r, g, b)
+    });
+    Image::from_channels((image.width, image.height), channels)
+        .write()
+        .to_file(path)
+        .map_err(|e| file_error(path, e))
+}
+
+/// Reads the first RGB(A) layer of an EXR as linear float RGB; alpha is dropped.
+pub fn read_exr(path: &Path) -> Result<RgbImage, FilmError> {
+    use exr::prelude::*;
+    let image = read_first_rgba_layer_from_file(
+        path,
+        |resolution, _| RgbImage::new(resolution.width(), resolution.height()),
+        |image: &mut RgbImage, position, (r, g, b, _a): (f32, f32, f32, f32)| {
+            let width = image.width;
+            image.pixels[position.y() * width + position.x()] = [r, g, b];
+        },
+    )
+    .map_err(|e| file_error(path, e))?;
+    Ok(image.layer_data.channel_data.pixels)
+}
+
+/// The sRGB transfer function of IEC 61966-2-1.
+fn srgb_encode(linear: f32) -> f32 {
+    if linear <= 0.003_130_8 {
+        12.92 * linear
+    } else {
+        1.055 * linear.powf(1.0 / 2.4) - 0.055
+    }
+}
+
+/// Writes the sRGB encoding of clamp(exposure x value, 0, 1), 8 bits per channel.
+pub fn write_png(path: &Path, image: &RgbImage, exposure: f32) -> Result<(), FilmError> {
+    let file = std::fs::File::create(path).map_err(|e| file_error(path, e))?;
+    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), image.width as u32, image.height as u32);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_source_srgb(png::SrgbRenderingIntent::Perceptual);
+    let mut writer = encoder.write_header().map_err(|e| file_error(path, e))?;
+    let bytes: Vec<u8> = image
+        .pixels
+        .iter()
+        .flatten()
+        .map(|&v| {
+            let v = if v.is_finite() {
+                (v * exposure).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            (srgb_encode(v) * 255.0 + 0.5) as u8
+        })
+        .collect();
+    writer.write_image_data(&bytes).map_err(|e| file_error(path, e))?;
+    writer.finish().map_err(|e| file_error(path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::srgb_encode;
+
+    #[test]
+    fn srgb_is_continuous_and_maps_the_ends() {
+        assert_eq!(srgb_encode(0.0), 0.0);
+        assert!((srgb_encode(1.0) - 1.0).abs() < 1e-6);
+        let knee = 0.003_130_8f32;
+        assert!((srgb_encode(knee) - srgb_encode(knee + 1e-7)).abs() < 1e-5);
+        assert!((srgb_encode(0.18) - 0.4613).abs() < 1e-3);
+    }
+}
