@@ -4,6 +4,7 @@
 //! blocks such as the prefix sum), and the renderer above them. `interface` holds every
 //! struct shared with shaders, declared once in `shader_interface.rs`.
 
+pub mod accel;
 pub mod film;
 pub mod gpu;
 pub mod info;

@@ -30,4 +30,29 @@ gpu_structs! {
         e: Vec2,
         f: UVec4,
     }
+
+    /// A ray of the trace probe (tests of the acceleration structures).
+    struct ProbeRay {
+        origin: Vec3,
+        t_min: f32,
+        direction: Vec3,
+        t_max: f32,
+    }
+
+    /// What the trace probe found; `t` is negative for a miss.
+    struct ProbeHit {
+        t: f32,
+        custom_index: u32,
+        primitive: u32,
+        instance: u32,
+    }
+
+    /// Push constants of `diagnostics/trace_probe_query`.
+    struct TraceProbePush {
+        top_level: u64,
+        rays: u64,
+        hits: u64,
+        count: u32,
+        pad0: u32,
+    }
 }

@@ -36,6 +36,8 @@ pub struct Capabilities {
     pub timestamp_valid_bits: u32,
     pub shader_group_handle_size: u32,
     pub max_ray_recursion_depth: u32,
+    /// minAccelerationStructureScratchOffsetAlignment.
+    pub scratch_alignment: u32,
     #[serde(skip)]
     api_version_raw: u32,
     #[serde(skip)]
@@ -246,12 +248,16 @@ fn probe(instance: &Instance, index: usize, raw: vk::PhysicalDevice) -> GpuResul
         let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
         let mut rt_properties = vk::PhysicalDeviceRayTracingPipelinePropertiesKHR::default();
         let mut driver = vk::PhysicalDeviceDriverProperties::default();
+        let mut accel_properties = vk::PhysicalDeviceAccelerationStructurePropertiesKHR::default();
         let mut properties = vk::PhysicalDeviceProperties2::default().push_next(&mut subgroup);
         if api_1_2 {
             properties = properties.push_next(&mut driver);
         }
         if has(ash::khr::ray_tracing_pipeline::NAME) {
             properties = properties.push_next(&mut rt_properties);
+        }
+        if has(ash::khr::acceleration_structure::NAME) {
+            properties = properties.push_next(&mut accel_properties);
         }
         vki.get_physical_device_properties2(raw, &mut properties);
         let limits = base_properties.limits;
@@ -315,6 +321,7 @@ fn probe(instance: &Instance, index: usize, raw: vk::PhysicalDevice) -> GpuResul
             timestamp_valid_bits,
             shader_group_handle_size: rt_properties.shader_group_handle_size,
             max_ray_recursion_depth: rt_properties.max_ray_recursion_depth,
+            scratch_alignment: accel_properties.min_acceleration_structure_scratch_offset_alignment,
             api_version_raw: api,
             queue_family,
         };
@@ -357,6 +364,7 @@ mod tests {
             timestamp_valid_bits: 64,
             shader_group_handle_size: 32,
             max_ray_recursion_depth: 31,
+            scratch_alignment: 128,
             api_version_raw: vk::API_VERSION_1_3,
             queue_family: Some(0),
         }

@@ -46,6 +46,7 @@ pub(crate) struct Shared {
     pub(crate) queue_family: u32,
     allocator: ManuallyDrop<Mutex<Allocator>>,
     pub(crate) debug_utils: Option<ash::ext::debug_utils::Device>,
+    acceleration_structure: ash::khr::acceleration_structure::Device,
     timeline: vk::Semaphore,
     last_submitted: AtomicU64,
     timeout: Duration,
@@ -163,6 +164,7 @@ impl Context {
             .debug_utils
             .as_ref()
             .map(|_| ash::ext::debug_utils::Device::new(&instance.raw, &device));
+        let acceleration_structure = ash::khr::acceleration_structure::Device::new(&instance.raw, &device);
         let timeout_seconds = std::env::var("WAVETRACE_GPU_TIMEOUT_S")
             .ok()
             .and_then(|v| v.parse::<f64>().ok());
@@ -175,6 +177,7 @@ impl Context {
             queue_family,
             allocator: ManuallyDrop::new(Mutex::new(allocator)),
             debug_utils,
+            acceleration_structure,
             timeline,
             last_submitted: AtomicU64::new(0),
             timeout,
@@ -288,6 +291,10 @@ impl Context {
 }
 
 impl Shared {
+    pub(crate) fn acceleration_structure(&self) -> &ash::khr::acceleration_structure::Device {
+        &self.acceleration_structure
+    }
+
     pub(crate) fn allocator(&self) -> MutexGuard<'_, Allocator> {
         self.allocator.lock().unwrap_or_else(|e| e.into_inner())
     }

@@ -3,6 +3,7 @@
 //!
 //! Split as kajiya splits its backend: one file per Vulkan concern.
 
+mod acceleration;
 mod adapter;
 mod buffer;
 mod commands;
@@ -14,6 +15,7 @@ mod pipeline;
 mod profiler;
 pub mod shaders;
 
+pub use acceleration::{build_bottom_levels, build_top_level, AccelerationStructure, TlasInstance, TriangleGeometry};
 pub use adapter::{enumerate_adapters, Adapter, Capabilities, TraceBackend};
 pub use buffer::{Buffer, BufferUsage, MemoryLocation};
 pub use commands::{CommandBuffer, DispatchSize};

@@ -6,12 +6,14 @@
 
 mod error;
 pub mod gltf;
+mod upload;
 
 use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
 pub use error::SceneError;
+pub use upload::{GpuMeshes, MeshRange};
 
 /// One triangle mesh: a glTF primitive with its own material. A glTF mesh of several
 /// primitives becomes several `Mesh`es; a mesh used by several nodes is stored once.
