@@ -235,12 +235,20 @@ fn main() {
             let display_name = file.display().to_string();
             match compiler.compile_into_spirv(&source, kind, &display_name, "main", Some(&options)) {
                 Ok(artifact) => {
-                    let spv_path = out_dir.join(format!("{area}_{kernel}.spv"));
+                    // Stages of one ray-tracing kernel share a stem, so all but compute
+                    // shaders carry their extension in the file, name and constant.
+                    let extension = file.extension().and_then(|e| e.to_str()).unwrap_or_default();
+                    let suffix = if kind == shaderc::ShaderKind::Compute {
+                        String::new()
+                    } else {
+                        format!(".{extension}")
+                    };
+                    let spv_path = out_dir.join(format!("{area}_{kernel}{suffix}.spv"));
                     fs::write(&spv_path, artifact.as_binary_u8()).expect("write SPIR-V");
                     let name = if folder.is_empty() {
-                        kernel.clone()
+                        format!("{kernel}{suffix}")
                     } else {
-                        format!("{folder}/{kernel}")
+                        format!("{folder}/{kernel}{suffix}")
                     };
                     writeln!(
                         table,
@@ -249,7 +257,9 @@ fn main() {
                         spv_path.display().to_string()
                     )
                     .unwrap();
-                    let constant = format!("{area}_{kernel}").trim_start_matches('_').to_uppercase();
+                    let constant = format!("{area}_{kernel}{}", suffix.replace('.', "_"))
+                        .trim_start_matches('_')
+                        .to_uppercase();
                     writeln!(constants, "    /// `{name}` ({})", relative.display()).unwrap();
                     writeln!(constants, "    pub const {constant}: ShaderId = ShaderId({index});").unwrap();
                     index += 1;

@@ -14,9 +14,4 @@
 
 #include "interface.glsl"
 
-// The flat workgroup index of a dispatch that DispatchSize::covering split into a 2D grid.
-uint flat_workgroup_index(uint groups_x) {
-    return gl_WorkGroupID.x + gl_WorkGroupID.y * groups_x;
-}
-
 #endif

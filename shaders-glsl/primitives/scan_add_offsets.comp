@@ -7,6 +7,7 @@
 #extension GL_GOOGLE_include_directive : require
 
 #include "common.glsl"
+#include "dispatch.glsl"
 #include "scan_types.glsl"
 
 layout(push_constant, scalar) uniform PushBlock {

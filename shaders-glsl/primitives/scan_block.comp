@@ -15,6 +15,7 @@
 #extension GL_KHR_shader_subgroup_arithmetic : require
 
 #include "common.glsl"
+#include "dispatch.glsl"
 #include "scan_types.glsl"
 
 layout(push_constant, scalar) uniform PushBlock {

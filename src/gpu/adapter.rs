@@ -36,6 +36,8 @@ pub struct Capabilities {
     pub timestamp_valid_bits: u32,
     pub shader_group_handle_size: u32,
     pub max_ray_recursion_depth: u32,
+    pub shader_group_handle_alignment: u32,
+    pub shader_group_base_alignment: u32,
     /// minAccelerationStructureScratchOffsetAlignment.
     pub scratch_alignment: u32,
     #[serde(skip)]
@@ -321,6 +323,8 @@ fn probe(instance: &Instance, index: usize, raw: vk::PhysicalDevice) -> GpuResul
             timestamp_valid_bits,
             shader_group_handle_size: rt_properties.shader_group_handle_size,
             max_ray_recursion_depth: rt_properties.max_ray_recursion_depth,
+            shader_group_handle_alignment: rt_properties.shader_group_handle_alignment,
+            shader_group_base_alignment: rt_properties.shader_group_base_alignment,
             scratch_alignment: accel_properties.min_acceleration_structure_scratch_offset_alignment,
             api_version_raw: api,
             queue_family,
@@ -364,6 +368,8 @@ mod tests {
             timestamp_valid_bits: 64,
             shader_group_handle_size: 32,
             max_ray_recursion_depth: 31,
+            shader_group_handle_alignment: 32,
+            shader_group_base_alignment: 64,
             scratch_alignment: 128,
             api_version_raw: vk::API_VERSION_1_3,
             queue_family: Some(0),

@@ -157,6 +157,12 @@ impl CommandBuffer {
         }
     }
 
+    pub(crate) fn shared_ray_tracing(&self) -> &ash::khr::ray_tracing_pipeline::Device {
+        self.shared
+            .ray_tracing_pipeline()
+            .expect("a RayTracingPipeline exists only where the device has them")
+    }
+
     pub(crate) fn raw_device(&self) -> &ash::Device {
         &self.shared.device
     }

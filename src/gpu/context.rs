@@ -47,6 +47,7 @@ pub(crate) struct Shared {
     allocator: ManuallyDrop<Mutex<Allocator>>,
     pub(crate) debug_utils: Option<ash::ext::debug_utils::Device>,
     acceleration_structure: ash::khr::acceleration_structure::Device,
+    ray_tracing_pipeline: Option<ash::khr::ray_tracing_pipeline::Device>,
     timeline: vk::Semaphore,
     last_submitted: AtomicU64,
     timeout: Duration,
@@ -165,6 +166,8 @@ impl Context {
             .as_ref()
             .map(|_| ash::ext::debug_utils::Device::new(&instance.raw, &device));
         let acceleration_structure = ash::khr::acceleration_structure::Device::new(&instance.raw, &device);
+        let ray_tracing_pipeline =
+            has_pipeline.then(|| ash::khr::ray_tracing_pipeline::Device::new(&instance.raw, &device));
         let timeout_seconds = std::env::var("WAVETRACE_GPU_TIMEOUT_S")
             .ok()
             .and_then(|v| v.parse::<f64>().ok());
@@ -178,6 +181,7 @@ impl Context {
             allocator: ManuallyDrop::new(Mutex::new(allocator)),
             debug_utils,
             acceleration_structure,
+            ray_tracing_pipeline,
             timeline,
             last_submitted: AtomicU64::new(0),
             timeout,
@@ -291,6 +295,10 @@ impl Context {
 }
 
 impl Shared {
+    pub(crate) fn ray_tracing_pipeline(&self) -> Option<&ash::khr::ray_tracing_pipeline::Device> {
+        self.ray_tracing_pipeline.as_ref()
+    }
+
     pub(crate) fn acceleration_structure(&self) -> &ash::khr::acceleration_structure::Device {
         &self.acceleration_structure
     }

@@ -13,6 +13,7 @@ mod image;
 mod instance;
 mod pipeline;
 mod profiler;
+mod rt_pipeline;
 pub mod shaders;
 
 pub use acceleration::{build_bottom_levels, build_top_level, AccelerationStructure, TlasInstance, TriangleGeometry};
@@ -25,3 +26,4 @@ pub use image::{Image, ImageFormat};
 pub use instance::{Instance, MessageCounts, Validation};
 pub use pipeline::ComputePipeline;
 pub use profiler::{Profiler, Scope, ScopeTiming};
+pub use rt_pipeline::{RayTracingPipeline, RayTracingShaders};

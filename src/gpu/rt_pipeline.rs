@@ -1,0 +1,319 @@
+//! Ray-tracing pipelines: a raygen shader, miss shaders and triangle hit groups from the
+//! embedded SPIR-V, with typed push constants and a shader binding table laid out to the
+//! device's alignment rules.
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use ash::vk;
+use bytemuck::Pod;
+
+use super::buffer::{Buffer, BufferUsage, MemoryLocation};
+use super::commands::CommandBuffer;
+use super::context::{Context, Shared};
+use super::error::{GpuError, GpuResult, VkResultExt};
+use super::shaders::{ShaderId, ShaderStage};
+
+/// The shaders of one pipeline. Hit groups are triangle groups with a closest-hit shader.
+pub struct RayTracingShaders<'a> {
+    pub raygen: ShaderId,
+    pub miss: &'a [ShaderId],
+    pub closest_hit: &'a [ShaderId],
+}
+
+const PUSH_STAGES: vk::ShaderStageFlags = vk::ShaderStageFlags::from_raw(
+    vk::ShaderStageFlags::RAYGEN_KHR.as_raw()
+        | vk::ShaderStageFlags::MISS_KHR.as_raw()
+        | vk::ShaderStageFlags::CLOSEST_HIT_KHR.as_raw(),
+);
+
+pub struct RayTracingPipeline<P: Pod> {
+    shared: Arc<Shared>,
+    raw: vk::Pipeline,
+    layout: vk::PipelineLayout,
+    _table: Buffer,
+    raygen: vk::StridedDeviceAddressRegionKHR,
+    miss: vk::StridedDeviceAddressRegionKHR,
+    hit: vk::StridedDeviceAddressRegionKHR,
+    _push: PhantomData<P>,
+}
+
+fn align(value: u64, alignment: u64) -> u64 {
+    value.div_ceil(alignment.max(1)) * alignment.max(1)
+}
+
+impl<P: Pod> RayTracingPipeline<P> {
+    pub fn new(context: &Context, name: &str, shaders: &RayTracingShaders) -> GpuResult<Self> {
+        let shared = &context.shared;
+        let loader = shared.ray_tracing_pipeline().ok_or_else(|| GpuError::InvalidUse {
+            name: name.into(),
+            problem: "this device has no ray-tracing pipelines".into(),
+        })?;
+        let caps = &shared.adapter.capabilities;
+        let push_size = std::mem::size_of::<P>() as u32;
+        if push_size % 4 != 0 || push_size > caps.max_push_constants_size || push_size == 0 {
+            return Err(GpuError::InvalidUse {
+                name: name.into(),
+                problem: format!("push constants of {push_size} bytes"),
+            });
+        }
+
+        let mut stages_in_order = vec![(shaders.raygen, ShaderStage::RayGeneration)];
+        stages_in_order.extend(shaders.miss.iter().map(|&s| (s, ShaderStage::Miss)));
+        stages_in_order.extend(shaders.closest_hit.iter().map(|&s| (s, ShaderStage::ClosestHit)));
+        let mut modules = Vec::new();
+        let destroy_modules = |modules: &[vk::ShaderModule]| {
+            for &module in modules {
+                // SAFETY: modules are only used during pipeline creation.
+                unsafe { shared.device.destroy_shader_module(module, None) };
+            }
+        };
+        let mut stage_infos = Vec::new();
+        for &(id, expected) in &stages_in_order {
+            let embedded = id.get();
+            if embedded.stage != expected {
+                destroy_modules(&modules);
+                return Err(GpuError::InvalidUse {
+                    name: embedded.name.into(),
+                    problem: format!("is a {:?} shader, used as {expected:?}", embedded.stage),
+                });
+            }
+            let words = embedded.words();
+            let info = vk::ShaderModuleCreateInfo::default().code(&words);
+            // SAFETY: SPIR-V produced by build.rs.
+            match unsafe { shared.device.create_shader_module(&info, None) } {
+                Ok(module) => modules.push(module),
+                Err(result) => {
+                    destroy_modules(&modules);
+                    return Err(GpuError::Vulkan {
+                        call: "vkCreateShaderModule",
+                        result,
+                    });
+                }
+            }
+            let stage = match expected {
+                ShaderStage::RayGeneration => vk::ShaderStageFlags::RAYGEN_KHR,
+                ShaderStage::Miss => vk::ShaderStageFlags::MISS_KHR,
+                _ => vk::ShaderStageFlags::CLOSEST_HIT_KHR,
+            };
+            stage_infos.push(
+                vk::PipelineShaderStageCreateInfo::default()
+                    .stage(stage)
+                    .module(*modules.last().expect("pushed above"))
+                    .name(c"main"),
+            );
+        }
+        let groups: Vec<_> = stages_in_order
+            .iter()
+            .enumerate()
+            .map(|(i, &(_, stage))| {
+                let group = vk::RayTracingShaderGroupCreateInfoKHR::default()
+                    .general_shader(vk::SHADER_UNUSED_KHR)
+                    .closest_hit_shader(vk::SHADER_UNUSED_KHR)
+                    .any_hit_shader(vk::SHADER_UNUSED_KHR)
+                    .intersection_shader(vk::SHADER_UNUSED_KHR);
+                if stage == ShaderStage::ClosestHit {
+                    group
+                        .ty(vk::RayTracingShaderGroupTypeKHR::TRIANGLES_HIT_GROUP)
+                        .closest_hit_shader(i as u32)
+                } else {
+                    group
+                        .ty(vk::RayTracingShaderGroupTypeKHR::GENERAL)
+                        .general_shader(i as u32)
+                }
+            })
+            .collect();
+
+        let push_ranges = [vk::PushConstantRange::default()
+            .stage_flags(PUSH_STAGES)
+            .size(push_size)];
+        let layout_info = vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&push_ranges);
+        // SAFETY: plain object creation.
+        let layout = match unsafe { shared.device.create_pipeline_layout(&layout_info, None) } {
+            Ok(layout) => layout,
+            Err(result) => {
+                destroy_modules(&modules);
+                return Err(GpuError::Vulkan {
+                    call: "vkCreatePipelineLayout",
+                    result,
+                });
+            }
+        };
+        // Paths are traced iteratively by raygen: no shader calls traceRayEXT recursively.
+        let info = vk::RayTracingPipelineCreateInfoKHR::default()
+            .stages(&stage_infos)
+            .groups(&groups)
+            .max_pipeline_ray_recursion_depth(1)
+            .layout(layout);
+        // SAFETY: modules and layout are alive; all pointers live until the call returns.
+        let created = unsafe {
+            loader.create_ray_tracing_pipelines(
+                vk::DeferredOperationKHR::null(),
+                vk::PipelineCache::null(),
+                &[info],
+                None,
+            )
+        };
+        destroy_modules(&modules);
+        let raw = match created {
+            Ok(pipelines) => pipelines[0],
+            Err((_, result)) => {
+                // SAFETY: the layout is unused.
+                unsafe { shared.device.destroy_pipeline_layout(layout, None) };
+                return Err(GpuError::Vulkan {
+                    call: "vkCreateRayTracingPipelinesKHR",
+                    result,
+                });
+            }
+        };
+        shared.set_name(raw, name);
+        shared.set_name(layout, name);
+        // From here on, `pipeline_guard` frees both if the table cannot be made.
+        let pipeline_guard = PipelineGuard { shared, raw, layout };
+
+        let handle_size = u64::from(caps.shader_group_handle_size);
+        let handle_stride = align(handle_size, u64::from(caps.shader_group_handle_alignment));
+        let base = u64::from(caps.shader_group_base_alignment).max(1);
+        let raygen_size = align(handle_stride, base);
+        let miss_size = align(handle_stride * shaders.miss.len() as u64, base);
+        let hit_size = align(handle_stride * shaders.closest_hit.len() as u64, base);
+        let group_count = groups.len() as u32;
+        // SAFETY: the pipeline was created with `group_count` groups.
+        let handles = unsafe {
+            loader.get_ray_tracing_shader_group_handles(raw, 0, group_count, (handle_size as usize) * groups.len())
+        }
+        .vk("vkGetRayTracingShaderGroupHandlesKHR")?;
+        let mut table_bytes = vec![0u8; (raygen_size + miss_size + hit_size) as usize];
+        let handle = |g: usize| &handles[g * handle_size as usize..(g + 1) * handle_size as usize];
+        let mut place = |offset: u64, group: usize| {
+            table_bytes[offset as usize..(offset + handle_size) as usize].copy_from_slice(handle(group));
+        };
+        place(0, 0);
+        for m in 0..shaders.miss.len() {
+            place(raygen_size + m as u64 * handle_stride, 1 + m);
+        }
+        for h in 0..shaders.closest_hit.len() {
+            place(
+                raygen_size + miss_size + h as u64 * handle_stride,
+                1 + shaders.miss.len() + h,
+            );
+        }
+        let usage = BufferUsage {
+            shader_binding_table: true,
+            ..BufferUsage::STORAGE
+        };
+        // Extra room so the table's start can be moved up to the base alignment.
+        let mut table = Buffer::new(
+            context,
+            &format!("{name} shader binding table"),
+            table_bytes.len() as u64 + base,
+            usage,
+            MemoryLocation::CpuToGpu,
+        )?;
+        let start = align(table.address(), base) - table.address();
+        table.write(start, &table_bytes)?;
+        let address = table.address() + start;
+        let region = |offset: u64, stride: u64, size: u64| vk::StridedDeviceAddressRegionKHR {
+            device_address: if size == 0 { 0 } else { address + offset },
+            stride,
+            size,
+        };
+        std::mem::forget(pipeline_guard);
+        Ok(Self {
+            shared: Arc::clone(shared),
+            raw,
+            layout,
+            raygen: region(0, raygen_size, raygen_size),
+            miss: region(raygen_size, handle_stride, miss_size),
+            hit: region(raygen_size + miss_size, handle_stride, hit_size),
+            _table: table,
+            _push: PhantomData,
+        })
+    }
+}
+
+struct PipelineGuard<'a> {
+    shared: &'a Shared,
+    raw: vk::Pipeline,
+    layout: vk::PipelineLayout,
+}
+
+impl Drop for PipelineGuard<'_> {
+    fn drop(&mut self) {
+        // SAFETY: reached only on an error path, before the pipeline was ever used.
+        unsafe {
+            self.shared.device.destroy_pipeline(self.raw, None);
+            self.shared.device.destroy_pipeline_layout(self.layout, None);
+        }
+    }
+}
+
+impl<P: Pod> Drop for RayTracingPipeline<P> {
+    fn drop(&mut self) {
+        // SAFETY: owners wait for the command buffers that use a pipeline before dropping it.
+        unsafe {
+            self.shared.device.destroy_pipeline(self.raw, None);
+            self.shared.device.destroy_pipeline_layout(self.layout, None);
+        }
+    }
+}
+
+impl CommandBuffer {
+    fn bind_ray_tracing<P: Pod>(&mut self, pipeline: &RayTracingPipeline<P>, push: &P) {
+        // SAFETY: recording state is upheld by the caller; the push range covers P.
+        unsafe {
+            self.raw_device()
+                .cmd_bind_pipeline(self.raw, vk::PipelineBindPoint::RAY_TRACING_KHR, pipeline.raw);
+            self.raw_device()
+                .cmd_push_constants(self.raw, pipeline.layout, PUSH_STAGES, 0, bytemuck::bytes_of(push));
+        }
+    }
+
+    /// Launches `width` x `height` raygen invocations.
+    pub fn trace_rays<P: Pod>(&mut self, pipeline: &RayTracingPipeline<P>, push: &P, width: u32, height: u32) {
+        if width == 0 || height == 0 {
+            return;
+        }
+        self.bind_ray_tracing(pipeline, push);
+        let loader = self.shared_ray_tracing();
+        let callable = vk::StridedDeviceAddressRegionKHR::default();
+        // SAFETY: the table regions point into the pipeline's live table buffer.
+        unsafe {
+            loader.cmd_trace_rays(
+                self.raw,
+                &pipeline.raygen,
+                &pipeline.miss,
+                &pipeline.hit,
+                &callable,
+                width,
+                height,
+                1,
+            )
+        };
+    }
+
+    /// Launches as many raygen invocations as the GPU wrote to `args` at `offset`
+    /// (`VkTraceRaysIndirectCommandKHR`: width, height, depth), so counts stay on the GPU.
+    pub fn trace_rays_indirect<P: Pod>(
+        &mut self,
+        pipeline: &RayTracingPipeline<P>,
+        push: &P,
+        args: &Buffer,
+        offset: u64,
+    ) {
+        self.bind_ray_tracing(pipeline, push);
+        let loader = self.shared_ray_tracing();
+        let callable = vk::StridedDeviceAddressRegionKHR::default();
+        // SAFETY: as in trace_rays; `args` must have INDIRECT usage, which validation checks.
+        unsafe {
+            loader.cmd_trace_rays_indirect(
+                self.raw,
+                &pipeline.raygen,
+                &pipeline.miss,
+                &pipeline.hit,
+                &callable,
+                args.address() + offset,
+            )
+        };
+    }
+}
