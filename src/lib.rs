@@ -9,5 +9,6 @@ pub mod film;
 pub mod gpu;
 pub mod info;
 pub mod interface;
+pub mod lights;
 pub mod primitives;
 pub mod scene;

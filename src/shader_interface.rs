@@ -55,4 +55,17 @@ gpu_structs! {
         count: u32,
         pad0: u32,
     }
+
+    /// One emissive triangle in world space, wound so that `cross(p1 - p0, p2 - p0)` points
+    /// to the emitting (front) side, whatever the instance's transform did to the winding.
+    struct EmissiveTriangle {
+        p0: Vec3,
+        instance: u32,
+        p1: Vec3,
+        primitive: u32,
+        p2: Vec3,
+        area: f32,
+        radiance: Vec3,
+        pad0: u32,
+    }
 }
