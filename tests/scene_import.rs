@@ -343,3 +343,30 @@ fn mutated_files_never_panic() {
         "some mutations must fail and some load: {outcomes:?}"
     );
 }
+
+#[test]
+fn a_scene_without_camera_is_framed_whole_and_says_so() {
+    let mut scene = Scene::load(&scene_path("cornell-box")).unwrap();
+    scene.camera = None;
+    let (camera, note) = wavetrace::scene::PinholeCamera::for_scene(&scene, 64, 48);
+    assert!(note.unwrap().contains("no camera"));
+    // Every bounding-box corner projects inside the image.
+    let (lo, hi) = scene.bounds().unwrap();
+    for i in 0..8 {
+        let corner = Vec3::new(
+            if i & 1 == 0 { lo.x } else { hi.x },
+            if i & 2 == 0 { lo.y } else { hi.y },
+            if i & 4 == 0 { lo.z } else { hi.z },
+        );
+        let d = corner - camera.origin;
+        let depth = d.dot(camera.forward);
+        assert!(depth > 0.0);
+        let x = d.dot(camera.right) / depth / (camera.tan_half_yfov * camera.aspect);
+        let y = d.dot(camera.up) / depth / camera.tan_half_yfov;
+        assert!(x.abs() <= 1.0 && y.abs() <= 1.0, "corner {corner} at ({x}, {y})");
+    }
+    let with_camera = Scene::load(&scene_path("cornell-box")).unwrap();
+    assert!(wavetrace::scene::PinholeCamera::for_scene(&with_camera, 64, 64)
+        .1
+        .is_none());
+}

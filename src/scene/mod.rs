@@ -4,6 +4,7 @@
 //! Conventions follow glTF and the team's reference conventions: right-handed, +Y up,
 //! metres; the camera looks down its local -Z; emission is from the front face only.
 
+mod camera;
 mod error;
 pub mod gltf;
 mod upload;
@@ -12,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
+pub use camera::PinholeCamera;
 pub use error::SceneError;
 pub use upload::{GpuMeshes, MeshRange};
 
