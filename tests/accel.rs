@@ -3,8 +3,6 @@
 
 mod common;
 
-use std::path::Path;
-
 use glam::{Mat4, Vec3};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -18,13 +16,7 @@ use wavetrace::interface::{ProbeHit, ProbeRay, TraceProbePush};
 use wavetrace::scene::{GpuMeshes, Instance, Scene};
 
 fn load(name: &str) -> Scene {
-    Scene::load(
-        &Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/scenes")
-            .join(name)
-            .join(format!("{name}.gltf")),
-    )
-    .unwrap()
+    common::load_scene(name)
 }
 
 /// Möller–Trumbore in f64; returns the distance along `direction`.

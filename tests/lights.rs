@@ -1,6 +1,6 @@
 //! The emissive-triangle table and its power CDF: what sampling picks, and the densities MIS needs.
 
-use std::path::Path;
+mod common;
 
 use glam::{Mat4, Vec3};
 use rand::rngs::SmallRng;
@@ -9,13 +9,7 @@ use wavetrace::lights::emissive::{luminance, EmissiveTriangles};
 use wavetrace::scene::{Instance, Scene};
 
 fn load(name: &str) -> Scene {
-    Scene::load(
-        &Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/scenes")
-            .join(name)
-            .join(format!("{name}.gltf")),
-    )
-    .unwrap()
+    common::load_scene(name)
 }
 
 #[test]

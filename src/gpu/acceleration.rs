@@ -127,6 +127,40 @@ fn scratch_buffer(context: &Context, name: &str, size: u64) -> GpuResult<(Buffer
     Ok((buffer, address))
 }
 
+/// Sizes a build, creates its structure and aligned scratch, and points `build` at both.
+fn prepare_build<'a>(
+    context: &Context,
+    name: &str,
+    kind: vk::AccelerationStructureTypeKHR,
+    build: vk::AccelerationStructureBuildGeometryInfoKHR<'a>,
+    primitive_count: u32,
+) -> GpuResult<(
+    vk::AccelerationStructureBuildGeometryInfoKHR<'a>,
+    AccelerationStructure,
+    Buffer,
+)> {
+    let loader = context.shared.acceleration_structure();
+    let mut sizes = vk::AccelerationStructureBuildSizesInfoKHR::default();
+    // SAFETY: a size query over plain-data descriptions.
+    unsafe {
+        loader.get_acceleration_structure_build_sizes(
+            vk::AccelerationStructureBuildTypeKHR::DEVICE,
+            &build,
+            &[primitive_count],
+            &mut sizes,
+        )
+    };
+    let structure = AccelerationStructure::create(context, name, kind, sizes.acceleration_structure_size)?;
+    let (scratch, scratch_address) =
+        scratch_buffer(context, &format!("{name} (build scratch)"), sizes.build_scratch_size)?;
+    let build = build
+        .dst_acceleration_structure(structure.raw)
+        .scratch_data(vk::DeviceOrHostAddressKHR {
+            device_address: scratch_address,
+        });
+    Ok((build, structure, scratch))
+}
+
 fn triangles_geometry(geometry: &TriangleGeometry) -> vk::AccelerationStructureGeometryKHR<'static> {
     let triangles = vk::AccelerationStructureGeometryTrianglesDataKHR::default()
         .vertex_format(vk::Format::R32G32B32_SFLOAT)
@@ -175,7 +209,7 @@ pub fn build_bottom_levels(
         commands.build_input_barrier();
         for (name, geometry) in geometries {
             let geometry_info = [triangles_geometry(geometry)];
-            let mut build = vk::AccelerationStructureBuildGeometryInfoKHR::default()
+            let build = vk::AccelerationStructureBuildGeometryInfoKHR::default()
                 .ty(vk::AccelerationStructureTypeKHR::BOTTOM_LEVEL)
                 .flags(
                     vk::BuildAccelerationStructureFlagsKHR::PREFER_FAST_TRACE
@@ -183,29 +217,13 @@ pub fn build_bottom_levels(
                 )
                 .mode(vk::BuildAccelerationStructureModeKHR::BUILD)
                 .geometries(&geometry_info);
-            let mut sizes = vk::AccelerationStructureBuildSizesInfoKHR::default();
-            // SAFETY: a size query over plain-data descriptions.
-            unsafe {
-                loader.get_acceleration_structure_build_sizes(
-                    vk::AccelerationStructureBuildTypeKHR::DEVICE,
-                    &build,
-                    &[geometry.triangle_count],
-                    &mut sizes,
-                )
-            };
-            let structure = AccelerationStructure::create(
+            let (build, structure, scratch) = prepare_build(
                 context,
                 name,
                 vk::AccelerationStructureTypeKHR::BOTTOM_LEVEL,
-                sizes.acceleration_structure_size,
+                build,
+                geometry.triangle_count,
             )?;
-            let (scratch, scratch_address) =
-                scratch_buffer(context, &format!("{name} (build scratch)"), sizes.build_scratch_size)?;
-            build = build
-                .dst_acceleration_structure(structure.raw)
-                .scratch_data(vk::DeviceOrHostAddressKHR {
-                    device_address: scratch_address,
-                });
             let range =
                 [vk::AccelerationStructureBuildRangeInfoKHR::default().primitive_count(geometry.triangle_count)];
             // SAFETY: inputs are device addresses of live buffers with AS input usage (caller),
@@ -292,34 +310,13 @@ pub fn build_top_level(
         .geometry(vk::AccelerationStructureGeometryDataKHR {
             instances: instances_data,
         })];
-    let mut build = vk::AccelerationStructureBuildGeometryInfoKHR::default()
+    let build = vk::AccelerationStructureBuildGeometryInfoKHR::default()
         .ty(vk::AccelerationStructureTypeKHR::TOP_LEVEL)
         .flags(vk::BuildAccelerationStructureFlagsKHR::PREFER_FAST_TRACE)
         .mode(vk::BuildAccelerationStructureModeKHR::BUILD)
         .geometries(&geometry);
-    let mut sizes = vk::AccelerationStructureBuildSizesInfoKHR::default();
-    // SAFETY: a size query over plain-data descriptions.
-    unsafe {
-        loader.get_acceleration_structure_build_sizes(
-            vk::AccelerationStructureBuildTypeKHR::DEVICE,
-            &build,
-            &[count],
-            &mut sizes,
-        )
-    };
-    let structure = AccelerationStructure::create(
-        context,
-        name,
-        vk::AccelerationStructureTypeKHR::TOP_LEVEL,
-        sizes.acceleration_structure_size,
-    )?;
-    let (scratch, scratch_address) =
-        scratch_buffer(context, &format!("{name} (build scratch)"), sizes.build_scratch_size)?;
-    build = build
-        .dst_acceleration_structure(structure.raw)
-        .scratch_data(vk::DeviceOrHostAddressKHR {
-            device_address: scratch_address,
-        });
+    let (build, structure, scratch) =
+        prepare_build(context, name, vk::AccelerationStructureTypeKHR::TOP_LEVEL, build, count)?;
     let range = [vk::AccelerationStructureBuildRangeInfoKHR::default().primitive_count(count)];
     context.run_once(&format!("build {name}"), |commands| {
         commands.build_input_barrier();

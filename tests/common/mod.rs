@@ -36,3 +36,12 @@ impl TestGpu {
         );
     }
 }
+
+/// A scene from tests/scenes by name (`cornell-box` -> tests/scenes/cornell-box/cornell-box.gltf).
+pub fn load_scene(name: &str) -> wavetrace::scene::Scene {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/scenes")
+        .join(name)
+        .join(format!("{name}.gltf"));
+    wavetrace::scene::Scene::load(&path).unwrap_or_else(|e| panic!("{e}"))
+}
