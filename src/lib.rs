@@ -11,4 +11,5 @@ pub mod info;
 pub mod interface;
 pub mod lights;
 pub mod primitives;
+pub mod rng;
 pub mod scene;

@@ -68,4 +68,15 @@ gpu_structs! {
         radiance: Vec3,
         pad0: u32,
     }
+
+    /// Push constants of `diagnostics/rng_probe`.
+    struct RngProbePush {
+        values: u64,
+        count: u32,
+        dimensions: u32,
+        seed: u32,
+        sample_index: u32,
+        bounce: u32,
+        pad0: u32,
+    }
 }
