@@ -143,7 +143,7 @@ impl Buffer {
                 context,
                 &format!("{name} (upload)"),
                 bytes.len() as u64,
-                usage,
+                BufferUsage::STORAGE,
                 MemoryLocation::CpuToGpu,
             )?;
             staging.write(0, data)?;
