@@ -8,6 +8,7 @@ pub mod accel;
 pub mod film;
 pub mod gpu;
 pub mod info;
+pub mod integrator;
 pub mod interface;
 pub mod lights;
 pub mod primitives;

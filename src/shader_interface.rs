@@ -79,4 +79,84 @@ gpu_structs! {
         bounce: u32,
         pad0: u32,
     }
+
+    /// One instance of the scene: object-to-world rows, its mesh, and whether its
+    /// transform mirrors (which flips the front face).
+    struct GpuInstance {
+        row0: Vec4,
+        row1: Vec4,
+        row2: Vec4,
+        mesh: u32,
+        flips_winding: u32,
+        pad0: u32,
+        pad1: u32,
+    }
+
+    /// Where a mesh's vertices and indices start in the scene buffers, and its material.
+    struct GpuMesh {
+        first_vertex: u32,
+        first_index: u32,
+        material: u32,
+        pad0: u32,
+    }
+
+    struct GpuMaterial {
+        base_color: Vec4,
+        emission: Vec3,
+        pad0: u32,
+    }
+
+    /// Everything a wavefront kernel reads: scene tables, path state, queues, film, camera.
+    /// Lives in a buffer; kernels get its address as their only push constant.
+    struct PassConstants {
+        positions: u64,
+        indices: u64,
+        instances: u64,
+        meshes: u64,
+        materials: u64,
+        top_level: u64,
+        ray_origins: u64,
+        ray_directions: u64,
+        throughputs: u64,
+        hits: u64,
+        queues: u64,
+        extend_queue: u64,
+        shade_queue: u64,
+        film: u64,
+        camera_origin: Vec3,
+        tan_half_yfov: f32,
+        camera_right: Vec3,
+        aspect: f32,
+        camera_up: Vec3,
+        seed: u32,
+        camera_forward: Vec3,
+        path_count: u32,
+        width: u32,
+        height: u32,
+        max_depth: u32,
+        pad0: u32,
+    }
+
+    /// Queue counters and the indirect arguments made from them; all GPU-written.
+    struct QueueState {
+        extend_count: u32,
+        shade_count: u32,
+        sample_index: u32,
+        pad0: u32,
+        extend_groups: UVec4,
+        shade_groups: UVec4,
+        extend_launch: UVec4,
+    }
+
+    /// The closest hit of a path's ray, written by either trace backend.
+    struct HitRecord {
+        t: f32,
+        instance: u32,
+        primitive: u32,
+        pad0: u32,
+    }
+
+    struct WavefrontPush {
+        constants: u64,
+    }
 }

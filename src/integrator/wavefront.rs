@@ -1,0 +1,276 @@
+//! The wavefront path tracer (Laine, Karras and Aila 2013, "Megakernels Considered
+//! Harmful"): path state in structure-of-arrays buffers, one kernel per stage, queues with
+//! GPU-side counters, and every kernel after generate launched indirectly from those
+//! counters. A sample pass is recorded once and replayed; nothing is read back inside it.
+//!
+//! Status: generate, extend (both trace backends), and the emission part of shade. Paths end
+//! at their first hit, so only `max_depth` 1 is accepted; scattering, next-event estimation
+//! and connect follow the plan in docs/WAVEFRONT.md.
+
+use glam::Vec3;
+
+use crate::accel::SceneAccel;
+use crate::film::RgbImage;
+use crate::gpu::shaders::ids;
+use crate::gpu::{
+    Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, MemoryLocation,
+    RayTracingPipeline, RayTracingShaders, TraceBackend,
+};
+use crate::interface::{GpuInstance, GpuMaterial, GpuMesh, PassConstants, QueueState, WavefrontPush};
+use crate::scene::{GpuMeshes, PinholeCamera, Scene};
+
+use super::RenderSettings;
+
+/// Threads per workgroup of the wavefront kernels (`WAVEFRONT_GROUP` in wavefront.glsl).
+const GROUP: u32 = 64;
+/// Byte offsets inside `QueueState` of the indirect arguments.
+const EXTEND_GROUPS_OFFSET: u64 = 16;
+const SHADE_GROUPS_OFFSET: u64 = 32;
+const EXTEND_LAUNCH_OFFSET: u64 = 48;
+
+enum Extend {
+    Query(ComputePipeline<WavefrontPush>),
+    Pipeline(RayTracingPipeline<WavefrontPush>),
+}
+
+pub struct WavefrontRenderer {
+    context: Context,
+    settings: RenderSettings,
+    pass: CommandBuffer,
+    film: Buffer,
+    // Kept alive for the recorded pass, which reads them by address.
+    _buffers: Vec<Buffer>,
+    _accel: SceneAccel,
+    _meshes: GpuMeshes,
+    _pipelines: (Vec<ComputePipeline<WavefrontPush>>, Extend),
+}
+
+fn storage(context: &Context, name: &str, bytes: u64) -> GpuResult<Buffer> {
+    Buffer::new(context, name, bytes, BufferUsage::STORAGE, MemoryLocation::GpuOnly)
+}
+
+impl WavefrontRenderer {
+    pub fn new(context: &Context, scene: &Scene, settings: &RenderSettings) -> GpuResult<Self> {
+        let invalid = |problem: String| GpuError::InvalidUse {
+            name: "render settings".into(),
+            problem,
+        };
+        if settings.max_depth != 1 {
+            return Err(invalid(format!(
+                "max depth {} is not supported yet: the wavefront integrator ends paths at their first hit",
+                settings.max_depth
+            )));
+        }
+        if settings.width == 0 || settings.height == 0 || settings.spp == 0 {
+            return Err(invalid(format!(
+                "{}x{} at {} spp",
+                settings.width, settings.height, settings.spp
+            )));
+        }
+        if !context.trace_backends().contains(&settings.backend) {
+            return Err(invalid(format!(
+                "this device has no {:?} trace backend",
+                settings.backend
+            )));
+        }
+        let path_count = settings.width * settings.height;
+
+        let meshes = GpuMeshes::upload(context, scene)?;
+        let accel = SceneAccel::build(context, scene, &meshes)?;
+        let instances: Vec<GpuInstance> = scene
+            .instances
+            .iter()
+            .map(|i| {
+                let rows = i.world_from_object.transpose();
+                GpuInstance {
+                    row0: rows.x_axis,
+                    row1: rows.y_axis,
+                    row2: rows.z_axis,
+                    mesh: i.mesh,
+                    flips_winding: u32::from(i.flips_winding()),
+                    pad0: 0,
+                    pad1: 0,
+                }
+            })
+            .collect();
+        let mesh_table: Vec<GpuMesh> = meshes
+            .ranges
+            .iter()
+            .zip(&scene.meshes)
+            .map(|(r, m)| GpuMesh {
+                first_vertex: r.first_vertex,
+                first_index: r.first_index,
+                material: m.material,
+                pad0: 0,
+            })
+            .collect();
+        let materials: Vec<GpuMaterial> = scene
+            .materials
+            .iter()
+            .map(|m| GpuMaterial {
+                base_color: m.base_color,
+                emission: m.emission,
+                pad0: 0,
+            })
+            .collect();
+        let instance_buffer = Buffer::from_slice(context, "scene instances", &instances, BufferUsage::STORAGE)?;
+        let mesh_buffer = Buffer::from_slice(context, "scene meshes", &mesh_table, BufferUsage::STORAGE)?;
+        let material_buffer = Buffer::from_slice(context, "scene materials", &materials, BufferUsage::STORAGE)?;
+
+        let paths = u64::from(path_count);
+        let ray_origins = storage(context, "path ray origins", paths * 16)?;
+        let ray_directions = storage(context, "path ray directions", paths * 16)?;
+        let throughputs = storage(context, "path throughputs", paths * 16)?;
+        let hits = storage(context, "path hits", paths * 16)?;
+        let extend_queue = storage(context, "extend queue", paths * 4)?;
+        let shade_queue = storage(context, "shade queue", paths * 4)?;
+        let film = storage(context, "film", paths * 16)?;
+        let queue_usage = BufferUsage {
+            indirect: true,
+            ..BufferUsage::STORAGE
+        };
+        let queues = Buffer::from_slice(context, "queues", &[QueueState::default()], queue_usage)?;
+
+        let (camera, note) = PinholeCamera::for_scene(scene, settings.width, settings.height);
+        if let Some(note) = note {
+            log::info!("{note}");
+        }
+        let constants = PassConstants {
+            positions: meshes.positions.address(),
+            indices: meshes.indices.address(),
+            instances: instance_buffer.address(),
+            meshes: mesh_buffer.address(),
+            materials: material_buffer.address(),
+            top_level: accel.top_level.address(),
+            ray_origins: ray_origins.address(),
+            ray_directions: ray_directions.address(),
+            throughputs: throughputs.address(),
+            hits: hits.address(),
+            queues: queues.address(),
+            extend_queue: extend_queue.address(),
+            shade_queue: shade_queue.address(),
+            film: film.address(),
+            camera_origin: camera.origin,
+            tan_half_yfov: camera.tan_half_yfov,
+            camera_right: camera.right,
+            aspect: camera.aspect,
+            camera_up: camera.up,
+            seed: settings.seed,
+            camera_forward: camera.forward,
+            path_count,
+            width: settings.width,
+            height: settings.height,
+            max_depth: settings.max_depth,
+            pad0: 0,
+        };
+        let constants_buffer = Buffer::from_slice(context, "pass constants", &[constants], BufferUsage::STORAGE)?;
+        let push = WavefrontPush {
+            constants: constants_buffer.address(),
+        };
+
+        let generate = ComputePipeline::new(context, ids::WAVEFRONT_GENERATE, &[])?;
+        let prepare_extend = ComputePipeline::new(context, ids::WAVEFRONT_PREPARE_EXTEND, &[])?;
+        let prepare_shade = ComputePipeline::new(context, ids::WAVEFRONT_PREPARE_SHADE, &[])?;
+        let shade = ComputePipeline::new(context, ids::WAVEFRONT_SHADE_SURFACE, &[])?;
+        let finish = ComputePipeline::new(context, ids::WAVEFRONT_FINISH_PASS, &[])?;
+        let extend = match settings.backend {
+            TraceBackend::Query => Extend::Query(ComputePipeline::new(context, ids::TRACE_EXTEND_QUERY, &[])?),
+            TraceBackend::Pipeline => Extend::Pipeline(RayTracingPipeline::new(
+                context,
+                "extend",
+                &RayTracingShaders {
+                    raygen: ids::TRACE_EXTEND_RGEN,
+                    miss: &[ids::TRACE_EXTEND_RMISS],
+                    closest_hit: &[ids::TRACE_EXTEND_RCHIT],
+                },
+            )?),
+        };
+
+        context.run_once("clear film", |commands| {
+            commands.fill_buffer(&film, 0, film.size(), 0);
+            Ok(())
+        })?;
+
+        let mut pass = CommandBuffer::new(context, "sample pass")?;
+        pass.begin(context)?;
+        let one = DispatchSize { x: 1, y: 1 };
+        let barrier = |commands: &mut CommandBuffer| match settings.backend {
+            TraceBackend::Pipeline => commands.ray_tracing_barrier(),
+            TraceBackend::Query => commands.compute_barrier(),
+        };
+        barrier(&mut pass);
+        pass.begin_label("generate");
+        pass.dispatch(
+            &generate,
+            &push,
+            DispatchSize {
+                x: path_count.div_ceil(GROUP),
+                y: 1,
+            },
+        );
+        pass.end_label();
+        barrier(&mut pass);
+        for _bounce in 0..settings.max_depth {
+            pass.dispatch(&prepare_extend, &push, one);
+            barrier(&mut pass);
+            pass.begin_label("extend");
+            match &extend {
+                Extend::Query(pipeline) => pass.dispatch_indirect(pipeline, &push, &queues, EXTEND_GROUPS_OFFSET),
+                Extend::Pipeline(pipeline) => pass.trace_rays_indirect(pipeline, &push, &queues, EXTEND_LAUNCH_OFFSET),
+            }
+            pass.end_label();
+            barrier(&mut pass);
+            pass.dispatch(&prepare_shade, &push, one);
+            barrier(&mut pass);
+            pass.begin_label("shade_surface");
+            pass.dispatch_indirect(&shade, &push, &queues, SHADE_GROUPS_OFFSET);
+            pass.end_label();
+            barrier(&mut pass);
+        }
+        pass.dispatch(&finish, &push, one);
+        barrier(&mut pass);
+        pass.end()?;
+
+        let buffers = vec![
+            instance_buffer,
+            mesh_buffer,
+            material_buffer,
+            ray_origins,
+            ray_directions,
+            throughputs,
+            hits,
+            extend_queue,
+            shade_queue,
+            queues,
+            constants_buffer,
+        ];
+        Ok(Self {
+            context: context.clone(),
+            settings: settings.clone(),
+            pass,
+            film,
+            _buffers: buffers,
+            _accel: accel,
+            _meshes: meshes,
+            _pipelines: (vec![generate, prepare_extend, prepare_shade, shade, finish], extend),
+        })
+    }
+
+    /// Renders every sample pass (replaying one recording) and returns the mean radiance.
+    pub fn render(&mut self) -> GpuResult<RgbImage> {
+        for _ in 0..self.settings.spp {
+            self.pass.submit_and_wait(&self.context)?;
+        }
+        let (width, height) = (self.settings.width as usize, self.settings.height as usize);
+        let sums: Vec<[f32; 4]> = self.film.read_back(&self.context, width * height)?;
+        let scale = 1.0 / self.settings.spp as f32;
+        Ok(RgbImage {
+            width,
+            height,
+            pixels: sums
+                .iter()
+                .map(|s| (Vec3::new(s[0], s[1], s[2]) * scale).to_array())
+                .collect(),
+        })
+    }
+}

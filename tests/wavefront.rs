@@ -1,0 +1,172 @@
+//! The wavefront integrator, first stage (emitters seen directly, max depth 1): exact on the
+//! furnace box, equal to a CPU twin on the Cornell box, and identical across trace backends.
+
+mod common;
+
+use glam::{Vec2, Vec3};
+use wavetrace::film::RgbImage;
+use wavetrace::gpu::{Context, TraceBackend};
+use wavetrace::integrator::wavefront::WavefrontRenderer;
+use wavetrace::integrator::RenderSettings;
+use wavetrace::scene::{PinholeCamera, Scene};
+
+fn settings(width: u32, height: u32, spp: u32, backend: TraceBackend) -> RenderSettings {
+    RenderSettings {
+        width,
+        height,
+        spp,
+        max_depth: 1,
+        seed: 7,
+        backend,
+    }
+}
+
+fn render(context: &Context, scene: &Scene, settings: &RenderSettings) -> RgbImage {
+    WavefrontRenderer::new(context, scene, settings)
+        .unwrap()
+        .render()
+        .unwrap()
+}
+
+/// The same estimate on the CPU: the same camera rays (same counter-based jitter), the
+/// nearest triangle by brute force, its emission if seen from the front.
+fn cpu_depth_one(scene: &Scene, settings: &RenderSettings) -> RgbImage {
+    let (camera, _) = PinholeCamera::for_scene(scene, settings.width, settings.height);
+    RgbImage::from_fn(settings.width as usize, settings.height as usize, |x, y| {
+        let path = (y * settings.width as usize + x) as u32;
+        let mut sum = Vec3::ZERO;
+        for sample in 0..settings.spp {
+            let jitter = Vec2::new(
+                wavetrace::rng::random(settings.seed, path, sample, 0, 0),
+                wavetrace::rng::random(settings.seed, path, sample, 0, 1),
+            );
+            let (origin, direction) =
+                camera.ray(Vec2::new(x as f32, y as f32), jitter, settings.width, settings.height);
+            let mut best: Option<(f32, Vec3)> = None;
+            for instance in &scene.instances {
+                let mesh = &scene.meshes[instance.mesh as usize];
+                for tri in mesh.indices.chunks_exact(3) {
+                    let [a, b, c] = [0, 1, 2].map(|k| {
+                        instance
+                            .world_from_object
+                            .transform_point3(mesh.positions[tri[k] as usize])
+                    });
+                    let (e1, e2) = (b - a, c - a);
+                    let p = direction.cross(e2);
+                    let det = e1.dot(p);
+                    if det.abs() < 1e-12 {
+                        continue;
+                    }
+                    let s = origin - a;
+                    let (u, q) = (s.dot(p) / det, s.cross(e1));
+                    let v = direction.dot(q) / det;
+                    let t = e2.dot(q) / det;
+                    if u < 0.0 || v < 0.0 || u + v > 1.0 || t <= 0.0 || best.is_some_and(|(bt, _)| t >= bt) {
+                        continue;
+                    }
+                    let mut normal = e1.cross(e2);
+                    if instance.flips_winding() {
+                        normal = -normal;
+                    }
+                    let emission = scene.materials[mesh.material as usize].emission;
+                    best = Some((
+                        t,
+                        if normal.dot(direction) < 0.0 {
+                            emission
+                        } else {
+                            Vec3::ZERO
+                        },
+                    ));
+                }
+            }
+            sum += best.map_or(Vec3::ZERO, |(_, e)| e);
+        }
+        (sum / settings.spp as f32).to_array()
+    })
+}
+
+fn backends(context: &Context) -> Vec<TraceBackend> {
+    context.trace_backends().to_vec()
+}
+
+#[test]
+fn the_furnace_box_seen_directly_is_exactly_one() {
+    let gpu = common::gpu();
+    let scene = common::load_scene("furnace-box");
+    for backend in backends(&gpu.context) {
+        let image = render(&gpu.context, &scene, &settings(64, 64, 4, backend));
+        assert!(!image.has_non_finite());
+        let off = image
+            .pixels
+            .iter()
+            .flatten()
+            .filter(|&&v| (v - 1.0).abs() > 1e-6)
+            .count();
+        assert_eq!(
+            off, 0,
+            "{backend:?}: {off} channel values differ from (1 - 0.5^1) / (1 - 0.5) = 1"
+        );
+    }
+    gpu.finish();
+}
+
+#[test]
+fn cornell_box_depth_one_equals_the_cpu_twin_on_both_backends() {
+    let gpu = common::gpu();
+    let scene = common::load_scene("cornell-box");
+    let settings_query = settings(64, 56, 3, TraceBackend::Query);
+    let want = cpu_depth_one(&scene, &settings_query);
+    let lit = want.pixels.iter().filter(|p| p[0] > 0.0).count();
+    assert!(
+        lit > 10,
+        "the light must cover some pixels for this test to say anything: {lit}"
+    );
+    let mut images = Vec::new();
+    for backend in backends(&gpu.context) {
+        let image = render(
+            &gpu.context,
+            &scene,
+            &RenderSettings {
+                backend,
+                ..settings_query.clone()
+            },
+        );
+        // Rays that graze the light's edge may land either side in the two intersectors.
+        // Equal up to float rounding (the GPU scales the sum by 1/spp, the CPU divides).
+        let close = |a: &[f32; 3], b: &[f32; 3]| (0..3).all(|c| (a[c] - b[c]).abs() <= 1e-5 * b[c].abs().max(1.0));
+        let differing = image
+            .pixels
+            .iter()
+            .zip(&want.pixels)
+            .filter(|(a, b)| !close(a, b))
+            .count();
+        assert!(
+            differing <= 3,
+            "{backend:?}: {differing} pixels differ from the CPU twin"
+        );
+        images.push(image);
+    }
+    if let [a, b] = &images[..] {
+        assert_eq!(a, b, "the two trace backends must give the same image");
+    }
+    gpu.finish();
+}
+
+#[test]
+fn the_same_seed_gives_the_same_image_and_deeper_paths_are_refused_for_now() {
+    let gpu = common::gpu();
+    let scene = common::load_scene("cornell-box");
+    let backend = backends(&gpu.context)[0];
+    let a = render(&gpu.context, &scene, &settings(32, 32, 2, backend));
+    let b = render(&gpu.context, &scene, &settings(32, 32, 2, backend));
+    assert_eq!(a, b);
+    let deeper = RenderSettings {
+        max_depth: 8,
+        ..settings(32, 32, 2, backend)
+    };
+    let error = WavefrontRenderer::new(&gpu.context, &scene, &deeper)
+        .err()
+        .expect("depth 8 is not built yet");
+    assert!(error.to_string().contains("max depth 8"), "{error}");
+    gpu.finish();
+}
