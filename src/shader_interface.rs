@@ -100,10 +100,16 @@ gpu_structs! {
         pad0: u32,
     }
 
+    /// `kind`: 0 Lambertian, 1 perfect mirror, 2 smooth dielectric (`MATERIAL_*` in
+    /// shaders-glsl/include/bsdf.glsl, `MaterialKind` in src/integrator/wavefront.rs).
     struct GpuMaterial {
         base_color: Vec4,
         emission: Vec3,
+        kind: u32,
+        ior: f32,
         pad0: u32,
+        pad1: u32,
+        pad2: u32,
     }
 
     /// Everything a wavefront kernel reads: scene tables, path state, queues, film, camera.
@@ -156,7 +162,11 @@ gpu_structs! {
         pad0: u32,
     }
 
+    /// `bounce`: the path segment the kernel works on; every live path of a pass is at the
+    /// same bounce in the GPU-driven schedule, so it is fixed at recording time.
     struct WavefrontPush {
         constants: u64,
+        bounce: u32,
+        pad0: u32,
     }
 }

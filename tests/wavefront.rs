@@ -153,20 +153,50 @@ fn cornell_box_depth_one_equals_the_cpu_twin_on_both_backends() {
 }
 
 #[test]
-fn the_same_seed_gives_the_same_image_and_deeper_paths_are_refused_for_now() {
+fn the_furnace_box_matches_its_analytic_value_at_every_depth() {
+    // Walls of albedo 0.5 emitting 1: every path gathers exactly sum_{k<d} 0.5^k.
+    let gpu = common::gpu();
+    let scene = common::load_scene("furnace-box");
+    for backend in backends(&gpu.context) {
+        for depth in [1u32, 2, 8] {
+            let want = (1.0 - 0.5f64.powi(depth as i32)) / (1.0 - 0.5);
+            let image = render(
+                &gpu.context,
+                &scene,
+                &RenderSettings {
+                    max_depth: depth,
+                    ..settings(64, 64, 4, backend)
+                },
+            );
+            for mean in image.mean() {
+                assert!(
+                    (mean / want - 1.0).abs() < 0.005,
+                    "{backend:?} depth {depth}: mean {mean}, want {want}"
+                );
+            }
+        }
+    }
+    gpu.finish();
+}
+
+#[test]
+fn the_same_seed_gives_the_same_image() {
     let gpu = common::gpu();
     let scene = common::load_scene("cornell-box");
     let backend = backends(&gpu.context)[0];
     let a = render(&gpu.context, &scene, &settings(32, 32, 2, backend));
     let b = render(&gpu.context, &scene, &settings(32, 32, 2, backend));
     assert_eq!(a, b);
-    let deeper = RenderSettings {
+    let deep = RenderSettings {
         max_depth: 8,
         ..settings(32, 32, 2, backend)
     };
-    let error = WavefrontRenderer::new(&gpu.context, &scene, &deeper)
+    let deep_a = render(&gpu.context, &scene, &deep);
+    assert_eq!(deep_a, render(&gpu.context, &scene, &deep));
+    assert!(deep_a.mean()[0] > a.mean()[0], "indirect light adds to the direct view");
+    let error = WavefrontRenderer::new(&gpu.context, &scene, &RenderSettings { spp: 0, ..deep })
         .err()
-        .expect("depth 8 is not built yet");
-    assert!(error.to_string().contains("max depth 8"), "{error}");
+        .expect("0 spp is refused");
+    assert!(error.to_string().contains("must be positive"), "{error}");
     gpu.finish();
 }

@@ -3,8 +3,8 @@
 //! GPU-side counters, and every kernel after generate launched indirectly from those
 //! counters. A sample pass is recorded once and replayed; nothing is read back inside it.
 //!
-//! Status: generate, extend (both trace backends), and the emission part of shade. Paths end
-//! at their first hit, so only `max_depth` 1 is accepted; scattering, next-event estimation
+//! Status: generate, extend (both trace backends), and shade with emission and BSDF
+//! sampling of the three reference materials; next-event estimation, MIS, Russian roulette
 //! and connect follow the plan in docs/WAVEFRONT.md.
 
 use glam::Vec3;
@@ -27,6 +27,38 @@ const GROUP: u32 = 64;
 const EXTEND_GROUPS_OFFSET: u64 = 16;
 const SHADE_GROUPS_OFFSET: u64 = 32;
 const EXTEND_LAUNCH_OFFSET: u64 = 48;
+
+/// Which BSDF a material gets (the `kind` of `GpuMaterial`, `MATERIAL_*` in bsdf.glsl).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum MaterialKind {
+    Lambertian = 0,
+    Mirror = 1,
+    Dielectric = 2,
+}
+
+impl MaterialKind {
+    /// The reference conventions' three materials; anything else is rendered as Lambertian
+    /// with its base colour (with a warning) until the glTF BRDF lands.
+    pub fn of(material: &crate::scene::Material) -> Self {
+        if material.transmission >= 1.0 && material.roughness == 0.0 {
+            MaterialKind::Dielectric
+        } else if material.metallic >= 1.0 && material.roughness == 0.0 {
+            MaterialKind::Mirror
+        } else {
+            if material.metallic != 0.0 || material.specular != 0.0 || material.transmission != 0.0 {
+                log::warn!(
+                    "material {}: metallic {}, specular {}, transmission {} rendered as Lambertian (the glTF BRDF is not built yet)",
+                    material.name,
+                    material.metallic,
+                    material.specular,
+                    material.transmission
+                );
+            }
+            MaterialKind::Lambertian
+        }
+    }
+}
 
 enum Extend {
     Query(ComputePipeline<WavefrontPush>),
@@ -55,16 +87,10 @@ impl WavefrontRenderer {
             name: "render settings".into(),
             problem,
         };
-        if settings.max_depth != 1 {
+        if settings.width == 0 || settings.height == 0 || settings.spp == 0 || settings.max_depth == 0 {
             return Err(invalid(format!(
-                "max depth {} is not supported yet: the wavefront integrator ends paths at their first hit",
-                settings.max_depth
-            )));
-        }
-        if settings.width == 0 || settings.height == 0 || settings.spp == 0 {
-            return Err(invalid(format!(
-                "{}x{} at {} spp",
-                settings.width, settings.height, settings.spp
+                "{}x{} at {} spp, depth {}: all must be positive",
+                settings.width, settings.height, settings.spp, settings.max_depth
             )));
         }
         if !context.trace_backends().contains(&settings.backend) {
@@ -110,7 +136,11 @@ impl WavefrontRenderer {
             .map(|m| GpuMaterial {
                 base_color: m.base_color,
                 emission: m.emission,
+                kind: MaterialKind::of(m) as u32,
+                ior: m.ior,
                 pad0: 0,
+                pad1: 0,
+                pad2: 0,
             })
             .collect();
         let instance_buffer = Buffer::from_slice(context, "scene instances", &instances, BufferUsage::STORAGE)?;
@@ -164,9 +194,12 @@ impl WavefrontRenderer {
             pad0: 0,
         };
         let constants_buffer = Buffer::from_slice(context, "pass constants", &[constants], BufferUsage::STORAGE)?;
-        let push = WavefrontPush {
+        let push_at = |bounce: u32| WavefrontPush {
             constants: constants_buffer.address(),
+            bounce,
+            pad0: 0,
         };
+        let push = push_at(0);
 
         let generate = ComputePipeline::new(context, ids::WAVEFRONT_GENERATE, &[])?;
         let prepare_extend = ComputePipeline::new(context, ids::WAVEFRONT_PREPARE_EXTEND, &[])?;
@@ -210,7 +243,8 @@ impl WavefrontRenderer {
         );
         pass.end_label();
         barrier(&mut pass);
-        for _bounce in 0..settings.max_depth {
+        for bounce in 0..settings.max_depth {
+            let push = push_at(bounce);
             pass.dispatch(&prepare_extend, &push, one);
             barrier(&mut pass);
             pass.begin_label("extend");
