@@ -129,6 +129,14 @@ gpu_structs! {
         extend_queue: u64,
         shade_queue: u64,
         film: u64,
+        shadow_origins: u64,
+        shadow_directions: u64,
+        shadow_contributions: u64,
+        connect_queue: u64,
+        light_triangles: u64,
+        light_cdf: u64,
+        light_count: u32,
+        light_total_power: f32,
         camera_origin: Vec3,
         tan_half_yfov: f32,
         camera_right: Vec3,
@@ -148,10 +156,12 @@ gpu_structs! {
         extend_count: u32,
         shade_count: u32,
         sample_index: u32,
-        pad0: u32,
+        connect_count: u32,
         extend_groups: UVec4,
         shade_groups: UVec4,
         extend_launch: UVec4,
+        connect_groups: UVec4,
+        connect_launch: UVec4,
     }
 
     /// The closest hit of a path's ray, written by either trace backend.

@@ -29,6 +29,7 @@ void main() {
     vec3 direction = normalize(c.camera_right * sx + c.camera_up * sy + c.camera_forward);
     Vec4s(c.ray_origins).v[path] = vec4(c.camera_origin, 0.0);
     Vec4s(c.ray_directions).v[path] = vec4(direction, 0.0);
-    Vec4s(c.throughputs).v[path] = vec4(1.0);
+    // w = 0: no BSDF density yet, so emission seen directly counts in full.
+    Vec4s(c.throughputs).v[path] = vec4(1.0, 1.0, 1.0, 0.0);
     Uints(c.extend_queue).v[path] = path;
 }

@@ -1,7 +1,7 @@
 #version 460
 //
 // One thread between extend and shade: turns the shade queue's count into indirect
-// dispatch arguments and empties the extend queue for the next bounce, so no count ever
+// dispatch arguments and empties the extend and connect queues that shade fills, so no count ever
 // travels to the CPU.
 #extension GL_GOOGLE_include_directive : require
 
@@ -13,4 +13,5 @@ void main() {
     Queues queues = Queues(constants().queues);
     queues.q.shade_groups = uvec4((queues.q.shade_count + WAVEFRONT_GROUP - 1) / WAVEFRONT_GROUP, 1, 1, 0);
     queues.q.extend_count = 0;
+    queues.q.connect_count = 0;
 }

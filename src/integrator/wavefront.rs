@@ -3,9 +3,9 @@
 //! GPU-side counters, and every kernel after generate launched indirectly from those
 //! counters. A sample pass is recorded once and replayed; nothing is read back inside it.
 //!
-//! Status: generate, extend (both trace backends), and shade with emission and BSDF
-//! sampling of the three reference materials; next-event estimation, MIS, Russian roulette
-//! and connect follow the plan in docs/WAVEFRONT.md.
+//! Kernels per bounce: prepare_extend, extend, prepare_shade, shade_surface (emission with
+//! MIS, a light sample, BSDF sampling of the three reference materials), prepare_connect,
+//! connect. Not yet: Russian roulette, the CLI, per-kernel statistics (docs/WAVEFRONT.md).
 
 use glam::Vec3;
 
@@ -17,6 +17,7 @@ use crate::gpu::{
     RayTracingPipeline, RayTracingShaders, TraceBackend,
 };
 use crate::interface::{GpuInstance, GpuMaterial, GpuMesh, PassConstants, QueueState, WavefrontPush};
+use crate::lights::EmissiveTriangles;
 use crate::scene::{GpuMeshes, PinholeCamera, Scene};
 
 use super::RenderSettings;
@@ -27,6 +28,8 @@ const GROUP: u32 = 64;
 const EXTEND_GROUPS_OFFSET: u64 = 16;
 const SHADE_GROUPS_OFFSET: u64 = 32;
 const EXTEND_LAUNCH_OFFSET: u64 = 48;
+const CONNECT_GROUPS_OFFSET: u64 = 64;
+const CONNECT_LAUNCH_OFFSET: u64 = 80;
 
 /// Which BSDF a material gets (the `kind` of `GpuMaterial`, `MATERIAL_*` in bsdf.glsl).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,9 +63,19 @@ impl MaterialKind {
     }
 }
 
-enum Extend {
+/// A trace kernel (extend or connect) in whichever backend the settings chose.
+enum TraceKernel {
     Query(ComputePipeline<WavefrontPush>),
     Pipeline(RayTracingPipeline<WavefrontPush>),
+}
+
+impl TraceKernel {
+    fn record(&self, commands: &mut CommandBuffer, push: &WavefrontPush, queues: &Buffer, groups: u64, launch: u64) {
+        match self {
+            TraceKernel::Query(pipeline) => commands.dispatch_indirect(pipeline, push, queues, groups),
+            TraceKernel::Pipeline(pipeline) => commands.trace_rays_indirect(pipeline, push, queues, launch),
+        }
+    }
 }
 
 pub struct WavefrontRenderer {
@@ -74,7 +87,7 @@ pub struct WavefrontRenderer {
     _buffers: Vec<Buffer>,
     _accel: SceneAccel,
     _meshes: GpuMeshes,
-    _pipelines: (Vec<ComputePipeline<WavefrontPush>>, Extend),
+    _pipelines: (Vec<ComputePipeline<WavefrontPush>>, [TraceKernel; 2]),
 }
 
 fn storage(context: &Context, name: &str, bytes: u64) -> GpuResult<Buffer> {
@@ -155,6 +168,13 @@ impl WavefrontRenderer {
         let extend_queue = storage(context, "extend queue", paths * 4)?;
         let shade_queue = storage(context, "shade queue", paths * 4)?;
         let film = storage(context, "film", paths * 16)?;
+        let shadow_origins = storage(context, "shadow ray origins", paths * 16)?;
+        let shadow_directions = storage(context, "shadow ray directions", paths * 16)?;
+        let shadow_contributions = storage(context, "shadow contributions", paths * 16)?;
+        let connect_queue = storage(context, "connect queue", paths * 4)?;
+        let lights = EmissiveTriangles::build(scene);
+        let light_triangles = Buffer::from_slice(context, "light triangles", &lights.triangles, BufferUsage::STORAGE)?;
+        let light_cdf = Buffer::from_slice(context, "light cdf", &lights.cdf, BufferUsage::STORAGE)?;
         let queue_usage = BufferUsage {
             indirect: true,
             ..BufferUsage::STORAGE
@@ -180,6 +200,14 @@ impl WavefrontRenderer {
             extend_queue: extend_queue.address(),
             shade_queue: shade_queue.address(),
             film: film.address(),
+            shadow_origins: shadow_origins.address(),
+            shadow_directions: shadow_directions.address(),
+            shadow_contributions: shadow_contributions.address(),
+            connect_queue: connect_queue.address(),
+            light_triangles: light_triangles.address(),
+            light_cdf: light_cdf.address(),
+            light_count: lights.triangles.len() as u32,
+            light_total_power: lights.total_power as f32,
             camera_origin: camera.origin,
             tan_half_yfov: camera.tan_half_yfov,
             camera_right: camera.right,
@@ -206,18 +234,35 @@ impl WavefrontRenderer {
         let prepare_shade = ComputePipeline::new(context, ids::WAVEFRONT_PREPARE_SHADE, &[])?;
         let shade = ComputePipeline::new(context, ids::WAVEFRONT_SHADE_SURFACE, &[])?;
         let finish = ComputePipeline::new(context, ids::WAVEFRONT_FINISH_PASS, &[])?;
-        let extend = match settings.backend {
-            TraceBackend::Query => Extend::Query(ComputePipeline::new(context, ids::TRACE_EXTEND_QUERY, &[])?),
-            TraceBackend::Pipeline => Extend::Pipeline(RayTracingPipeline::new(
-                context,
-                "extend",
-                &RayTracingShaders {
-                    raygen: ids::TRACE_EXTEND_RGEN,
-                    miss: &[ids::TRACE_EXTEND_RMISS],
-                    closest_hit: &[ids::TRACE_EXTEND_RCHIT],
-                },
-            )?),
+        let prepare_connect = ComputePipeline::new(context, ids::WAVEFRONT_PREPARE_CONNECT, &[])?;
+        let trace_kernel = |name: &str, query, raygen, miss, closest_hit| -> GpuResult<TraceKernel> {
+            Ok(match settings.backend {
+                TraceBackend::Query => TraceKernel::Query(ComputePipeline::new(context, query, &[])?),
+                TraceBackend::Pipeline => TraceKernel::Pipeline(RayTracingPipeline::new(
+                    context,
+                    name,
+                    &RayTracingShaders {
+                        raygen,
+                        miss: &[miss],
+                        closest_hit: &[closest_hit],
+                    },
+                )?),
+            })
         };
+        let extend = trace_kernel(
+            "extend",
+            ids::TRACE_EXTEND_QUERY,
+            ids::TRACE_EXTEND_RGEN,
+            ids::TRACE_EXTEND_RMISS,
+            ids::TRACE_EXTEND_RCHIT,
+        )?;
+        let connect = trace_kernel(
+            "connect",
+            ids::TRACE_CONNECT_QUERY,
+            ids::TRACE_CONNECT_RGEN,
+            ids::TRACE_CONNECT_RMISS,
+            ids::TRACE_CONNECT_RCHIT,
+        )?;
 
         context.run_once("clear film", |commands| {
             commands.fill_buffer(&film, 0, film.size(), 0);
@@ -248,16 +293,19 @@ impl WavefrontRenderer {
             pass.dispatch(&prepare_extend, &push, one);
             barrier(&mut pass);
             pass.begin_label("extend");
-            match &extend {
-                Extend::Query(pipeline) => pass.dispatch_indirect(pipeline, &push, &queues, EXTEND_GROUPS_OFFSET),
-                Extend::Pipeline(pipeline) => pass.trace_rays_indirect(pipeline, &push, &queues, EXTEND_LAUNCH_OFFSET),
-            }
+            extend.record(&mut pass, &push, &queues, EXTEND_GROUPS_OFFSET, EXTEND_LAUNCH_OFFSET);
             pass.end_label();
             barrier(&mut pass);
             pass.dispatch(&prepare_shade, &push, one);
             barrier(&mut pass);
             pass.begin_label("shade_surface");
             pass.dispatch_indirect(&shade, &push, &queues, SHADE_GROUPS_OFFSET);
+            pass.end_label();
+            barrier(&mut pass);
+            pass.dispatch(&prepare_connect, &push, one);
+            barrier(&mut pass);
+            pass.begin_label("connect");
+            connect.record(&mut pass, &push, &queues, CONNECT_GROUPS_OFFSET, CONNECT_LAUNCH_OFFSET);
             pass.end_label();
             barrier(&mut pass);
         }
@@ -275,6 +323,12 @@ impl WavefrontRenderer {
             hits,
             extend_queue,
             shade_queue,
+            shadow_origins,
+            shadow_directions,
+            shadow_contributions,
+            connect_queue,
+            light_triangles,
+            light_cdf,
             queues,
             constants_buffer,
         ];
@@ -286,7 +340,10 @@ impl WavefrontRenderer {
             _buffers: buffers,
             _accel: accel,
             _meshes: meshes,
-            _pipelines: (vec![generate, prepare_extend, prepare_shade, shade, finish], extend),
+            _pipelines: (
+                vec![generate, prepare_extend, prepare_shade, shade, prepare_connect, finish],
+                [extend, connect],
+            ),
         })
     }
 
