@@ -2,7 +2,14 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use wavetrace::gpu::{Context, ContextDesc, TraceBackend};
+use wavetrace::integrator::wavefront::WavefrontRenderer;
+use wavetrace::integrator::RenderSettings;
+use wavetrace::scene::Scene;
 
 #[derive(Parser)]
 #[command(
@@ -23,6 +30,43 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Render a glTF scene to EXR (linear) or PNG (sRGB).
+    Render(RenderArgs),
+}
+
+#[derive(clap::Args)]
+struct RenderArgs {
+    /// The scene (.gltf or .glb).
+    scene: PathBuf,
+    /// Output image(s): .exr and/or .png; give -o more than once for both.
+    #[arg(short, long = "output", required = true)]
+    output: Vec<PathBuf>,
+    /// Width and height; default 1024 wide, height from the camera's aspect ratio.
+    #[arg(long, num_args = 2, value_names = ["W", "H"])]
+    res: Option<Vec<u32>>,
+    #[arg(long, default_value_t = 64)]
+    spp: u32,
+    /// Largest number of path segments (Mitsuba's max_depth): 1 = emitters seen directly.
+    #[arg(long, default_value_t = 8)]
+    max_depth: u32,
+    #[arg(long, default_value_t = 0)]
+    seed: u32,
+    #[arg(long, value_enum, default_value_t = Trace::Auto)]
+    trace: Trace,
+    /// Print GPU time per kernel, samples/s and bytes of path state per path.
+    #[arg(long)]
+    stats: bool,
+    /// With --stats, print them as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Trace {
+    /// Ray queries where the device has them, else the ray-tracing pipeline.
+    Auto,
+    Query,
+    Pipeline,
 }
 
 fn main() -> ExitCode {
@@ -30,6 +74,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info { json } => info(json),
+        Command::Render(args) => render(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -47,6 +92,80 @@ fn info(json: bool) -> Result<(), String> {
         println!("{text}");
     } else {
         print!("{report}");
+    }
+    Ok(())
+}
+
+fn render(args: &RenderArgs) -> Result<(), String> {
+    // Checked before the render, so a typo does not cost a render.
+    for output in &args.output {
+        let extension = output.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+        if !matches!(extension.as_deref(), Some("exr") | Some("png")) {
+            return Err(format!(
+                "{}: unsupported output format (use .exr or .png)",
+                output.display()
+            ));
+        }
+    }
+    let scene = Scene::load(&args.scene).map_err(|e| e.to_string())?;
+    for warning in &scene.warnings {
+        eprintln!("wavetrace: warning: {}: {warning}", args.scene.display());
+    }
+    let (width, height) = match args.res.as_deref() {
+        Some([w, h]) => (*w, *h),
+        _ => {
+            let aspect = scene.camera.as_ref().and_then(|c| c.aspect_ratio).unwrap_or(1.0);
+            (1024, ((1024.0 / aspect).round() as u32).max(1))
+        }
+    };
+    let context = Context::new(&ContextDesc::default()).map_err(|e| e.to_string())?;
+    let available = context.trace_backends();
+    let backend = match args.trace {
+        Trace::Auto => *available.first().ok_or("the device has no trace backend")?,
+        Trace::Query => TraceBackend::Query,
+        Trace::Pipeline => TraceBackend::Pipeline,
+    };
+    let settings = RenderSettings {
+        width,
+        height,
+        spp: args.spp,
+        max_depth: args.max_depth,
+        seed: args.seed,
+        backend,
+    };
+    let mut renderer = WavefrontRenderer::new(&context, &scene, &settings).map_err(|e| e.to_string())?;
+    let terminal = std::io::stderr().is_terminal();
+    let started = std::time::Instant::now();
+    let (image, stats) = renderer
+        .render_with_progress(|done| {
+            if terminal {
+                let rate = f64::from(done) * f64::from(width * height) / started.elapsed().as_secs_f64() / 1e6;
+                eprint!("\rsample {done}/{} ({rate:.1} Msamples/s)", settings.spp);
+            }
+        })
+        .map_err(|e| e.to_string())?;
+    if terminal {
+        eprintln!();
+    }
+    for output in &args.output {
+        wavetrace::film::write_image(output, &image).map_err(|e| e.to_string())?;
+    }
+    if args.stats {
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&stats).map_err(|e| e.to_string())?);
+        } else {
+            println!(
+                "{width}x{height}, {} spp, depth {}, {backend:?} backend: {:.3} s GPU, {:.1} Msamples/s, {} bytes of path state per path",
+                settings.spp,
+                settings.max_depth,
+                stats.gpu_seconds,
+                stats.samples_per_second / 1e6,
+                stats.bytes_per_path
+            );
+            for (kernel, ms) in &stats.kernel_milliseconds {
+                println!("  {kernel:<14} {ms:>10.3} ms");
+            }
+        }
     }
     Ok(())
 }

@@ -71,3 +71,43 @@ fn no_driver_is_a_clear_error() {
         "stdout: {stdout}\nstderr: {stderr}"
     );
 }
+
+#[test]
+fn render_writes_exr_and_png_and_bad_scenes_are_clear_errors() {
+    let dir = std::env::temp_dir().join(format!("wavetrace-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/cornell-box/cornell-box.gltf");
+    let (exr, png) = (dir.join("out.exr"), dir.join("out.png"));
+    let output = wavetrace()
+        .args([
+            "render", scene, "--res", "24", "16", "--spp", "2", "--stats", "--json", "-o",
+        ])
+        .arg(&exr)
+        .arg("-o")
+        .arg(&png)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let stats: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!(stats["samples_per_second"].as_f64().unwrap() > 0.0);
+    let image = wavetrace::film::read_exr(&exr).unwrap();
+    assert_eq!((image.width, image.height), (24, 16));
+    assert!(std::fs::metadata(&png).unwrap().len() > 0);
+
+    let missing = wavetrace()
+        .args(["render", "/nonexistent/scene.gltf", "-o"])
+        .arg(&exr)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&missing.stderr);
+    assert!(
+        !missing.status.success() && text.contains("/nonexistent/scene.gltf") && !text.contains("panicked"),
+        "{text}"
+    );
+    let bad_output = wavetrace()
+        .args(["render", scene, "--res", "8", "8", "--spp", "1", "-o", "out.tiff"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&bad_output.stderr);
+    assert!(!bad_output.status.success() && text.contains("out.tiff"), "{text}");
+}

@@ -14,7 +14,7 @@ use crate::film::RgbImage;
 use crate::gpu::shaders::ids;
 use crate::gpu::{
     Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, MemoryLocation,
-    RayTracingPipeline, RayTracingShaders, TraceBackend,
+    Profiler, RayTracingPipeline, RayTracingShaders, TraceBackend,
 };
 use crate::interface::{GpuInstance, GpuMaterial, GpuMesh, PassConstants, QueueState, WavefrontPush};
 use crate::lights::EmissiveTriangles;
@@ -63,6 +63,22 @@ impl MaterialKind {
     }
 }
 
+/// Bytes of path state per path: ray origin, direction, throughput, hit (16 each), shadow
+/// origin, direction, contribution (16 each), three queue slots (4 each) and the film (16).
+pub const BYTES_PER_PATH: u64 = 4 * 16 + 3 * 16 + 3 * 4 + 16;
+
+/// What a render cost.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct RenderStats {
+    pub wall_seconds: f64,
+    /// Sum of the `sample_pass` timestamp scopes: GPU time only.
+    pub gpu_seconds: f64,
+    pub samples_per_second: f64,
+    /// Per kernel, summed over bounces and passes (`sample_pass` is the whole pass).
+    pub kernel_milliseconds: Vec<(String, f64)>,
+    pub bytes_per_path: u64,
+}
+
 /// A trace kernel (extend or connect) in whichever backend the settings chose.
 enum TraceKernel {
     Query(ComputePipeline<WavefrontPush>),
@@ -82,6 +98,7 @@ pub struct WavefrontRenderer {
     context: Context,
     settings: RenderSettings,
     pass: CommandBuffer,
+    profiler: Profiler,
     film: Buffer,
     // Kept alive for the recorded pass, which reads them by address.
     _buffers: Vec<Buffer>,
@@ -270,14 +287,17 @@ impl WavefrontRenderer {
         })?;
 
         let mut pass = CommandBuffer::new(context, "sample pass")?;
+        let mut profiler = Profiler::new(context, "wavefront kernels", 2 + 4 * settings.max_depth)?;
         pass.begin(context)?;
+        profiler.reset(&mut pass);
+        let whole_pass = profiler.begin(&mut pass, "sample_pass")?;
         let one = DispatchSize { x: 1, y: 1 };
         let barrier = |commands: &mut CommandBuffer| match settings.backend {
             TraceBackend::Pipeline => commands.ray_tracing_barrier(),
             TraceBackend::Query => commands.compute_barrier(),
         };
         barrier(&mut pass);
-        pass.begin_label("generate");
+        let scope = profiler.begin(&mut pass, "generate")?;
         pass.dispatch(
             &generate,
             &push,
@@ -286,31 +306,32 @@ impl WavefrontRenderer {
                 y: 1,
             },
         );
-        pass.end_label();
+        profiler.end(&mut pass, scope)?;
         barrier(&mut pass);
         for bounce in 0..settings.max_depth {
             let push = push_at(bounce);
             pass.dispatch(&prepare_extend, &push, one);
             barrier(&mut pass);
-            pass.begin_label("extend");
+            let scope = profiler.begin(&mut pass, "extend")?;
             extend.record(&mut pass, &push, &queues, EXTEND_GROUPS_OFFSET, EXTEND_LAUNCH_OFFSET);
-            pass.end_label();
+            profiler.end(&mut pass, scope)?;
             barrier(&mut pass);
             pass.dispatch(&prepare_shade, &push, one);
             barrier(&mut pass);
-            pass.begin_label("shade_surface");
+            let scope = profiler.begin(&mut pass, "shade_surface")?;
             pass.dispatch_indirect(&shade, &push, &queues, SHADE_GROUPS_OFFSET);
-            pass.end_label();
+            profiler.end(&mut pass, scope)?;
             barrier(&mut pass);
             pass.dispatch(&prepare_connect, &push, one);
             barrier(&mut pass);
-            pass.begin_label("connect");
+            let scope = profiler.begin(&mut pass, "connect")?;
             connect.record(&mut pass, &push, &queues, CONNECT_GROUPS_OFFSET, CONNECT_LAUNCH_OFFSET);
-            pass.end_label();
+            profiler.end(&mut pass, scope)?;
             barrier(&mut pass);
         }
         pass.dispatch(&finish, &push, one);
         barrier(&mut pass);
+        profiler.end(&mut pass, whole_pass)?;
         pass.end()?;
 
         let buffers = vec![
@@ -336,6 +357,7 @@ impl WavefrontRenderer {
             context: context.clone(),
             settings: settings.clone(),
             pass,
+            profiler,
             film,
             _buffers: buffers,
             _accel: accel,
@@ -348,20 +370,50 @@ impl WavefrontRenderer {
     }
 
     /// Renders every sample pass (replaying one recording) and returns the mean radiance.
+    /// Renders every sample pass (replaying one recording) and returns the mean radiance.
     pub fn render(&mut self) -> GpuResult<RgbImage> {
-        for _ in 0..self.settings.spp {
+        self.render_with_progress(|_| {}).map(|(image, _)| image)
+    }
+
+    /// As `render`, calling `progress` with the number of finished passes after each, and
+    /// returning GPU timings: per kernel, summed over bounces and passes.
+    pub fn render_with_progress(&mut self, mut progress: impl FnMut(u32)) -> GpuResult<(RgbImage, RenderStats)> {
+        let started = std::time::Instant::now();
+        let mut kernel_ms: Vec<(String, f64)> = Vec::new();
+        for done in 1..=self.settings.spp {
             self.pass.submit_and_wait(&self.context)?;
+            for timing in self.profiler.resolve()? {
+                match kernel_ms.iter_mut().find(|(name, _)| *name == timing.name) {
+                    Some((_, total)) => *total += timing.milliseconds,
+                    None => kernel_ms.push((timing.name, timing.milliseconds)),
+                }
+            }
+            progress(done);
         }
+        let seconds = started.elapsed().as_secs_f64();
         let (width, height) = (self.settings.width as usize, self.settings.height as usize);
         let sums: Vec<[f32; 4]> = self.film.read_back(&self.context, width * height)?;
         let scale = 1.0 / self.settings.spp as f32;
-        Ok(RgbImage {
+        let image = RgbImage {
             width,
             height,
             pixels: sums
                 .iter()
                 .map(|s| (Vec3::new(s[0], s[1], s[2]) * scale).to_array())
                 .collect(),
-        })
+        };
+        let samples = (width * height) as f64 * f64::from(self.settings.spp);
+        let gpu_seconds = kernel_ms
+            .iter()
+            .find(|(n, _)| n == "sample_pass")
+            .map_or(seconds, |(_, ms)| ms * 1e-3);
+        let stats = RenderStats {
+            wall_seconds: seconds,
+            gpu_seconds,
+            samples_per_second: samples / gpu_seconds,
+            kernel_milliseconds: kernel_ms,
+            bytes_per_path: BYTES_PER_PATH,
+        };
+        Ok((image, stats))
     }
 }
