@@ -32,6 +32,14 @@ enum Command {
     },
     /// Render a glTF scene to EXR (linear) or PNG (sRGB).
     Render(RenderArgs),
+    /// Compare an EXR render with a reference EXR: relMSE, block-8 relMSE, mean ratios.
+    Compare {
+        render: PathBuf,
+        reference: PathBuf,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(clap::Args)]
@@ -75,6 +83,11 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Info { json } => info(json),
         Command::Render(args) => render(&args),
+        Command::Compare {
+            render,
+            reference,
+            json,
+        } => compare(&render, &reference, json),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -166,6 +179,22 @@ fn render(args: &RenderArgs) -> Result<(), String> {
                 println!("  {kernel:<14} {ms:>10.3} ms");
             }
         }
+    }
+    Ok(())
+}
+
+fn compare(render: &std::path::Path, reference: &std::path::Path, json: bool) -> Result<(), String> {
+    let image = wavetrace::film::read_exr(render).map_err(|e| e.to_string())?;
+    let reference_image = wavetrace::film::read_exr(reference).map_err(|e| e.to_string())?;
+    let c = wavetrace::film::metrics::compare(&image, &reference_image).map_err(|e| e.to_string())?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&c).map_err(|e| e.to_string())?);
+    } else {
+        let [r, g, b] = c.mean_ratio;
+        println!(
+            "relMSE {:.6}, block-8 relMSE {:.7}, mean ratio {r:.4} {g:.4} {b:.4}, non-finite pixels {}",
+            c.rel_mse, c.block8_rel_mse, c.non_finite_pixels
+        );
     }
     Ok(())
 }
