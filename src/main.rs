@@ -168,11 +168,14 @@ fn render(args: &RenderArgs) -> Result<(), String> {
             println!("{}", serde_json::to_string_pretty(&stats).map_err(|e| e.to_string())?);
         } else {
             println!(
-                "{width}x{height}, {} spp, depth {}, {backend:?} backend: {:.3} s GPU, {:.1} Msamples/s, {} bytes of path state per path",
+                "{width}x{height}, {} spp, depth {}, {backend:?} backend: {:.3} s GPU, {:.1} Msamples/s, \
+                 {:.1} M extension rays/s, {:.1} M shadow rays/s, {} bytes of path state per path",
                 settings.spp,
                 settings.max_depth,
                 stats.gpu_seconds,
                 stats.samples_per_second / 1e6,
+                stats.extension_rays_per_second / 1e6,
+                stats.shadow_rays_per_second / 1e6,
                 stats.bytes_per_path
             );
             for (kernel, ms) in &stats.kernel_milliseconds {

@@ -162,6 +162,9 @@ gpu_structs! {
         extend_launch: UVec4,
         connect_groups: UVec4,
         connect_launch: UVec4,
+        // Rays traced over the whole render, for --stats (read once after the last pass).
+        extend_rays: u64,
+        shadow_rays: u64,
     }
 
     /// The closest hit of a path's ray, written by either trace backend.

@@ -200,3 +200,37 @@ fn the_same_seed_gives_the_same_image() {
     assert!(error.to_string().contains("must be positive"), "{error}");
     gpu.finish();
 }
+
+#[test]
+fn a_scene_without_emitters_renders_black_and_one_without_camera_renders_framed() {
+    let gpu = common::gpu();
+    let backend = backends(&gpu.context)[0];
+    let mut dark = common::load_scene("cornell-box");
+    for material in &mut dark.materials {
+        material.emission = Vec3::ZERO;
+    }
+    let image = render(
+        &gpu.context,
+        &dark,
+        &RenderSettings {
+            max_depth: 8,
+            ..settings(16, 16, 2, backend)
+        },
+    );
+    assert!(image.pixels.iter().flatten().all(|&v| v == 0.0));
+
+    let mut framed = common::load_scene("cornell-box");
+    framed.camera = None;
+    let image = render(
+        &gpu.context,
+        &framed,
+        &RenderSettings {
+            max_depth: 2,
+            ..settings(32, 32, 2, backend)
+        },
+    );
+    // Framed from outside the open front: the lit interior shows, and rays past the box miss.
+    assert!(image.mean()[0] > 0.0 && !image.has_non_finite());
+    assert!(image.pixels.contains(&[0.0; 3]), "the frame leaves room around the box");
+    gpu.finish();
+}

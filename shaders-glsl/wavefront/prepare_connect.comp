@@ -13,4 +13,5 @@ void main() {
     uint count = queues.q.connect_count;
     queues.q.connect_groups = uvec4((count + WAVEFRONT_GROUP - 1) / WAVEFRONT_GROUP, 1, 1, 0);
     queues.q.connect_launch = uvec4(count, 1, 1, 0);
+    queues.q.shadow_rays += count;
 }

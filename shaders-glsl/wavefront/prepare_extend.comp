@@ -14,4 +14,5 @@ void main() {
     queues.q.extend_groups = uvec4((count + WAVEFRONT_GROUP - 1) / WAVEFRONT_GROUP, 1, 1, 0);
     queues.q.extend_launch = uvec4(count, 1, 1, 0);
     queues.q.shade_count = 0;
+    queues.q.extend_rays += count;
 }

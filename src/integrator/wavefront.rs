@@ -74,6 +74,9 @@ pub struct RenderStats {
     /// Sum of the `sample_pass` timestamp scopes: GPU time only.
     pub gpu_seconds: f64,
     pub samples_per_second: f64,
+    /// Extension (closest-hit) and shadow rays traced, per second of GPU time.
+    pub extension_rays_per_second: f64,
+    pub shadow_rays_per_second: f64,
     /// Per kernel, summed over bounces and passes (`sample_pass` is the whole pass).
     pub kernel_milliseconds: Vec<(String, f64)>,
     pub bytes_per_path: u64,
@@ -100,6 +103,7 @@ pub struct WavefrontRenderer {
     pass: CommandBuffer,
     profiler: Profiler,
     film: Buffer,
+    queues: Buffer,
     // Kept alive for the recorded pass, which reads them by address.
     _buffers: Vec<Buffer>,
     _accel: SceneAccel,
@@ -350,7 +354,6 @@ impl WavefrontRenderer {
             connect_queue,
             light_triangles,
             light_cdf,
-            queues,
             constants_buffer,
         ];
         Ok(Self {
@@ -359,6 +362,7 @@ impl WavefrontRenderer {
             pass,
             profiler,
             film,
+            queues,
             _buffers: buffers,
             _accel: accel,
             _meshes: meshes,
@@ -407,10 +411,13 @@ impl WavefrontRenderer {
             .iter()
             .find(|(n, _)| n == "sample_pass")
             .map_or(seconds, |(_, ms)| ms * 1e-3);
+        let counters: Vec<QueueState> = self.queues.read_back(&self.context, 1)?;
         let stats = RenderStats {
             wall_seconds: seconds,
             gpu_seconds,
             samples_per_second: samples / gpu_seconds,
+            extension_rays_per_second: counters[0].extend_rays as f64 / gpu_seconds,
+            shadow_rays_per_second: counters[0].shadow_rays as f64 / gpu_seconds,
             kernel_milliseconds: kernel_ms,
             bytes_per_path: BYTES_PER_PATH,
         };
