@@ -333,38 +333,32 @@ impl CommandBuffer {
     /// Makes earlier transfer and compute writes (uploads of vertices, indices, instances)
     /// visible to acceleration-structure builds.
     pub fn build_input_barrier(&mut self) {
-        let barrier = vk::MemoryBarrier2::default()
-            .src_stage_mask(vk::PipelineStageFlags2::ALL_TRANSFER | vk::PipelineStageFlags2::COMPUTE_SHADER)
-            .src_access_mask(vk::AccessFlags2::TRANSFER_WRITE | vk::AccessFlags2::SHADER_WRITE)
-            .dst_stage_mask(vk::PipelineStageFlags2::ACCELERATION_STRUCTURE_BUILD_KHR)
-            .dst_access_mask(vk::AccessFlags2::SHADER_READ);
-        let barriers = [barrier];
-        let dependency = vk::DependencyInfo::default().memory_barriers(&barriers);
-        // SAFETY: recording state is upheld by the caller.
-        unsafe { self.raw_device().cmd_pipeline_barrier2(self.raw, &dependency) };
+        self.memory_barrier(
+            vk::PipelineStageFlags2::ALL_TRANSFER | vk::PipelineStageFlags2::COMPUTE_SHADER,
+            vk::AccessFlags2::TRANSFER_WRITE | vk::AccessFlags2::SHADER_WRITE,
+            vk::PipelineStageFlags2::ACCELERATION_STRUCTURE_BUILD_KHR,
+            vk::AccessFlags2::SHADER_READ,
+        );
     }
 
     /// Makes acceleration-structure builds and copies visible to later builds and to
     /// traversal in compute and ray-tracing shaders.
     pub fn acceleration_structure_barrier(&mut self) {
-        let barrier = vk::MemoryBarrier2::default()
-            .src_stage_mask(
-                vk::PipelineStageFlags2::ACCELERATION_STRUCTURE_BUILD_KHR
-                    | vk::PipelineStageFlags2::ACCELERATION_STRUCTURE_COPY_KHR,
-            )
-            .src_access_mask(vk::AccessFlags2::ACCELERATION_STRUCTURE_WRITE_KHR)
-            .dst_stage_mask(
-                vk::PipelineStageFlags2::ACCELERATION_STRUCTURE_BUILD_KHR
-                    | vk::PipelineStageFlags2::ACCELERATION_STRUCTURE_COPY_KHR
-                    | vk::PipelineStageFlags2::COMPUTE_SHADER
-                    | vk::PipelineStageFlags2::RAY_TRACING_SHADER_KHR,
-            )
-            .dst_access_mask(
-                vk::AccessFlags2::ACCELERATION_STRUCTURE_READ_KHR | vk::AccessFlags2::ACCELERATION_STRUCTURE_WRITE_KHR,
-            );
-        let barriers = [barrier];
-        let dependency = vk::DependencyInfo::default().memory_barriers(&barriers);
-        // SAFETY: recording state is upheld by the caller.
-        unsafe { self.raw_device().cmd_pipeline_barrier2(self.raw, &dependency) };
+        // The ray-tracing stage is valid only on devices with ray-tracing pipelines.
+        let ray_tracing = if self.has_ray_tracing_pipeline() {
+            vk::PipelineStageFlags2::RAY_TRACING_SHADER_KHR
+        } else {
+            vk::PipelineStageFlags2::NONE
+        };
+        self.memory_barrier(
+            vk::PipelineStageFlags2::ACCELERATION_STRUCTURE_BUILD_KHR
+                | vk::PipelineStageFlags2::ACCELERATION_STRUCTURE_COPY_KHR,
+            vk::AccessFlags2::ACCELERATION_STRUCTURE_WRITE_KHR,
+            vk::PipelineStageFlags2::ACCELERATION_STRUCTURE_BUILD_KHR
+                | vk::PipelineStageFlags2::ACCELERATION_STRUCTURE_COPY_KHR
+                | vk::PipelineStageFlags2::COMPUTE_SHADER
+                | ray_tracing,
+            vk::AccessFlags2::ACCELERATION_STRUCTURE_READ_KHR | vk::AccessFlags2::ACCELERATION_STRUCTURE_WRITE_KHR,
+        );
     }
 }

@@ -157,6 +157,10 @@ impl CommandBuffer {
         }
     }
 
+    pub(crate) fn has_ray_tracing_pipeline(&self) -> bool {
+        self.shared.ray_tracing_pipeline().is_some()
+    }
+
     pub(crate) fn shared_ray_tracing(&self) -> &ash::khr::ray_tracing_pipeline::Device {
         self.shared
             .ray_tracing_pipeline()
@@ -205,21 +209,38 @@ impl CommandBuffer {
     /// indirect-argument reads and transfers. Coarse on purpose: the kernels of a pass form
     /// a chain, each reading what the one before wrote.
     pub fn compute_barrier(&mut self) {
+        let stages = vk::PipelineStageFlags2::COMPUTE_SHADER | vk::PipelineStageFlags2::ALL_TRANSFER;
+        self.chain_barrier(stages);
+    }
+
+    /// Writes of `stages` before, any shader, transfer or indirect-argument use by `stages`
+    /// after: the barrier between two links of a kernel chain.
+    pub(crate) fn chain_barrier(&mut self, stages: vk::PipelineStageFlags2) {
+        self.memory_barrier(
+            stages,
+            vk::AccessFlags2::SHADER_WRITE | vk::AccessFlags2::TRANSFER_WRITE,
+            stages | vk::PipelineStageFlags2::DRAW_INDIRECT,
+            vk::AccessFlags2::SHADER_READ
+                | vk::AccessFlags2::SHADER_WRITE
+                | vk::AccessFlags2::INDIRECT_COMMAND_READ
+                | vk::AccessFlags2::TRANSFER_READ
+                | vk::AccessFlags2::TRANSFER_WRITE,
+        );
+    }
+
+    /// One global memory barrier; the named barriers above and in the other files use it.
+    pub(crate) fn memory_barrier(
+        &mut self,
+        src_stages: vk::PipelineStageFlags2,
+        src_access: vk::AccessFlags2,
+        dst_stages: vk::PipelineStageFlags2,
+        dst_access: vk::AccessFlags2,
+    ) {
         let barrier = vk::MemoryBarrier2::default()
-            .src_stage_mask(vk::PipelineStageFlags2::COMPUTE_SHADER | vk::PipelineStageFlags2::ALL_TRANSFER)
-            .src_access_mask(vk::AccessFlags2::SHADER_WRITE | vk::AccessFlags2::TRANSFER_WRITE)
-            .dst_stage_mask(
-                vk::PipelineStageFlags2::COMPUTE_SHADER
-                    | vk::PipelineStageFlags2::DRAW_INDIRECT
-                    | vk::PipelineStageFlags2::ALL_TRANSFER,
-            )
-            .dst_access_mask(
-                vk::AccessFlags2::SHADER_READ
-                    | vk::AccessFlags2::SHADER_WRITE
-                    | vk::AccessFlags2::INDIRECT_COMMAND_READ
-                    | vk::AccessFlags2::TRANSFER_READ
-                    | vk::AccessFlags2::TRANSFER_WRITE,
-            );
+            .src_stage_mask(src_stages)
+            .src_access_mask(src_access)
+            .dst_stage_mask(dst_stages)
+            .dst_access_mask(dst_access);
         let barriers = [barrier];
         let dependency = vk::DependencyInfo::default().memory_barriers(&barriers);
         // SAFETY: recording state is upheld by the caller.

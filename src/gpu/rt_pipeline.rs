@@ -263,24 +263,11 @@ impl CommandBuffer {
     /// and indirect launches after), for passes that mix the two kinds of kernel. Only valid
     /// on devices with ray-tracing pipelines.
     pub fn ray_tracing_barrier(&mut self) {
-        let stages = vk::PipelineStageFlags2::COMPUTE_SHADER
-            | vk::PipelineStageFlags2::ALL_TRANSFER
-            | vk::PipelineStageFlags2::RAY_TRACING_SHADER_KHR;
-        let barrier = vk::MemoryBarrier2::default()
-            .src_stage_mask(stages)
-            .src_access_mask(vk::AccessFlags2::SHADER_WRITE | vk::AccessFlags2::TRANSFER_WRITE)
-            .dst_stage_mask(stages | vk::PipelineStageFlags2::DRAW_INDIRECT)
-            .dst_access_mask(
-                vk::AccessFlags2::SHADER_READ
-                    | vk::AccessFlags2::SHADER_WRITE
-                    | vk::AccessFlags2::INDIRECT_COMMAND_READ
-                    | vk::AccessFlags2::TRANSFER_READ
-                    | vk::AccessFlags2::TRANSFER_WRITE,
-            );
-        let barriers = [barrier];
-        let dependency = vk::DependencyInfo::default().memory_barriers(&barriers);
-        // SAFETY: recording state is upheld by the caller.
-        unsafe { self.raw_device().cmd_pipeline_barrier2(self.raw, &dependency) };
+        self.chain_barrier(
+            vk::PipelineStageFlags2::COMPUTE_SHADER
+                | vk::PipelineStageFlags2::ALL_TRANSFER
+                | vk::PipelineStageFlags2::RAY_TRACING_SHADER_KHR,
+        );
     }
 
     fn bind_ray_tracing<P: Pod>(&mut self, pipeline: &RayTracingPipeline<P>, push: &P) {
