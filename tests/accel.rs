@@ -19,26 +19,6 @@ fn load(name: &str) -> Scene {
     common::load_scene(name)
 }
 
-/// Möller–Trumbore in f64; returns the distance along `direction`.
-fn intersect(origin: Vec3, direction: Vec3, v: [Vec3; 3]) -> Option<f64> {
-    let (o, d) = (origin.as_dvec3(), direction.as_dvec3());
-    let (a, b, c) = (v[0].as_dvec3(), v[1].as_dvec3(), v[2].as_dvec3());
-    let (e1, e2) = (b - a, c - a);
-    let p = d.cross(e2);
-    let det = e1.dot(p);
-    if det.abs() < 1e-14 {
-        return None;
-    }
-    let s = o - a;
-    let u = s.dot(p) / det;
-    let q = s.cross(e1);
-    let w = d.dot(q) / det;
-    if u < 0.0 || w < 0.0 || u + w > 1.0 {
-        return None;
-    }
-    Some(e2.dot(q) / det)
-}
-
 /// The nearest and second-nearest hits: (t, instance, primitive), and the runner-up's t.
 fn cpu_trace(scene: &Scene, ray: &ProbeRay) -> (Option<(f64, usize, usize)>, f64) {
     let mut best: Option<(f64, usize, usize)> = None;
@@ -51,7 +31,7 @@ fn cpu_trace(scene: &Scene, ray: &ProbeRay) -> (Option<(f64, usize, usize)>, f64
                     .world_from_object
                     .transform_point3(mesh.positions[tri[k] as usize])
             });
-            let Some(t) = intersect(ray.origin, ray.direction, v) else {
+            let Some(t) = common::intersect(ray.origin, ray.direction, v) else {
                 continue;
             };
             if t < f64::from(ray.t_min) || t > f64::from(ray.t_max) {

@@ -51,20 +51,14 @@ fn cpu_depth_one(scene: &Scene, settings: &RenderSettings) -> RgbImage {
                             .world_from_object
                             .transform_point3(mesh.positions[tri[k] as usize])
                     });
-                    let (e1, e2) = (b - a, c - a);
-                    let p = direction.cross(e2);
-                    let det = e1.dot(p);
-                    if det.abs() < 1e-12 {
+                    let Some(t) = common::intersect(origin, direction, [a, b, c]) else {
+                        continue;
+                    };
+                    let t = t as f32;
+                    if t <= 0.0 || best.is_some_and(|(bt, _)| t >= bt) {
                         continue;
                     }
-                    let s = origin - a;
-                    let (u, q) = (s.dot(p) / det, s.cross(e1));
-                    let v = direction.dot(q) / det;
-                    let t = e2.dot(q) / det;
-                    if u < 0.0 || v < 0.0 || u + v > 1.0 || t <= 0.0 || best.is_some_and(|(bt, _)| t >= bt) {
-                        continue;
-                    }
-                    let mut normal = e1.cross(e2);
+                    let mut normal = (b - a).cross(c - a);
                     if instance.flips_winding() {
                         normal = -normal;
                     }

@@ -301,37 +301,39 @@ impl WavefrontRenderer {
             TraceBackend::Query => commands.compute_barrier(),
         };
         barrier(&mut pass);
-        let scope = profiler.begin(&mut pass, "generate")?;
-        pass.dispatch(
-            &generate,
-            &push,
-            DispatchSize {
-                x: path_count.div_ceil(GROUP),
-                y: 1,
-            },
-        );
-        profiler.end(&mut pass, scope)?;
-        barrier(&mut pass);
+        // Each timed kernel: a profiler scope (also a debug label) around it, then the barrier
+        // that hands its writes to the next kernel of the chain.
+        let mut timed = |pass: &mut CommandBuffer, name: &str, record: &dyn Fn(&mut CommandBuffer)| -> GpuResult<()> {
+            let scope = profiler.begin(pass, name)?;
+            record(pass);
+            profiler.end(pass, scope)?;
+            barrier(pass);
+            Ok(())
+        };
+        let generate_groups = DispatchSize {
+            x: path_count.div_ceil(GROUP),
+            y: 1,
+        };
+        timed(&mut pass, "generate", &|pass| {
+            pass.dispatch(&generate, &push, generate_groups)
+        })?;
         for bounce in 0..settings.max_depth {
             let push = push_at(bounce);
             pass.dispatch(&prepare_extend, &push, one);
             barrier(&mut pass);
-            let scope = profiler.begin(&mut pass, "extend")?;
-            extend.record(&mut pass, &push, &queues, EXTEND_GROUPS_OFFSET, EXTEND_LAUNCH_OFFSET);
-            profiler.end(&mut pass, scope)?;
-            barrier(&mut pass);
+            timed(&mut pass, "extend", &|pass| {
+                extend.record(pass, &push, &queues, EXTEND_GROUPS_OFFSET, EXTEND_LAUNCH_OFFSET)
+            })?;
             pass.dispatch(&prepare_shade, &push, one);
             barrier(&mut pass);
-            let scope = profiler.begin(&mut pass, "shade_surface")?;
-            pass.dispatch_indirect(&shade, &push, &queues, SHADE_GROUPS_OFFSET);
-            profiler.end(&mut pass, scope)?;
-            barrier(&mut pass);
+            timed(&mut pass, "shade_surface", &|pass| {
+                pass.dispatch_indirect(&shade, &push, &queues, SHADE_GROUPS_OFFSET)
+            })?;
             pass.dispatch(&prepare_connect, &push, one);
             barrier(&mut pass);
-            let scope = profiler.begin(&mut pass, "connect")?;
-            connect.record(&mut pass, &push, &queues, CONNECT_GROUPS_OFFSET, CONNECT_LAUNCH_OFFSET);
-            profiler.end(&mut pass, scope)?;
-            barrier(&mut pass);
+            timed(&mut pass, "connect", &|pass| {
+                connect.record(pass, &push, &queues, CONNECT_GROUPS_OFFSET, CONNECT_LAUNCH_OFFSET)
+            })?;
         }
         pass.dispatch(&finish, &push, one);
         barrier(&mut pass);

@@ -45,3 +45,24 @@ pub fn load_scene(name: &str) -> wavetrace::scene::Scene {
         .join(format!("{name}.gltf"));
     wavetrace::scene::Scene::load(&path).unwrap_or_else(|e| panic!("{e}"))
 }
+
+/// Möller–Trumbore in f64: the distance along `direction` to triangle `v`, if the line hits it.
+/// The CPU reference intersector of every test that checks GPU traversal.
+pub fn intersect(origin: glam::Vec3, direction: glam::Vec3, v: [glam::Vec3; 3]) -> Option<f64> {
+    let (o, d) = (origin.as_dvec3(), direction.as_dvec3());
+    let (a, b, c) = (v[0].as_dvec3(), v[1].as_dvec3(), v[2].as_dvec3());
+    let (e1, e2) = (b - a, c - a);
+    let p = d.cross(e2);
+    let det = e1.dot(p);
+    if det.abs() < 1e-14 {
+        return None;
+    }
+    let s = o - a;
+    let u = s.dot(p) / det;
+    let q = s.cross(e1);
+    let w = d.dot(q) / det;
+    if u < 0.0 || w < 0.0 || u + w > 1.0 {
+        return None;
+    }
+    Some(e2.dot(q) / det)
+}
