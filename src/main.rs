@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use wavetrace::gpu::{Context, ContextDesc, TraceBackend};
 use wavetrace::integrator::wavefront::WavefrontRenderer;
 use wavetrace::integrator::RenderSettings;
+use wavetrace::lights::LightSelection;
 use wavetrace::scene::Scene;
 
 #[derive(Parser)]
@@ -61,6 +62,14 @@ struct RenderArgs {
     seed: u32,
     #[arg(long, value_enum, default_value_t = Trace::Auto)]
     trace: Trace,
+    /// How next-event estimation picks a light: tree (by power, GPU-built tree), cdf (by
+    /// power, flat CDF from the tree), cpu-cdf (by power, CDF summed on the CPU), uniform.
+    #[arg(long, default_value = "tree", value_parser = parse_light_selection)]
+    lights: LightSelection,
+    /// Rebuild the lights' selection structure at the start of every pass (as changing
+    /// emission would), so that --stats shows its cost.
+    #[arg(long)]
+    rebuild_lights: bool,
     /// Print GPU time per kernel, samples/s and bytes of path state per path.
     #[arg(long)]
     stats: bool,
@@ -145,6 +154,8 @@ fn render(args: &RenderArgs) -> Result<(), String> {
         max_depth: args.max_depth,
         seed: args.seed,
         backend,
+        light_selection: args.lights,
+        rebuild_lights_every_pass: args.rebuild_lights,
     };
     let mut renderer = WavefrontRenderer::new(&context, &scene, &settings).map_err(|e| e.to_string())?;
     let terminal = std::io::stderr().is_terminal();
@@ -168,10 +179,12 @@ fn render(args: &RenderArgs) -> Result<(), String> {
             println!("{}", serde_json::to_string_pretty(&stats).map_err(|e| e.to_string())?);
         } else {
             println!(
-                "{width}x{height}, {} spp, depth {}, {backend:?} backend: {:.3} s GPU, {:.1} Msamples/s, \
-                 {:.1} M extension rays/s, {:.1} M shadow rays/s, {} bytes of path state per path",
+                "{width}x{height}, {} spp, depth {}, {backend:?} backend, {} lights by {}: {:.3} s GPU, \
+                 {:.1} Msamples/s, {:.1} M extension rays/s, {:.1} M shadow rays/s, {} bytes of path state per path",
                 settings.spp,
                 settings.max_depth,
+                stats.lights,
+                settings.light_selection.name(),
                 stats.gpu_seconds,
                 stats.samples_per_second / 1e6,
                 stats.extension_rays_per_second / 1e6,
@@ -184,6 +197,10 @@ fn render(args: &RenderArgs) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+fn parse_light_selection(text: &str) -> Result<LightSelection, String> {
+    text.parse()
 }
 
 fn compare(render: &std::path::Path, reference: &std::path::Path, json: bool) -> Result<(), String> {

@@ -56,19 +56,6 @@ gpu_structs! {
         pad0: u32,
     }
 
-    /// One emissive triangle in world space, wound so that `cross(p1 - p0, p2 - p0)` points
-    /// to the emitting (front) side, whatever the instance's transform did to the winding.
-    struct EmissiveTriangle {
-        p0: Vec3,
-        instance: u32,
-        p1: Vec3,
-        primitive: u32,
-        p2: Vec3,
-        area: f32,
-        radiance: Vec3,
-        pad0: u32,
-    }
-
     /// Push constants of `diagnostics/rng_probe`.
     struct RngProbePush {
         values: u64,
@@ -97,11 +84,11 @@ gpu_structs! {
         first_vertex: u32,
         first_index: u32,
         material: u32,
-        pad0: u32,
+        triangle_count: u32,
     }
 
     /// `kind`: 0 Lambertian, 1 perfect mirror, 2 smooth dielectric (`MATERIAL_*` in
-    /// shaders-glsl/include/bsdf.glsl, `MaterialKind` in src/integrator/wavefront.rs).
+    /// shaders-glsl/include/bsdf.glsl, `MaterialKind` in src/scene/upload.rs).
     struct GpuMaterial {
         base_color: Vec4,
         emission: Vec3,
@@ -133,10 +120,16 @@ gpu_structs! {
         shadow_directions: u64,
         shadow_contributions: u64,
         connect_queue: u64,
-        light_triangles: u64,
+        // The light sampler (src/lights/): light index -> (instance, triangle), scene
+        // instance -> its first light index (or !0), the subgroup-ary power tree, the flat CDF.
+        light_map: u64,
+        instance_light_offset: u64,
+        light_tree: u64,
         light_cdf: u64,
         light_count: u32,
-        light_total_power: f32,
+        // `LightSelection`: 0 power tree walk, 1 power CDF binary search, 2 uniform.
+        light_selection: u32,
+        light_tree_arity: u32,
         camera_origin: Vec3,
         tan_half_yfov: f32,
         camera_right: Vec3,
@@ -148,7 +141,6 @@ gpu_structs! {
         width: u32,
         height: u32,
         max_depth: u32,
-        pad0: u32,
     }
 
     /// Queue counters and the indirect arguments made from them; all GPU-written.
@@ -172,6 +164,55 @@ gpu_structs! {
         t: f32,
         instance: u32,
         primitive: u32,
+        pad0: u32,
+    }
+
+    /// Push constants of `lights/count_triangles` and `lights/flatten`: from the scene
+    /// instances whose material emits (`emissive_instances`, in scene order) to the flattened
+    /// light array `map` (light index -> instance, triangle) and each instance's first light.
+    /// `counts` holds the triangles of each emissive instance, then (scanned in place) their
+    /// inclusive prefix sum.
+    struct LightFlattenPush {
+        emissive_instances: u64,
+        instances: u64,
+        meshes: u64,
+        counts: u64,
+        map: u64,
+        instance_light_offset: u64,
+        emissive_instance_count: u32,
+        light_count: u32,
+    }
+
+    /// Push constants of `lights/tree_build` and `lights/tree_to_cdf`. The leaves are either
+    /// `weights` (the `weights` variant) or the emitted power of the triangles that `map`
+    /// names, computed from the scene tables. `tree` holds, per node and level, the inclusive
+    /// prefix sum of the node's value among its siblings; `counters` are the survivor counters.
+    struct LightTreePush {
+        weights: u64,
+        map: u64,
+        positions: u64,
+        indices: u64,
+        instances: u64,
+        meshes: u64,
+        materials: u64,
+        tree: u64,
+        counters: u64,
+        cdf: u64,
+        count: u32,
+        pad0: u32,
+    }
+
+    /// Push constants of `diagnostics/light_sample_probe`: `draws` light choices with the
+    /// shaders' sampler, each writing (index, probability as float bits) to `results`.
+    struct LightProbePush {
+        tree: u64,
+        cdf: u64,
+        results: u64,
+        count: u32,
+        selection: u32,
+        arity: u32,
+        draws: u32,
+        seed: u32,
         pad0: u32,
     }
 

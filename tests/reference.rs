@@ -25,6 +25,8 @@ fn check(scene_name: &str, resolution: u32, depth: u32, spp: u32, mitsuba_rel_ms
             max_depth: depth,
             seed: 1,
             backend,
+            light_selection: Default::default(),
+            rebuild_lights_every_pass: false,
         };
         let image = WavefrontRenderer::new(&gpu.context, &scene, &settings)
             .unwrap()

@@ -18,6 +18,8 @@ fn settings(width: u32, height: u32, spp: u32, backend: TraceBackend) -> RenderS
         max_depth: 1,
         seed: 7,
         backend,
+        light_selection: Default::default(),
+        rebuild_lights_every_pass: false,
     }
 }
 

@@ -1,43 +1,65 @@
-// Next-event estimation's light choice: an emissive triangle by power (binary search of the
-// CDF built by src/lights/emissive.rs), then a uniform point on it. The density per unit area
-// of any light point is luminance(radiance) / total power (see that module's doc).
+// Next-event estimation's light choice in the wavefront kernels: a light (an emissive
+// triangle) by the pass's selection strategy (light_tree.glsl), then a uniform point on it;
+// and, for a light that a path hits by BSDF sampling, the density with which this would have
+// chosen the same point, from the same stored tree, for the MIS weight.
 #ifndef WAVETRACE_LIGHTS_GLSL
 #define WAVETRACE_LIGHTS_GLSL
 
-layout(buffer_reference, scalar) readonly buffer LightTriangles { EmissiveTriangle v[]; };
-layout(buffer_reference, scalar) readonly buffer Floats { float v[]; };
+#include "scene.glsl"
+#include "light_tree.glsl"
 
-float luminance(vec3 rgb) {
-    return dot(rgb, vec3(0.2126, 0.7152, 0.0722));
-}
+layout(buffer_reference, scalar) readonly buffer LightMap { uvec2 v[]; };
+layout(buffer_reference, scalar) readonly buffer FirstLights { uint v[]; };
 
-// The first CDF entry greater than u.
-uint sample_light_index(PassConstants c, float u) {
-    Floats cdf = Floats(c.light_cdf);
-    uint low = 0;
-    uint high = c.light_count - 1;
-    while (low < high) {
-        uint middle = (low + high) / 2;
-        if (cdf.v[middle] <= u) {
-            low = middle + 1;
-        } else {
-            high = middle;
-        }
+const uint NOT_A_LIGHT = 0xffffffffu;
+
+// A point on a light: where, its front normal, its radiance, and its density per unit area
+// (selection probability over the triangle's area). False when no light can be chosen.
+bool sample_light(PassConstants c, float u_light, vec2 u_point, out vec3 position, out vec3 normal,
+                  out vec3 radiance, out float area_density) {
+    position = vec3(0.0);
+    normal = vec3(0.0);
+    radiance = vec3(0.0);
+    area_density = 0.0;
+    uint light = light_select(c.light_selection, c.light_tree, c.light_cdf, c.light_count, c.light_tree_arity, u_light);
+    if (light >= c.light_count) {
+        return false;
     }
-    return low;
-}
-
-float light_area_density(PassConstants c, vec3 radiance) {
-    return luminance(radiance) / c.light_total_power;
-}
-
-// A uniform point on the triangle (the square-root parametrisation) and its front normal.
-void sample_triangle(EmissiveTriangle light, vec2 u, out vec3 position, out vec3 normal) {
-    float s = sqrt(u.x);
+    float probability =
+        light_selection_probability(c.light_selection, c.light_tree, c.light_cdf, c.light_count, c.light_tree_arity, light);
+    uvec2 entry = LightMap(c.light_map).v[light];
+    GpuInstance instance = Instances(c.instances).v[entry.x];
+    GpuMesh mesh = Meshes(c.meshes).v[instance.mesh];
+    vec3 p0;
+    vec3 p1;
+    vec3 p2;
+    world_triangle(c.positions, c.indices, instance, mesh, entry.y, p0, p1, p2);
+    vec3 front = cross(p1 - p0, p2 - p0);
+    float twice_area = length(front);
+    if (!(twice_area > 0.0) || !(probability > 0.0)) {
+        return false;
+    }
+    normal = (instance.flips_winding != 0 ? -front : front) / twice_area;
+    // The square-root parametrisation: uniform in area.
+    float s = sqrt(u_point.x);
     float b0 = 1.0 - s;
-    float b1 = u.y * s;
-    position = light.p0 * b0 + light.p1 * b1 + light.p2 * (1.0 - b0 - b1);
-    normal = normalize(cross(light.p1 - light.p0, light.p2 - light.p0));
+    float b1 = u_point.y * s;
+    position = p0 * b0 + p1 * b1 + p2 * (1.0 - b0 - b1);
+    radiance = Materials(c.materials).v[mesh.material].emission;
+    area_density = probability / (0.5 * twice_area);
+    return true;
+}
+
+// The density per unit area with which sample_light picks a point on `triangle` of
+// `instance` (of world-space `area`); 0 for a triangle that is not a light.
+float light_hit_area_density(PassConstants c, uint instance, uint triangle, float area) {
+    uint first = FirstLights(c.instance_light_offset).v[instance];
+    if (c.light_count == 0 || first == NOT_A_LIGHT || !(area > 0.0)) {
+        return 0.0;
+    }
+    float probability = light_selection_probability(c.light_selection, c.light_tree, c.light_cdf, c.light_count,
+                                                    c.light_tree_arity, first + triangle);
+    return probability / area;
 }
 
 float power_heuristic(float a, float b) {

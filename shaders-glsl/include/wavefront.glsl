@@ -4,14 +4,11 @@
 #define WAVETRACE_WAVEFRONT_GLSL
 
 #include "common.glsl"
+#include "scene.glsl"
 
 layout(buffer_reference, scalar) readonly buffer ConstantsRef { PassConstants c; };
 layout(buffer_reference, scalar) buffer Vec4s { vec4 v[]; };
 layout(buffer_reference, scalar) buffer Uints { uint v[]; };
-layout(buffer_reference, scalar) readonly buffer Positions { vec3 v[]; };
-layout(buffer_reference, scalar) readonly buffer Instances { GpuInstance v[]; };
-layout(buffer_reference, scalar) readonly buffer Meshes { GpuMesh v[]; };
-layout(buffer_reference, scalar) readonly buffer Materials { GpuMaterial v[]; };
 layout(buffer_reference, scalar) buffer Hits { HitRecord v[]; };
 layout(buffer_reference, scalar) coherent buffer Queues { QueueState q; };
 

@@ -15,11 +15,6 @@
 
 layout(local_size_x = WAVEFRONT_GROUP) in;
 
-vec3 to_world(GpuInstance instance, vec3 p) {
-    vec4 h = vec4(p, 1.0);
-    return vec3(dot(instance.row0, h), dot(instance.row1, h), dot(instance.row2, h));
-}
-
 void main() {
     PassConstants c = constants();
     uint index = gl_GlobalInvocationID.x;
@@ -30,12 +25,10 @@ void main() {
     HitRecord hit = Hits(c.hits).v[path];
     GpuInstance instance = Instances(c.instances).v[hit.instance];
     GpuMesh mesh = Meshes(c.meshes).v[instance.mesh];
-    Uints indices = Uints(c.indices);
-    Positions positions = Positions(c.positions);
-    uint first = mesh.first_index + 3 * hit.primitive;
-    vec3 p0 = to_world(instance, positions.v[mesh.first_vertex + indices.v[first]]);
-    vec3 p1 = to_world(instance, positions.v[mesh.first_vertex + indices.v[first + 1]]);
-    vec3 p2 = to_world(instance, positions.v[mesh.first_vertex + indices.v[first + 2]]);
+    vec3 p0;
+    vec3 p1;
+    vec3 p2;
+    world_triangle(c.positions, c.indices, instance, mesh, hit.primitive, p0, p1, p2);
     vec3 normal = cross(p1 - p0, p2 - p0);
     if (instance.flips_winding != 0) {
         normal = -normal;
@@ -48,8 +41,9 @@ void main() {
     float last_bsdf_pdf = Vec4s(c.throughputs).v[path].w;
     if (front && luminance(material.emission) > 0.0) {
         float weight = 1.0;
-        if (last_bsdf_pdf > 0.0 && c.light_count > 0) {
-            float light_pdf = light_area_density(c, material.emission) * hit.t * hit.t / max(-dot(n, direction), 1e-8);
+        if (last_bsdf_pdf > 0.0) {
+            float area_density = light_hit_area_density(c, hit.instance, hit.primitive, 0.5 * length(normal));
+            float light_pdf = area_density * hit.t * hit.t / max(-dot(n, direction), 1e-8);
             weight = power_heuristic(last_bsdf_pdf, light_pdf);
         }
         Vec4s film = Vec4s(c.film);
@@ -70,10 +64,11 @@ void main() {
         float u_light = wt_random(c.seed, path, sample_index, dimension_bounce, 2);
         vec2 u_point = vec2(wt_random(c.seed, path, sample_index, dimension_bounce, 3),
                             wt_random(c.seed, path, sample_index, dimension_bounce, 4));
-        EmissiveTriangle light = LightTriangles(c.light_triangles).v[sample_light_index(c, u_light)];
         vec3 light_point;
         vec3 light_normal;
-        sample_triangle(light, u_point, light_point, light_normal);
+        vec3 light_radiance;
+        float light_area_density;
+        bool chosen = sample_light(c, u_light, u_point, light_point, light_normal, light_radiance, light_area_density);
         vec3 origin = hit_point + facing * epsilon;
         vec3 to_light = light_point - origin;
         float distance2 = dot(to_light, to_light);
@@ -81,10 +76,10 @@ void main() {
         vec3 wl = to_light / distance;
         float cos_surface = dot(wl, facing);
         float cos_light = -dot(wl, light_normal);
-        if (cos_surface > 0.0 && cos_light > 0.0) {
-            float light_pdf = light_area_density(c, light.radiance) * distance2 / cos_light;
+        if (chosen && cos_surface > 0.0 && cos_light > 0.0) {
+            float light_pdf = light_area_density * distance2 / cos_light;
             float bsdf_pdf = cos_surface / PI;
-            vec3 contribution = throughput * material.base_color.rgb / PI * cos_surface * light.radiance / light_pdf
+            vec3 contribution = throughput * material.base_color.rgb / PI * cos_surface * light_radiance / light_pdf
                                 * power_heuristic(light_pdf, bsdf_pdf);
             Vec4s(c.shadow_origins).v[path] = vec4(origin, distance * (1.0 - 1e-4));
             Vec4s(c.shadow_directions).v[path] = vec4(wl, 0.0);

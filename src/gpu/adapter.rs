@@ -28,6 +28,13 @@ pub struct Capabilities {
     pub subgroup_arithmetic: bool,
     pub subgroup_ballot: bool,
     pub subgroup_size: u32,
+    /// The subgroup sizes compute shaders may run with; equal on NVIDIA (32) and lavapipe (8).
+    pub min_subgroup_size: u32,
+    pub max_subgroup_size: u32,
+    /// A compute pipeline can demand full subgroups of a given size (Vulkan 1.3
+    /// subgroupSizeControl + computeFullSubgroups), which kernels whose tree arity is the
+    /// subgroup size need on devices where the size varies.
+    pub compute_subgroup_size_control: bool,
     pub max_compute_workgroup_size: [u32; 3],
     pub max_compute_workgroup_invocations: u32,
     pub max_compute_workgroup_count: [u32; 3],
@@ -251,7 +258,11 @@ fn probe(instance: &Instance, index: usize, raw: vk::PhysicalDevice) -> GpuResul
         let mut rt_properties = vk::PhysicalDeviceRayTracingPipelinePropertiesKHR::default();
         let mut driver = vk::PhysicalDeviceDriverProperties::default();
         let mut accel_properties = vk::PhysicalDeviceAccelerationStructurePropertiesKHR::default();
+        let mut size_control = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
         let mut properties = vk::PhysicalDeviceProperties2::default().push_next(&mut subgroup);
+        if api_1_3 {
+            properties = properties.push_next(&mut size_control);
+        }
         if api_1_2 {
             properties = properties.push_next(&mut driver);
         }
@@ -315,6 +326,21 @@ fn probe(instance: &Instance, index: usize, raw: vk::PhysicalDevice) -> GpuResul
             subgroup_arithmetic: compute_subgroup && ops.contains(vk::SubgroupFeatureFlags::ARITHMETIC),
             subgroup_ballot: compute_subgroup && ops.contains(vk::SubgroupFeatureFlags::BALLOT),
             subgroup_size: subgroup.subgroup_size,
+            min_subgroup_size: if api_1_3 {
+                size_control.min_subgroup_size
+            } else {
+                subgroup.subgroup_size
+            },
+            max_subgroup_size: if api_1_3 {
+                size_control.max_subgroup_size
+            } else {
+                subgroup.subgroup_size
+            },
+            compute_subgroup_size_control: f13.subgroup_size_control == vk::TRUE
+                && f13.compute_full_subgroups == vk::TRUE
+                && size_control
+                    .required_subgroup_size_stages
+                    .contains(vk::ShaderStageFlags::COMPUTE),
             max_compute_workgroup_size: limits.max_compute_work_group_size,
             max_compute_workgroup_invocations: limits.max_compute_work_group_invocations,
             max_compute_workgroup_count: limits.max_compute_work_group_count,
@@ -360,6 +386,9 @@ mod tests {
             subgroup_arithmetic: true,
             subgroup_ballot: true,
             subgroup_size: 32,
+            min_subgroup_size: 32,
+            max_subgroup_size: 32,
+            compute_subgroup_size_control: true,
             max_compute_workgroup_size: [1024, 1024, 64],
             max_compute_workgroup_invocations: 1024,
             max_compute_workgroup_count: [65535; 3],

@@ -103,7 +103,10 @@ impl Context {
             .descriptor_binding_variable_descriptor_count(true)
             .scalar_block_layout(true)
             .timeline_semaphore(true);
-        let mut f13 = vk::PhysicalDeviceVulkan13Features::default().synchronization2(true);
+        let mut f13 = vk::PhysicalDeviceVulkan13Features::default()
+            .synchronization2(true)
+            .subgroup_size_control(caps.compute_subgroup_size_control)
+            .compute_full_subgroups(caps.compute_subgroup_size_control);
         let mut accel = vk::PhysicalDeviceAccelerationStructureFeaturesKHR::default().acceleration_structure(true);
         let mut query = vk::PhysicalDeviceRayQueryFeaturesKHR::default().ray_query(true);
         let mut pipeline = vk::PhysicalDeviceRayTracingPipelineFeaturesKHR::default()

@@ -23,6 +23,17 @@ pub struct ComputePipeline<P: Pod> {
 
 impl<P: Pod> ComputePipeline<P> {
     pub fn new(context: &Context, shader: ShaderId, specialization: &[u32]) -> GpuResult<Self> {
+        Self::create(context, shader, specialization, false)
+    }
+
+    /// A pipeline whose subgroups are all full and of the device's `subgroup_size`, for
+    /// kernels that build trees with the subgroup size as arity. Its workgroup width must be a
+    /// multiple of that size.
+    pub fn with_full_subgroups(context: &Context, shader: ShaderId, specialization: &[u32]) -> GpuResult<Self> {
+        Self::create(context, shader, specialization, true)
+    }
+
+    fn create(context: &Context, shader: ShaderId, specialization: &[u32], full_subgroups: bool) -> GpuResult<Self> {
         let shared = &context.shared;
         let embedded = shader.get();
         let kernel = embedded.kernel;
@@ -41,6 +52,18 @@ impl<P: Pod> ComputePipeline<P> {
         if push_size % 4 != 0 || push_size > max_push {
             return Err(invalid(format!(
                 "push constants of {push_size} bytes (must be a multiple of 4 and at most {max_push})"
+            )));
+        }
+
+        let capabilities = &shared.adapter.capabilities;
+        // Where the size cannot vary, full subgroups of that size come with any workgroup
+        // width that is a multiple of it; only devices with varying sizes need the request.
+        let size_varies = capabilities.min_subgroup_size != capabilities.max_subgroup_size;
+        let request_size = full_subgroups && size_varies;
+        if request_size && !capabilities.compute_subgroup_size_control {
+            return Err(invalid(format!(
+                "needs full subgroups of {} lanes, and this device's subgroup size varies ({} to {}) without subgroup size control",
+                capabilities.subgroup_size, capabilities.min_subgroup_size, capabilities.max_subgroup_size
             )));
         }
 
@@ -81,11 +104,18 @@ impl<P: Pod> ComputePipeline<P> {
         let specialization_info = vk::SpecializationInfo::default()
             .map_entries(&entries)
             .data(bytemuck::cast_slice(specialization));
-        let stage = vk::PipelineShaderStageCreateInfo::default()
+        let mut required_size = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default()
+            .required_subgroup_size(capabilities.subgroup_size);
+        let mut stage = vk::PipelineShaderStageCreateInfo::default()
             .stage(vk::ShaderStageFlags::COMPUTE)
             .module(module)
             .name(c"main")
             .specialization_info(&specialization_info);
+        if request_size {
+            stage = stage
+                .flags(vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS)
+                .push_next(&mut required_size);
+        }
         let info = vk::ComputePipelineCreateInfo::default().stage(stage).layout(layout);
         // SAFETY: module and layout are alive; all pointers live until the call returns.
         let created = unsafe {

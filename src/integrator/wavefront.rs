@@ -16,9 +16,9 @@ use crate::gpu::{
     Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, MemoryLocation,
     Profiler, RayTracingPipeline, RayTracingShaders, TraceBackend,
 };
-use crate::interface::{GpuInstance, GpuMaterial, GpuMesh, PassConstants, QueueState, WavefrontPush};
-use crate::lights::EmissiveTriangles;
-use crate::scene::{GpuMeshes, PinholeCamera, Scene};
+use crate::interface::{PassConstants, QueueState, WavefrontPush};
+use crate::lights::LightSampler;
+use crate::scene::{GpuScene, PinholeCamera, Scene};
 
 use super::RenderSettings;
 
@@ -30,38 +30,6 @@ const SHADE_GROUPS_OFFSET: u64 = 32;
 const EXTEND_LAUNCH_OFFSET: u64 = 48;
 const CONNECT_GROUPS_OFFSET: u64 = 64;
 const CONNECT_LAUNCH_OFFSET: u64 = 80;
-
-/// Which BSDF a material gets (the `kind` of `GpuMaterial`, `MATERIAL_*` in bsdf.glsl).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u32)]
-pub enum MaterialKind {
-    Lambertian = 0,
-    Mirror = 1,
-    Dielectric = 2,
-}
-
-impl MaterialKind {
-    /// The reference conventions' three materials; anything else is rendered as Lambertian
-    /// with its base colour (with a warning) until the glTF BRDF lands.
-    pub fn of(material: &crate::scene::Material) -> Self {
-        if material.transmission >= 1.0 && material.roughness == 0.0 {
-            MaterialKind::Dielectric
-        } else if material.metallic >= 1.0 && material.roughness == 0.0 {
-            MaterialKind::Mirror
-        } else {
-            if material.metallic != 0.0 || material.specular != 0.0 || material.transmission != 0.0 {
-                log::warn!(
-                    "material {}: metallic {}, specular {}, transmission {} rendered as Lambertian (the glTF BRDF is not built yet)",
-                    material.name,
-                    material.metallic,
-                    material.specular,
-                    material.transmission
-                );
-            }
-            MaterialKind::Lambertian
-        }
-    }
-}
 
 /// Bytes of path state per path: ray origin, direction, throughput, hit (16 each), shadow
 /// origin, direction, contribution (16 each), three queue slots (4 each) and the film (16).
@@ -80,6 +48,9 @@ pub struct RenderStats {
     /// Per kernel, summed over bounces and passes (`sample_pass` is the whole pass).
     pub kernel_milliseconds: Vec<(String, f64)>,
     pub bytes_per_path: u64,
+    /// Emissive triangles, and how next-event estimation chose among them.
+    pub lights: u32,
+    pub light_selection: crate::lights::LightSelection,
 }
 
 /// A trace kernel (extend or connect) in whichever backend the settings chose.
@@ -107,7 +78,8 @@ pub struct WavefrontRenderer {
     // Kept alive for the recorded pass, which reads them by address.
     _buffers: Vec<Buffer>,
     _accel: SceneAccel,
-    _meshes: GpuMeshes,
+    lights: LightSampler,
+    _scene: GpuScene,
     _pipelines: (Vec<ComputePipeline<WavefrontPush>>, [TraceKernel; 2]),
 }
 
@@ -135,51 +107,9 @@ impl WavefrontRenderer {
         }
         let path_count = settings.width * settings.height;
 
-        let meshes = GpuMeshes::upload(context, scene)?;
-        let accel = SceneAccel::build(context, scene, &meshes)?;
-        let instances: Vec<GpuInstance> = scene
-            .instances
-            .iter()
-            .map(|i| {
-                let rows = i.world_from_object.transpose();
-                GpuInstance {
-                    row0: rows.x_axis,
-                    row1: rows.y_axis,
-                    row2: rows.z_axis,
-                    mesh: i.mesh,
-                    flips_winding: u32::from(i.flips_winding()),
-                    pad0: 0,
-                    pad1: 0,
-                }
-            })
-            .collect();
-        let mesh_table: Vec<GpuMesh> = meshes
-            .ranges
-            .iter()
-            .zip(&scene.meshes)
-            .map(|(r, m)| GpuMesh {
-                first_vertex: r.first_vertex,
-                first_index: r.first_index,
-                material: m.material,
-                pad0: 0,
-            })
-            .collect();
-        let materials: Vec<GpuMaterial> = scene
-            .materials
-            .iter()
-            .map(|m| GpuMaterial {
-                base_color: m.base_color,
-                emission: m.emission,
-                kind: MaterialKind::of(m) as u32,
-                ior: m.ior,
-                pad0: 0,
-                pad1: 0,
-                pad2: 0,
-            })
-            .collect();
-        let instance_buffer = Buffer::from_slice(context, "scene instances", &instances, BufferUsage::STORAGE)?;
-        let mesh_buffer = Buffer::from_slice(context, "scene meshes", &mesh_table, BufferUsage::STORAGE)?;
-        let material_buffer = Buffer::from_slice(context, "scene materials", &materials, BufferUsage::STORAGE)?;
+        let gpu_scene = GpuScene::upload(context, scene)?;
+        let accel = SceneAccel::build(context, scene, &gpu_scene.meshes)?;
+        let lights = LightSampler::new(context, scene, &gpu_scene, settings.light_selection)?;
 
         let paths = u64::from(path_count);
         let ray_origins = storage(context, "path ray origins", paths * 16)?;
@@ -193,9 +123,6 @@ impl WavefrontRenderer {
         let shadow_directions = storage(context, "shadow ray directions", paths * 16)?;
         let shadow_contributions = storage(context, "shadow contributions", paths * 16)?;
         let connect_queue = storage(context, "connect queue", paths * 4)?;
-        let lights = EmissiveTriangles::build(scene);
-        let light_triangles = Buffer::from_slice(context, "light triangles", &lights.triangles, BufferUsage::STORAGE)?;
-        let light_cdf = Buffer::from_slice(context, "light cdf", &lights.cdf, BufferUsage::STORAGE)?;
         let queue_usage = BufferUsage {
             indirect: true,
             ..BufferUsage::STORAGE
@@ -206,12 +133,13 @@ impl WavefrontRenderer {
         if let Some(note) = note {
             log::info!("{note}");
         }
+        let light_tables = lights.tables();
         let constants = PassConstants {
-            positions: meshes.positions.address(),
-            indices: meshes.indices.address(),
-            instances: instance_buffer.address(),
-            meshes: mesh_buffer.address(),
-            materials: material_buffer.address(),
+            positions: gpu_scene.meshes.positions.address(),
+            indices: gpu_scene.meshes.indices.address(),
+            instances: gpu_scene.instances.address(),
+            meshes: gpu_scene.mesh_table.address(),
+            materials: gpu_scene.materials.address(),
             top_level: accel.top_level.address(),
             ray_origins: ray_origins.address(),
             ray_directions: ray_directions.address(),
@@ -225,10 +153,13 @@ impl WavefrontRenderer {
             shadow_directions: shadow_directions.address(),
             shadow_contributions: shadow_contributions.address(),
             connect_queue: connect_queue.address(),
-            light_triangles: light_triangles.address(),
-            light_cdf: light_cdf.address(),
-            light_count: lights.triangles.len() as u32,
-            light_total_power: lights.total_power as f32,
+            light_map: light_tables.map,
+            instance_light_offset: light_tables.instance_light_offset,
+            light_tree: light_tables.tree,
+            light_cdf: light_tables.cdf,
+            light_count: light_tables.count,
+            light_selection: light_tables.selection,
+            light_tree_arity: light_tables.arity,
             camera_origin: camera.origin,
             tan_half_yfov: camera.tan_half_yfov,
             camera_right: camera.right,
@@ -240,7 +171,6 @@ impl WavefrontRenderer {
             width: settings.width,
             height: settings.height,
             max_depth: settings.max_depth,
-            pad0: 0,
         };
         let constants_buffer = Buffer::from_slice(context, "pass constants", &[constants], BufferUsage::STORAGE)?;
         let push_at = |bounce: u32| WavefrontPush {
@@ -285,16 +215,23 @@ impl WavefrontRenderer {
             ids::TRACE_CONNECT_RCHIT,
         )?;
 
-        context.run_once("clear film", |commands| {
+        context.run_once("clear film and build lights", |commands| {
             commands.fill_buffer(&film, 0, film.size(), 0);
-            Ok(())
+            lights.record_build(commands, &gpu_scene, None)
         })?;
 
         let mut pass = CommandBuffer::new(context, "sample pass")?;
-        let mut profiler = Profiler::new(context, "wavefront kernels", 2 + 4 * settings.max_depth)?;
+        let mut profiler = Profiler::new(
+            context,
+            "wavefront kernels",
+            2 + 4 * settings.max_depth + lights.profiler_scopes(),
+        )?;
         pass.begin(context)?;
         profiler.reset(&mut pass);
         let whole_pass = profiler.begin(&mut pass, "sample_pass")?;
+        if settings.rebuild_lights_every_pass {
+            lights.record_build(&mut pass, &gpu_scene, Some(&mut profiler))?;
+        }
         let one = DispatchSize { x: 1, y: 1 };
         let barrier = |commands: &mut CommandBuffer| match settings.backend {
             TraceBackend::Pipeline => commands.ray_tracing_barrier(),
@@ -341,9 +278,6 @@ impl WavefrontRenderer {
         pass.end()?;
 
         let buffers = vec![
-            instance_buffer,
-            mesh_buffer,
-            material_buffer,
             ray_origins,
             ray_directions,
             throughputs,
@@ -354,8 +288,6 @@ impl WavefrontRenderer {
             shadow_directions,
             shadow_contributions,
             connect_queue,
-            light_triangles,
-            light_cdf,
             constants_buffer,
         ];
         Ok(Self {
@@ -367,7 +299,8 @@ impl WavefrontRenderer {
             queues,
             _buffers: buffers,
             _accel: accel,
-            _meshes: meshes,
+            lights: lights,
+            _scene: gpu_scene,
             _pipelines: (
                 vec![generate, prepare_extend, prepare_shade, shade, prepare_connect, finish],
                 [extend, connect],
@@ -422,6 +355,8 @@ impl WavefrontRenderer {
             shadow_rays_per_second: counters[0].shadow_rays as f64 / gpu_seconds,
             kernel_milliseconds: kernel_ms,
             bytes_per_path: BYTES_PER_PATH,
+            lights: self.lights.light_count(),
+            light_selection: self.settings.light_selection,
         };
         Ok((image, stats))
     }

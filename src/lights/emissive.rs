@@ -1,100 +1,123 @@
-//! Emissive triangles and a CPU-built CDF over their emitted power, for next-event
-//! estimation: pick a triangle with probability proportional to luminance(radiance) x area,
-//! then a point uniformly on it.
-//!
-//! The probability density of a point, per unit area, is then luminance(radiance) / total
-//! power for every emitter, so the MIS weight of a light found by BSDF sampling needs only
-//! the hit's own radiance and the total, not a look-up of its index. The GPU one-dispatch
-//! builder (the lights issue) replaces `build`, not this interface.
+//! The scene's lights on the CPU, in the order the GPU flattening gives them: every triangle
+//! of every instance whose material emits, instances in scene order, triangles in mesh order.
+//! Their weights (luminance of radiance x world-space area) and a float64 CDF over them are
+//! the reference the GPU light tree is tested against, and the `cpu-cdf` light selection.
 
 use glam::Vec3;
 
-use crate::interface::EmissiveTriangle;
 use crate::scene::Scene;
 
-/// Rec. 709 luminance, the weight of a colour in the power CDF.
+/// Rec. 709 luminance, the weight of a colour in light selection (as in scene.glsl).
 pub fn luminance(rgb: Vec3) -> f32 {
     rgb.dot(Vec3::new(0.2126, 0.7152, 0.0722))
 }
 
+/// One emissive triangle in world space, wound so that `cross(p1 - p0, p2 - p0)` points to
+/// the emitting (front) side, whatever the instance's transform did to the winding.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EmissiveTriangle {
+    pub instance: u32,
+    pub triangle: u32,
+    pub p0: Vec3,
+    pub p1: Vec3,
+    pub p2: Vec3,
+    pub radiance: Vec3,
+}
+
+impl EmissiveTriangle {
+    pub fn area(&self) -> f64 {
+        let [p0, p1, p2] = [self.p0, self.p1, self.p2].map(|p| p.as_dvec3());
+        0.5 * (p1 - p0).cross(p2 - p0).length()
+    }
+
+    /// Emitted power up to the constant pi: luminance(radiance) x area; 0 for anything not
+    /// finite and positive, as the GPU builder does.
+    pub fn weight(&self) -> f64 {
+        let weight = f64::from(luminance(self.radiance)) * self.area();
+        if weight > 0.0 && weight.is_finite() {
+            weight
+        } else {
+            0.0
+        }
+    }
+}
+
 pub struct EmissiveTriangles {
+    /// Instances whose material emits, in scene order: what the GPU flattening starts from.
+    pub emissive_instances: Vec<u32>,
     pub triangles: Vec<EmissiveTriangle>,
-    /// Inclusive CDF of power, normalised, last entry exactly 1.
-    pub cdf: Vec<f32>,
-    /// Sum of luminance(radiance) x area over all emitters.
-    pub total_power: f64,
+    /// Inclusive prefix sums of the weights, in float64.
+    pub cdf: Vec<f64>,
 }
 
 impl EmissiveTriangles {
     pub fn build(scene: &Scene) -> Self {
+        let mut emissive_instances = Vec::new();
         let mut triangles = Vec::new();
         for (instance_index, instance) in scene.instances.iter().enumerate() {
             let mesh = &scene.meshes[instance.mesh as usize];
             let radiance = scene.materials[mesh.material as usize].emission;
-            if luminance(radiance) <= 0.0 {
+            if !(luminance(radiance) > 0.0) || mesh.indices.is_empty() {
                 continue;
             }
+            emissive_instances.push(instance_index as u32);
             let flip = instance.flips_winding();
-            for (primitive, tri) in mesh.indices.chunks_exact(3).enumerate() {
+            for (triangle, corners) in mesh.indices.chunks_exact(3).enumerate() {
                 let [p0, mut p1, mut p2] = [0, 1, 2].map(|k| {
                     instance
                         .world_from_object
-                        .transform_point3(mesh.positions[tri[k] as usize])
+                        .transform_point3(mesh.positions[corners[k] as usize])
                 });
                 if flip {
                     std::mem::swap(&mut p1, &mut p2);
                 }
-                let area = 0.5 * (p1 - p0).cross(p2 - p0).length();
-                if !(area > 0.0 && area.is_finite()) {
-                    continue;
-                }
                 triangles.push(EmissiveTriangle {
-                    p0,
                     instance: instance_index as u32,
+                    triangle: triangle as u32,
+                    p0,
                     p1,
-                    primitive: primitive as u32,
                     p2,
-                    area,
                     radiance,
-                    pad0: 0,
                 });
             }
         }
-        // Summed in f64 so that a million small lights after a bright one still get their share.
         let mut running = 0.0f64;
-        let mut sums = Vec::with_capacity(triangles.len());
-        for t in &triangles {
-            running += f64::from(luminance(t.radiance)) * f64::from(t.area);
-            sums.push(running);
-        }
-        let mut cdf: Vec<f32> = sums.iter().map(|&s| (s / running) as f32).collect();
-        if let Some(last) = cdf.last_mut() {
-            *last = 1.0;
-        }
+        let cdf = triangles
+            .iter()
+            .map(|t| {
+                running += t.weight();
+                running
+            })
+            .collect();
         Self {
+            emissive_instances,
             triangles,
             cdf,
-            total_power: running,
         }
     }
 
-    /// The index whose CDF interval holds `u` in [0, 1): the first entry greater than `u`.
-    pub fn sample(&self, u: f32) -> Option<usize> {
-        if self.cdf.is_empty() {
+    pub fn total_power(&self) -> f64 {
+        self.cdf.last().copied().unwrap_or(0.0)
+    }
+
+    /// The light whose CDF interval holds `u` x total, for `u` in [0, 1); `None` when no
+    /// light has power.
+    pub fn sample(&self, u: f64) -> Option<usize> {
+        let total = self.total_power();
+        if !(total > 0.0) {
             return None;
         }
-        Some(self.cdf.partition_point(|&c| c <= u).min(self.cdf.len() - 1))
+        let x = u * total;
+        Some(self.cdf.partition_point(|&c| c <= x).min(self.cdf.len() - 1))
     }
 
-    /// Probability of choosing triangle `index`.
+    /// Probability of choosing light `index`.
     pub fn probability(&self, index: usize) -> f64 {
-        let t = &self.triangles[index];
-        f64::from(luminance(t.radiance)) * f64::from(t.area) / self.total_power
+        self.triangles[index].weight() / self.total_power()
     }
 
-    /// Density per unit area of a light point chosen by `sample` then uniformly on its
-    /// triangle, for a point on an emitter of the given radiance.
-    pub fn area_density(&self, radiance: Vec3) -> f64 {
-        f64::from(luminance(radiance)) / self.total_power
+    /// The CDF as the `cpu-cdf` selection uploads it: float32 of the float64 sums.
+    pub fn cdf_f32(&self) -> Vec<f32> {
+        self.cdf.iter().map(|&c| c as f32).collect()
     }
 }

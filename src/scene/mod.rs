@@ -15,7 +15,7 @@ use glam::{Mat4, Vec2, Vec3, Vec4};
 
 pub use camera::PinholeCamera;
 pub use error::SceneError;
-pub use upload::{GpuMeshes, MeshRange};
+pub use upload::{gpu_material, GpuMeshes, GpuScene, MaterialKind, MeshRange};
 
 /// One triangle mesh: a glTF primitive with its own material. A glTF mesh of several
 /// primitives becomes several `Mesh`es; a mesh used by several nodes is stored once.

@@ -1,9 +1,42 @@
-//! Scene geometry in GPU buffers: every mesh's positions and indices concatenated into one
-//! buffer each, with a table of where each mesh starts.
+//! The scene in GPU buffers: every mesh's positions and indices concatenated into one buffer
+//! each, and the instance, mesh and material tables that kernels index (`scene.glsl`).
 
 use crate::gpu::{Buffer, BufferUsage, Context, GpuResult, TriangleGeometry};
+use crate::interface::{GpuInstance, GpuMaterial, GpuMesh};
 
 use super::Scene;
+
+/// Which BSDF a material gets (the `kind` of `GpuMaterial`, `MATERIAL_*` in bsdf.glsl).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum MaterialKind {
+    Lambertian = 0,
+    Mirror = 1,
+    Dielectric = 2,
+}
+
+impl MaterialKind {
+    /// The reference conventions' three materials; anything else is rendered as Lambertian
+    /// with its base colour (with a warning) until the glTF BRDF lands.
+    pub fn of(material: &super::Material) -> Self {
+        if material.transmission >= 1.0 && material.roughness == 0.0 {
+            MaterialKind::Dielectric
+        } else if material.metallic >= 1.0 && material.roughness == 0.0 {
+            MaterialKind::Mirror
+        } else {
+            if material.metallic != 0.0 || material.specular != 0.0 || material.transmission != 0.0 {
+                log::warn!(
+                    "material {}: metallic {}, specular {}, transmission {} rendered as Lambertian (the glTF BRDF is not built yet)",
+                    material.name,
+                    material.metallic,
+                    material.specular,
+                    material.transmission
+                );
+            }
+            MaterialKind::Lambertian
+        }
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MeshRange {
@@ -55,5 +88,66 @@ impl GpuMeshes {
             index_address: self.indices.address() + u64::from(range.first_index) * 4,
             triangle_count: range.triangle_count,
         }
+    }
+}
+
+/// Geometry and the tables that kernels read it through.
+pub struct GpuScene {
+    pub meshes: GpuMeshes,
+    pub instances: Buffer,
+    pub mesh_table: Buffer,
+    pub materials: Buffer,
+}
+
+impl GpuScene {
+    pub fn upload(context: &Context, scene: &Scene) -> GpuResult<Self> {
+        let meshes = GpuMeshes::upload(context, scene)?;
+        let instances: Vec<GpuInstance> = scene
+            .instances
+            .iter()
+            .map(|i| {
+                let rows = i.world_from_object.transpose();
+                GpuInstance {
+                    row0: rows.x_axis,
+                    row1: rows.y_axis,
+                    row2: rows.z_axis,
+                    mesh: i.mesh,
+                    flips_winding: u32::from(i.flips_winding()),
+                    pad0: 0,
+                    pad1: 0,
+                }
+            })
+            .collect();
+        let mesh_table: Vec<GpuMesh> = meshes
+            .ranges
+            .iter()
+            .zip(&scene.meshes)
+            .map(|(r, m)| GpuMesh {
+                first_vertex: r.first_vertex,
+                first_index: r.first_index,
+                material: m.material,
+                triangle_count: r.triangle_count,
+            })
+            .collect();
+        let materials: Vec<GpuMaterial> = scene.materials.iter().map(gpu_material).collect();
+        Ok(Self {
+            instances: Buffer::from_slice(context, "scene instances", &instances, BufferUsage::STORAGE)?,
+            mesh_table: Buffer::from_slice(context, "scene meshes", &mesh_table, BufferUsage::STORAGE)?,
+            materials: Buffer::from_slice(context, "scene materials", &materials, BufferUsage::STORAGE)?,
+            meshes,
+        })
+    }
+}
+
+/// A material as the kernels read it.
+pub fn gpu_material(material: &super::Material) -> GpuMaterial {
+    GpuMaterial {
+        base_color: material.base_color,
+        emission: material.emission,
+        kind: MaterialKind::of(material) as u32,
+        ior: material.ior,
+        pad0: 0,
+        pad1: 0,
+        pad2: 0,
     }
 }

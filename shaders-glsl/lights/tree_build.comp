@@ -1,0 +1,155 @@
+#version 460
+// variant: triangles LEAVES_FROM_TRIANGLES
+// variant: weights LEAVES_FROM_WEIGHTS
+//
+// The whole light tree (layout in light_tree.glsl) in one dispatch, after the Traverse
+// Research article "Fast CDF generation on the GPU for light picking".
+//
+// Every node is one lane of a subgroupInclusiveAdd over its sibling group, the arity being
+// the subgroup size. A workgroup scans BLOCK = ARITY^BLOCK_LEVELS nodes of a round's base
+// level and the BLOCK_LEVELS - 1 levels above them in shared memory, then writes its block's
+// sum one level further up. Blocks are grouped BLOCK to a parent; each parent has a survivor
+// counter, and only the workgroup that arrives last at it carries on, taking the sums its
+// siblings wrote (through the coherent tree buffer) as the base of the next round. The others
+// exit. No workgroup ever waits for another, so this needs no forward-progress guarantee, and
+// the tree is complete, whatever its depth, when the dispatch ends. Counters reset themselves.
+#extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+
+#include "common.glsl"
+#include "dispatch.glsl"
+#include "scene.glsl"
+#include "light_tree.glsl"
+
+layout(constant_id = 0) const uint ARITY = 32;
+layout(constant_id = 1) const uint BLOCK_LEVELS = 2;
+layout(constant_id = 2) const uint BLOCK = 1024;
+layout(constant_id = 3) const uint PARTIALS = 32;
+layout(local_size_x_id = 4) in;
+
+layout(push_constant, scalar) uniform PushBlock {
+    LightTreePush push;
+};
+
+layout(buffer_reference, scalar) coherent buffer CoherentFloats { float v[]; };
+layout(buffer_reference, scalar) coherent buffer Counters { uint v[]; };
+layout(buffer_reference, scalar) readonly buffer LightMap { uvec2 v[]; };
+layout(buffer_reference, scalar) readonly buffer Weights { float v[]; };
+
+// Group sums of the level being built, one per ARITY nodes of the level below.
+shared float partial[PARTIALS];
+shared bool carry_on;
+
+// Emitted power of a light: luminance(radiance) x world-space area. Anything that is not a
+// finite positive number (NaN corners, negative weights) is 0 and never chosen.
+float leaf_weight(uint light) {
+#ifdef LEAVES_FROM_WEIGHTS
+    float weight = Weights(push.weights).v[light];
+#else
+    uvec2 entry = LightMap(push.map).v[light];
+    GpuInstance instance = Instances(push.instances).v[entry.x];
+    GpuMesh mesh = Meshes(push.meshes).v[instance.mesh];
+    vec3 p0;
+    vec3 p1;
+    vec3 p2;
+    world_triangle(push.positions, push.indices, instance, mesh, entry.y, p0, p1, p2);
+    float area = 0.5 * length(cross(p1 - p0, p2 - p0));
+    float weight = luminance(Materials(push.materials).v[mesh.material].emission) * area;
+#endif
+    return weight > 0.0 && !isinf(weight) ? weight : 0.0;
+}
+
+void main() {
+    CoherentFloats tree = CoherentFloats(push.tree);
+    uint thread = gl_LocalInvocationID.x;
+    bool last_lane = gl_SubgroupInvocationID == ARITY - 1;
+    uint top;
+    uint top_offset;
+    uint top_span;
+    light_tree_top(push.count, ARITY, top, top_offset, top_span);
+
+    uint block = flat_workgroup_index(gl_NumWorkGroups.x);
+    uint level = 0;
+    uint offset = 0;
+    uint size = push.count;
+    uint counter_base = 0;
+    for (;;) {
+        // The round's base level: leaves in the first round, later the sums that the blocks
+        // of the previous round wrote. Every thread runs the same iterations (BLOCK is a
+        // multiple of the workgroup size), so subgroups stay whole.
+        for (uint item = thread; item < BLOCK; item += gl_WorkGroupSize.x) {
+            uint node = block * BLOCK + item;
+            float value = 0.0;
+            if (node < size) {
+                value = level == 0 ? leaf_weight(node) : tree.v[offset + node];
+            }
+            float prefix = subgroupInclusiveAdd(value);
+            if (node < size) {
+                tree.v[offset + node] = prefix;
+            }
+            if (last_lane) {
+                partial[item / ARITY] = prefix;
+            }
+        }
+        barrier();
+
+        uint span = BLOCK;
+        for (uint step = 1; step < BLOCK_LEVELS && level < top; ++step) {
+            offset += size;
+            size = (size - 1) / ARITY + 1;
+            level += 1;
+            span /= ARITY;
+            uint node = block * span + thread;
+            float prefix = 0.0;
+            // span is a multiple of ARITY here, so this condition keeps subgroups whole.
+            if (thread < span) {
+                prefix = subgroupInclusiveAdd(node < size ? partial[thread] : 0.0);
+            }
+            barrier();
+            if (thread < span) {
+                if (node < size) {
+                    tree.v[offset + node] = prefix;
+                }
+                if (last_lane) {
+                    partial[thread / ARITY] = prefix;
+                }
+            }
+            barrier();
+        }
+        if (level == top) {
+            return;
+        }
+
+        // The block's sum is a node of the next level; the last of its siblings to arrive
+        // builds their group and what lies above.
+        offset += size;
+        size = (size - 1) / ARITY + 1;
+        level += 1;
+        if (size == 1) {
+            // The block's sum is the root: nothing to wait for.
+            if (thread == 0) {
+                tree.v[offset] = partial[0];
+            }
+            return;
+        }
+        uint parent = block / BLOCK;
+        if (thread == 0) {
+            tree.v[offset + block] = partial[0];
+            memoryBarrierBuffer();
+            uint siblings = min(BLOCK, size - parent * BLOCK);
+            uint arrived = atomicAdd(Counters(push.counters).v[counter_base + parent], 1u);
+            carry_on = arrived == siblings - 1;
+            if (carry_on) {
+                atomicExchange(Counters(push.counters).v[counter_base + parent], 0u);
+            }
+        }
+        barrier();
+        if (!carry_on) {
+            return;
+        }
+        memoryBarrierBuffer();
+        counter_base += (size - 1) / BLOCK + 1;
+        block = parent;
+    }
+}

@@ -1,0 +1,213 @@
+//! How next-event estimation chooses a light, set up for a scene: the flattened light array,
+//! then the selection structure of the chosen strategy, all built on the GPU by one recorded
+//! sequence that can be replayed whenever emission changes.
+
+use crate::gpu::{Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult, Profiler};
+use crate::scene::{GpuScene, Scene};
+
+use super::emissive::EmissiveTriangles;
+use super::flatten::LightFlattening;
+use super::tree::{Leaves, LightTree, MAX_LIGHTS};
+
+/// The light-selection strategy (`LIGHT_SELECTION_*` in light_tree.glsl).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LightSelection {
+    /// By power, walking the GPU-built subgroup-ary tree (the default).
+    #[default]
+    Tree,
+    /// By power, binary search of the flat CDF the GPU derives from the tree.
+    Cdf,
+    /// By power, binary search of a CDF summed on the CPU in float64: the reference.
+    CpuCdf,
+    /// Every light equally likely, as Mitsuba does.
+    Uniform,
+}
+
+impl LightSelection {
+    pub const ALL: [LightSelection; 4] = [Self::Tree, Self::Cdf, Self::CpuCdf, Self::Uniform];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Tree => "tree",
+            Self::Cdf => "cdf",
+            Self::CpuCdf => "cpu-cdf",
+            Self::Uniform => "uniform",
+        }
+    }
+
+    /// The shaders' code for it.
+    pub fn code(self) -> u32 {
+        match self {
+            Self::Tree => 0,
+            Self::Cdf | Self::CpuCdf => 1,
+            Self::Uniform => 2,
+        }
+    }
+}
+
+impl std::str::FromStr for LightSelection {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        Self::ALL.into_iter().find(|s| s.name() == text).ok_or_else(|| {
+            let names: Vec<_> = Self::ALL.iter().map(|s| s.name()).collect();
+            format!("unknown light selection '{text}' (one of: {})", names.join(", "))
+        })
+    }
+}
+
+/// What the kernels need to find and weigh lights (fields of `PassConstants`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LightTables {
+    pub map: u64,
+    pub instance_light_offset: u64,
+    pub tree: u64,
+    pub cdf: u64,
+    pub count: u32,
+    pub selection: u32,
+    pub arity: u32,
+}
+
+pub struct LightSampler {
+    selection: LightSelection,
+    flattening: LightFlattening,
+    tree: Option<LightTree>,
+    cpu_cdf: Option<Buffer>,
+    arity: u32,
+}
+
+impl LightSampler {
+    pub fn new(context: &Context, scene: &Scene, gpu_scene: &GpuScene, selection: LightSelection) -> GpuResult<Self> {
+        let emissive: Vec<u32> = scene
+            .instances
+            .iter()
+            .enumerate()
+            .filter(|(_, instance)| {
+                let mesh = &scene.meshes[instance.mesh as usize];
+                super::emissive::luminance(scene.materials[mesh.material as usize].emission) > 0.0
+                    && !mesh.indices.is_empty()
+            })
+            .map(|(index, _)| index as u32)
+            .collect();
+        let lights: u64 = emissive
+            .iter()
+            .map(|&i| scene.meshes[scene.instances[i as usize].mesh as usize].triangle_count() as u64)
+            .sum();
+        if lights > MAX_LIGHTS {
+            return Err(GpuError::InvalidUse {
+                name: "lights".into(),
+                problem: format!("{lights} emissive triangles; light selection takes at most {MAX_LIGHTS}"),
+            });
+        }
+        let light_count = lights as u32;
+        let flattening =
+            LightFlattening::new(context, gpu_scene, scene.instances.len() as u32, &emissive, light_count)?;
+        let tree = match selection {
+            LightSelection::Tree | LightSelection::Cdf if light_count > 0 => {
+                Some(LightTree::new(context, light_count, selection == LightSelection::Cdf)?)
+            }
+            _ => None,
+        };
+        let cpu_cdf = match selection {
+            LightSelection::CpuCdf if light_count > 0 => {
+                let cpu = EmissiveTriangles::build(scene);
+                Some(Buffer::from_slice(
+                    context,
+                    "light cdf (cpu)",
+                    &cpu.cdf_f32(),
+                    BufferUsage::STORAGE,
+                )?)
+            }
+            _ => None,
+        };
+        Ok(Self {
+            selection,
+            flattening,
+            tree,
+            cpu_cdf,
+            arity: context.adapter().capabilities.subgroup_size,
+        })
+    }
+
+    pub fn light_count(&self) -> u32 {
+        self.flattening.light_count()
+    }
+
+    pub fn selection(&self) -> LightSelection {
+        self.selection
+    }
+
+    pub fn tree(&self) -> Option<&LightTree> {
+        self.tree.as_ref()
+    }
+
+    pub fn flattening(&self) -> &LightFlattening {
+        &self.flattening
+    }
+
+    /// Records the whole build: flattening, tree, CDF, each in a profiler scope
+    /// (`light_flatten`, `light_tree`, `light_cdf`) when a profiler is given.
+    pub fn record_build(
+        &self,
+        commands: &mut CommandBuffer,
+        scene: &GpuScene,
+        mut profiler: Option<&mut Profiler>,
+    ) -> GpuResult<()> {
+        let mut timed = |commands: &mut CommandBuffer,
+                         name: &str,
+                         record: &dyn Fn(&mut CommandBuffer) -> GpuResult<()>|
+         -> GpuResult<()> {
+            match profiler.as_deref_mut() {
+                Some(profiler) => {
+                    let scope = profiler.begin(commands, name)?;
+                    record(commands)?;
+                    profiler.end(commands, scope)
+                }
+                None => {
+                    commands.begin_label(name);
+                    record(commands)?;
+                    commands.end_label();
+                    Ok(())
+                }
+            }
+        };
+        if self.light_count() == 0 {
+            return Ok(());
+        }
+        timed(commands, "light_flatten", &|commands| self.flattening.record(commands))?;
+        if let Some(tree) = &self.tree {
+            let leaves = Leaves::Triangles {
+                scene,
+                map: &self.flattening.map,
+            };
+            timed(commands, "light_tree", &|commands| tree.record_build(commands, &leaves))?;
+            if tree.cdf().is_some() {
+                timed(commands, "light_cdf", &|commands| tree.record_cdf(commands))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Scopes `record_build` opens, for sizing a profiler.
+    pub fn profiler_scopes(&self) -> u32 {
+        3
+    }
+
+    pub fn tables(&self) -> LightTables {
+        LightTables {
+            map: self.flattening.map.address(),
+            instance_light_offset: self.flattening.instance_light_offset.address(),
+            tree: self.tree.as_ref().map_or(0, |t| t.tree().address()),
+            cdf: self
+                .tree
+                .as_ref()
+                .and_then(|t| t.cdf())
+                .or(self.cpu_cdf.as_ref())
+                .map_or(0, Buffer::address),
+            count: self.light_count(),
+            selection: self.selection.code(),
+            arity: self.arity,
+        }
+    }
+}
