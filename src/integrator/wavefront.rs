@@ -299,7 +299,7 @@ impl WavefrontRenderer {
             queues,
             _buffers: buffers,
             _accel: accel,
-            lights: lights,
+            lights,
             _scene: gpu_scene,
             _pipelines: (
                 vec![generate, prepare_extend, prepare_shade, shade, prepare_connect, finish],

@@ -57,7 +57,8 @@ impl EmissiveTriangles {
         for (instance_index, instance) in scene.instances.iter().enumerate() {
             let mesh = &scene.meshes[instance.mesh as usize];
             let radiance = scene.materials[mesh.material as usize].emission;
-            if !(luminance(radiance) > 0.0) || mesh.indices.is_empty() {
+            let emits = luminance(radiance) > 0.0;
+            if !emits || mesh.indices.is_empty() {
                 continue;
             }
             emissive_instances.push(instance_index as u32);
@@ -104,7 +105,8 @@ impl EmissiveTriangles {
     /// light has power.
     pub fn sample(&self, u: f64) -> Option<usize> {
         let total = self.total_power();
-        if !(total > 0.0) {
+        let any_power = total > 0.0;
+        if !any_power {
             return None;
         }
         let x = u * total;

@@ -10,7 +10,7 @@ use super::flatten::LightFlattening;
 use super::tree::{Leaves, LightTree, MAX_LIGHTS};
 
 /// The light-selection strategy (`LIGHT_SELECTION_*` in light_tree.glsl).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum LightSelection {
     /// By power, walking the GPU-built subgroup-ary tree (the default).

@@ -327,7 +327,8 @@ pub fn tree_probabilities(tree: &[f32], shape: &TreeShape) -> Vec<f64> {
     let levels = shape.level_sizes.len();
     let mut probabilities = vec![0.0f64; shape.count as usize];
     let root = f64::from(tree[shape.level_offset(levels - 1) as usize]);
-    if !(root > 0.0) {
+    let any_power = root > 0.0;
+    if !any_power {
         return probabilities;
     }
     // Share of each node of each level within its sibling group, top-down products.
