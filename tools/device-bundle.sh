@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Assembles .device/ for a run on the lent H100 (see docs/H100.md): the Vulkan loader, the
 # GL dispatch libraries NVIDIA's Vulkan ICD (libGLX_nvidia.so.0) needs, the validation layer,
-# the stripped release binary and the stripped GPU test binaries. Run from the repository root.
+# the stripped release binary, the benchmark examples and the stripped GPU test binaries. Run
+# from the repository root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 grep -qx '/.device/' .git/info/exclude 2>/dev/null || { mkdir -p .git/info; echo '/.device/' >> .git/info/exclude; }
@@ -12,8 +13,10 @@ mkdir -p .device/tests
     ls ${p}_*.deb >/dev/null 2>&1 || apt-get download "$p" 2>/dev/null
   done
 )
-cargo build --release
+cargo build --release --examples --bins
 cp target/release/wavetrace .device/
+mkdir -p .device/examples
+for example in bench_scan bench_lights; do cp "target/release/examples/$example" .device/examples/; done
 # Test binaries that need no build-time paths (the CLI tests name the build tree's binary).
 cargo test --release --no-run --message-format=json 2>/dev/null \
   | python3 -c '
@@ -23,5 +26,5 @@ for line in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["test"] and m["target"]["name"] != "cli":
         print(m["target"]["name"], m["executable"])' \
   | while read -r name exe; do cp "$exe" ".device/tests/$name"; done
-strip .device/wavetrace .device/tests/*
+strip .device/wavetrace .device/tests/* .device/examples/*
 du -sh .device
