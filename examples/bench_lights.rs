@@ -4,7 +4,7 @@
 //! each stage timed with timestamp queries, 5 warm-up and 30 timed runs, median (min-max):
 //! flattening, the one-dispatch tree from triangles, the same tree from a weights buffer (the
 //! bare prefix-sum tree), and the down-sweep to a flat CDF; against the device's own copy
-//! bandwidth, measured in the same run.
+//! bandwidth (a compute-kernel copy of 1 GiB), measured in the same run.
 //!
 //! Precision: 10^7 weights log-uniform over 1e-6 to 1e3 (random order), tree and flat CDF
 //! against float64: largest relative errors, lights that can never be chosen, and the share
@@ -15,7 +15,12 @@
 use glam::{Mat4, Vec3, Vec4};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use wavetrace::gpu::{Buffer, BufferUsage, CommandBuffer, Context, ContextDesc, GpuResult, MemoryLocation, Profiler};
+use wavetrace::gpu::shaders::ids;
+use wavetrace::gpu::{
+    Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, ContextDesc, DispatchSize, GpuResult, MemoryLocation,
+    Profiler,
+};
+use wavetrace::interface::CopyProbePush;
 use wavetrace::lights::tree::{reference_tree, tree_probabilities};
 use wavetrace::lights::{Leaves, LightSampler, LightSelection, LightTree};
 use wavetrace::scene::{GpuScene, Instance, Material, Mesh, Scene};
@@ -116,27 +121,54 @@ fn time(context: &Context, commands: &mut CommandBuffer, profiler: &Profiler) ->
         .collect())
 }
 
-/// Copy bandwidth (read + write bytes per second) of a 1 GiB buffer copy.
-fn copy_bandwidth(context: &Context) -> GpuResult<f64> {
+/// Memory bandwidth (read + write bytes per second) of copying 1 GiB: with
+/// `vkCmdCopyBuffer`, and with a compute kernel (the floor compute kernels can reach).
+fn copy_bandwidth(context: &Context) -> GpuResult<(f64, f64)> {
     let bytes = 1u64 << 30;
     let usage = BufferUsage::STORAGE;
     let a = Buffer::new(context, "copy source", bytes, usage, MemoryLocation::GpuOnly)?;
     let b = Buffer::new(context, "copy target", bytes, usage, MemoryLocation::GpuOnly)?;
-    let mut profiler = Profiler::new(context, "copy", 1)?;
+    let kernel = ComputePipeline::<CopyProbePush>::new(context, ids::DIAGNOSTICS_COPY_PROBE, &[])?;
+    let push = CopyProbePush {
+        source: a.address(),
+        target: b.address(),
+        count: (bytes / 16) as u32,
+        pad0: 0,
+    };
+    let mut profiler = Profiler::new(context, "copy", 2)?;
     let mut commands = CommandBuffer::new(context, "copy bandwidth")?;
     commands.begin(context)?;
+    commands.fill_buffer(&a, 0, bytes, 1);
+    commands.compute_barrier();
     profiler.reset(&mut commands);
-    let scope = profiler.begin(&mut commands, "copy")?;
+    let scope = profiler.begin(&mut commands, "vkCmdCopyBuffer")?;
     commands.copy_buffer(&a, 0, &b, 0, bytes);
+    profiler.end(&mut commands, scope)?;
+    commands.compute_barrier();
+    let scope = profiler.begin(&mut commands, "copy kernel")?;
+    let groups = 4 * context.adapter().capabilities.max_compute_workgroup_count[0].min(1 << 12);
+    commands.dispatch(
+        &kernel,
+        &push,
+        DispatchSize {
+            x: groups.min(65_535),
+            y: 1,
+        },
+    );
     profiler.end(&mut commands, scope)?;
     commands.end()?;
     let timing = time(context, &mut commands, &profiler)?;
-    Ok(2.0 * bytes as f64 / (timing[0].1.median * 1e-6))
+    let rate = |i: usize| 2.0 * bytes as f64 / (timing[i].1.median * 1e-6);
+    Ok((rate(0), rate(1)))
 }
 
 fn build_benchmark(context: &Context, rows: &mut Vec<serde_json::Value>) -> GpuResult<()> {
-    let copy = copy_bandwidth(context)?;
-    println!("copy bandwidth (1 GiB buffer copy, read + write): {:.0} GB/s", copy / 1e9);
+    let (transfer, copy) = copy_bandwidth(context)?;
+    println!(
+        "copy bandwidth, 1 GiB, read + write: {:.0} GB/s by compute kernel (the floor below), {:.0} GB/s by vkCmdCopyBuffer",
+        copy / 1e9,
+        transfer / 1e9
+    );
     let arity = context.adapter().capabilities.subgroup_size;
     // Bytes each stage must move at least, per light. Triangles: the map entry (8), three
     // indices (12), about half a new vertex (6, a grid shares its corners), the leaf (4) and
@@ -225,7 +257,10 @@ fn precision_study(context: &Context, rows: &mut Vec<serde_json::Value>) -> GpuR
     })?;
     let shape = tree.shape();
     let nodes: Vec<f32> = tree.tree().read_back(context, shape.nodes() as usize)?;
-    let cdf: Vec<f32> = tree.cdf().expect("built with a cdf").read_back(context, count as usize)?;
+    let cdf: Vec<f32> = tree
+        .cdf()
+        .expect("built with a cdf")
+        .read_back(context, count as usize)?;
     let exact: Vec<f64> = weights.iter().map(|&w| f64::from(w)).collect();
     let total: f64 = exact.iter().sum();
     let exact_cdf: Vec<f64> = exact
@@ -258,9 +293,7 @@ fn precision_study(context: &Context, rows: &mut Vec<serde_json::Value>) -> GpuR
         shape.arity,
         shape.level_sizes.len()
     );
-    println!(
-        "  largest relative error against float64: tree nodes {tree_error:.2e}, flat cdf entries {cdf_error:.2e}"
-    );
+    println!("  largest relative error against float64: tree nodes {tree_error:.2e}, flat cdf entries {cdf_error:.2e}");
     println!(
         "  {:<10} {:>14} {:>16} {:>22} {:>22}",
         "sampler", "never chosen", "their power", "prob. error >1% (lights)", "largest prob. error"

@@ -216,6 +216,15 @@ gpu_structs! {
         pad0: u32,
     }
 
+    /// Push constants of `diagnostics/copy_probe`: copies `count` 16-byte words, for the
+    /// benchmarks' measure of the device's memory bandwidth.
+    struct CopyProbePush {
+        source: u64,
+        target: u64,
+        count: u32,
+        pad0: u32,
+    }
+
     /// `bounce`: the path segment the kernel works on; every live path of a pass is at the
     /// same bounce in the GPU-driven schedule, so it is fixed at recording time.
     struct WavefrontPush {

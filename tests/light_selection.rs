@@ -136,12 +136,13 @@ fn rebuilding_the_lights_every_pass_changes_nothing_but_the_cost() {
             stats.kernel_milliseconds.iter().map(|(name, _)| name.clone()).collect()
         };
         assert!(!kernels(&stats).iter().any(|k| k.starts_with("light_")));
-        for kernel in ["light_flatten", "light_tree"] {
-            assert!(
-                kernels(&rebuilt_stats).iter().any(|k| k == kernel),
-                "{kernel} not timed"
-            );
-        }
+        // Emission may change between passes; the set of emissive instances may not, so
+        // the flattening is not redone.
+        assert!(
+            kernels(&rebuilt_stats).iter().any(|k| k == "light_tree"),
+            "light_tree not timed"
+        );
+        assert!(!kernels(&rebuilt_stats).iter().any(|k| k == "light_flatten"));
         assert_eq!(
             kernels(&rebuilt_stats).iter().any(|k| k == "light_cdf"),
             selection == LightSelection::Cdf

@@ -241,14 +241,14 @@ fn survivors_carry_the_tree_up_through_many_rounds() {
 #[test]
 fn shapes_and_limits() {
     let shape = TreeShape::new(1_000_007, 32).unwrap();
-    assert_eq!((shape.block_levels, shape.block, shape.workgroup), (2, 1024, 1024));
+    assert_eq!((shape.block_levels, shape.block, shape.workgroup), (2, 1024, 256));
     assert_eq!(shape.level_sizes, vec![1_000_007, 31_251, 977, 31, 1]);
     // Round 0 covers levels 0-1 and hands 977 block sums to round 1 (one block).
     assert_eq!(shape.counters, 1);
     let lavapipe = TreeShape::new(1_000_007, 8).unwrap();
     assert_eq!(
         (lavapipe.block_levels, lavapipe.block, lavapipe.workgroup),
-        (4, 4096, 1024)
+        (4, 4096, 256)
     );
     let single = TreeShape::new(1, 32).unwrap();
     assert_eq!(
@@ -442,7 +442,10 @@ fn flattening_and_leaf_weights_match_the_cpu() {
         let sampler = LightSampler::new(context, &scene, &gpu_scene, LightSelection::Cdf).unwrap();
         assert_eq!(sampler.light_count() as usize, cpu.triangles.len());
         context
-            .run_once("lights", |commands| sampler.record_build(commands, &gpu_scene, None))
+            .run_once("lights", |commands| {
+                sampler.record_flatten(commands, None)?;
+                sampler.record_build(commands, &gpu_scene, None)
+            })
             .unwrap();
         let map: Vec<[u32; 2]> = sampler
             .flattening()

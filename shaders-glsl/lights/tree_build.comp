@@ -6,8 +6,8 @@
 // Research article "Fast CDF generation on the GPU for light picking".
 //
 // Every node is one lane of a subgroupInclusiveAdd over its sibling group, the arity being
-// the subgroup size. A workgroup scans BLOCK = ARITY^BLOCK_LEVELS nodes of a round's base
-// level and the BLOCK_LEVELS - 1 levels above them in shared memory, then writes its block's
+// the subgroup size. A workgroup (BLOCK / ITEMS threads) scans BLOCK = ARITY^BLOCK_LEVELS
+// nodes of a round's base level and the BLOCK_LEVELS - 1 levels above them in shared memory, then writes its block's
 // sum one level further up. Blocks are grouped BLOCK to a parent; each parent has a survivor
 // counter, and only the workgroup that arrives last at it carries on, taking the sums its
 // siblings wrote (through the coherent tree buffer) as the base of the next round. The others
@@ -26,7 +26,8 @@ layout(constant_id = 0) const uint ARITY = 32;
 layout(constant_id = 1) const uint BLOCK_LEVELS = 2;
 layout(constant_id = 2) const uint BLOCK = 1024;
 layout(constant_id = 3) const uint PARTIALS = 32;
-layout(local_size_x_id = 4) in;
+layout(constant_id = 4) const uint ITEMS = 4;
+layout(local_size_x_id = 5) in;
 
 layout(push_constant, scalar) uniform PushBlock {
     LightTreePush push;
@@ -74,17 +75,25 @@ void main() {
     uint offset = 0;
     uint size = push.count;
     uint counter_base = 0;
+    // Each thread holds ITEMS nodes of a level at once: all its loads are issued before the
+    // first is needed, which is what keeps enough memory traffic in flight to approach the
+    // bandwidth limit (one load per thread leaves an H100 at a quarter of it).
+    float values[ITEMS];
     for (;;) {
         // The round's base level: leaves in the first round, later the sums that the blocks
-        // of the previous round wrote. Every thread runs the same iterations (BLOCK is a
-        // multiple of the workgroup size), so subgroups stay whole.
-        for (uint item = thread; item < BLOCK; item += gl_WorkGroupSize.x) {
-            uint node = block * BLOCK + item;
-            float value = 0.0;
+        // of the previous round wrote. BLOCK is ITEMS workgroups wide, so every thread runs
+        // every iteration and subgroups stay whole.
+        for (uint k = 0; k < ITEMS; ++k) {
+            uint node = block * BLOCK + k * gl_WorkGroupSize.x + thread;
+            values[k] = 0.0;
             if (node < size) {
-                value = level == 0 ? leaf_weight(node) : tree.v[offset + node];
+                values[k] = level == 0 ? leaf_weight(node) : tree.v[offset + node];
             }
-            float prefix = subgroupInclusiveAdd(value);
+        }
+        for (uint k = 0; k < ITEMS; ++k) {
+            uint item = k * gl_WorkGroupSize.x + thread;
+            uint node = block * BLOCK + item;
+            float prefix = subgroupInclusiveAdd(values[k]);
             if (node < size) {
                 tree.v[offset + node] = prefix;
             }
@@ -100,19 +109,24 @@ void main() {
             size = (size - 1) / ARITY + 1;
             level += 1;
             span /= ARITY;
-            uint node = block * span + thread;
-            float prefix = 0.0;
-            // span is a multiple of ARITY here, so this condition keeps subgroups whole.
-            if (thread < span) {
-                prefix = subgroupInclusiveAdd(node < size ? partial[thread] : 0.0);
+            // span is a multiple of ARITY here, so `item < span` keeps subgroups whole. All
+            // reads of the level before any write: the sums go back into the same array.
+            for (uint k = 0; k < ITEMS; ++k) {
+                uint item = k * gl_WorkGroupSize.x + thread;
+                values[k] = item < span && block * span + item < size ? partial[item] : 0.0;
             }
             barrier();
-            if (thread < span) {
-                if (node < size) {
-                    tree.v[offset + node] = prefix;
-                }
-                if (last_lane) {
-                    partial[thread / ARITY] = prefix;
+            for (uint k = 0; k < ITEMS; ++k) {
+                uint item = k * gl_WorkGroupSize.x + thread;
+                if (item < span) {
+                    uint node = block * span + item;
+                    float prefix = subgroupInclusiveAdd(values[k]);
+                    if (node < size) {
+                        tree.v[offset + node] = prefix;
+                    }
+                    if (last_lane) {
+                        partial[item / ARITY] = prefix;
+                    }
                 }
             }
             barrier();

@@ -217,6 +217,7 @@ impl WavefrontRenderer {
 
         context.run_once("clear film and build lights", |commands| {
             commands.fill_buffer(&film, 0, film.size(), 0);
+            lights.record_flatten(commands, None)?;
             lights.record_build(commands, &gpu_scene, None)
         })?;
 

@@ -1,6 +1,6 @@
-//! How next-event estimation chooses a light, set up for a scene: the flattened light array,
-//! then the selection structure of the chosen strategy, all built on the GPU by one recorded
-//! sequence that can be replayed whenever emission changes.
+//! How next-event estimation chooses a light, set up for a scene: the flattened light array
+//! (built once), then the selection structure of the chosen strategy, built on the GPU by one
+//! dispatch (two for the flat CDF) that can be replayed whenever emission changes.
 
 use crate::gpu::{Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult, Profiler};
 use crate::scene::{GpuScene, Scene};
@@ -146,50 +146,43 @@ impl LightSampler {
         &self.flattening
     }
 
-    /// Records the whole build: flattening, tree, CDF, each in a profiler scope
-    /// (`light_flatten`, `light_tree`, `light_cdf`) when a profiler is given.
+    /// Records the flattening (`light_flatten`): needed once, and again only when the set of
+    /// emissive instances changes.
+    pub fn record_flatten(&self, commands: &mut CommandBuffer, profiler: Option<&mut Profiler>) -> GpuResult<()> {
+        if self.light_count() == 0 {
+            return Ok(());
+        }
+        timed(commands, profiler, "light_flatten", &|commands| {
+            self.flattening.record(commands)
+        })
+    }
+
+    /// Records the selection structure's build from the current emission and transforms:
+    /// the tree (`light_tree`, one dispatch) and, for the `cdf` selection, the down-sweep
+    /// (`light_cdf`). This is all that a change of emission costs. Needs the flattening.
     pub fn record_build(
         &self,
         commands: &mut CommandBuffer,
         scene: &GpuScene,
         mut profiler: Option<&mut Profiler>,
     ) -> GpuResult<()> {
-        let mut timed = |commands: &mut CommandBuffer,
-                         name: &str,
-                         record: &dyn Fn(&mut CommandBuffer) -> GpuResult<()>|
-         -> GpuResult<()> {
-            match profiler.as_deref_mut() {
-                Some(profiler) => {
-                    let scope = profiler.begin(commands, name)?;
-                    record(commands)?;
-                    profiler.end(commands, scope)
-                }
-                None => {
-                    commands.begin_label(name);
-                    record(commands)?;
-                    commands.end_label();
-                    Ok(())
-                }
-            }
-        };
-        if self.light_count() == 0 {
+        let Some(tree) = &self.tree else {
             return Ok(());
-        }
-        timed(commands, "light_flatten", &|commands| self.flattening.record(commands))?;
-        if let Some(tree) = &self.tree {
-            let leaves = Leaves::Triangles {
-                scene,
-                map: &self.flattening.map,
-            };
-            timed(commands, "light_tree", &|commands| tree.record_build(commands, &leaves))?;
-            if tree.cdf().is_some() {
-                timed(commands, "light_cdf", &|commands| tree.record_cdf(commands))?;
-            }
+        };
+        let leaves = Leaves::Triangles {
+            scene,
+            map: &self.flattening.map,
+        };
+        timed(commands, profiler.as_deref_mut(), "light_tree", &|commands| {
+            tree.record_build(commands, &leaves)
+        })?;
+        if tree.cdf().is_some() {
+            timed(commands, profiler, "light_cdf", &|commands| tree.record_cdf(commands))?;
         }
         Ok(())
     }
 
-    /// Scopes `record_build` opens, for sizing a profiler.
+    /// Scopes `record_flatten` and `record_build` open, for sizing a profiler.
     pub fn profiler_scopes(&self) -> u32 {
         3
     }
@@ -208,6 +201,28 @@ impl LightSampler {
             count: self.light_count(),
             selection: self.selection.code(),
             arity: self.arity,
+        }
+    }
+}
+
+/// Records `record` inside a profiler scope (also a debug label), or a plain debug label.
+fn timed(
+    commands: &mut CommandBuffer,
+    profiler: Option<&mut Profiler>,
+    name: &str,
+    record: &dyn Fn(&mut CommandBuffer) -> GpuResult<()>,
+) -> GpuResult<()> {
+    match profiler {
+        Some(profiler) => {
+            let scope = profiler.begin(commands, name)?;
+            record(commands)?;
+            profiler.end(commands, scope)
+        }
+        None => {
+            commands.begin_label(name);
+            record(commands)?;
+            commands.end_label();
+            Ok(())
         }
     }
 }

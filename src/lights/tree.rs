@@ -31,10 +31,12 @@ use crate::gpu::{
 use crate::interface::LightTreePush;
 use crate::scene::GpuScene;
 
-/// Workgroup width of the tree builder: the largest a device must support.
-const MAX_WORKGROUP: u32 = 1024;
-/// Largest block: its partial sums (block / arity floats) stay well inside shared memory.
-const MAX_BLOCK: u32 = 1 << 16;
+/// Nodes in a block: a workgroup's share of a level, at least this many.
+const MIN_BLOCK: u32 = 1024;
+/// Workgroup width of the tree builder: each thread holds block / width nodes at a time.
+const WORKGROUP: u32 = 256;
+/// Largest block: at most 32 nodes per thread, held in registers.
+const MAX_BLOCK: u32 = 32 * WORKGROUP;
 /// Threads per workgroup of `tree_to_cdf`.
 const CDF_WORKGROUP: u32 = 256;
 /// Leaves the shaders can index: levels and offsets stay inside u32 arithmetic.
@@ -47,6 +49,7 @@ pub struct TreeShape {
     pub count: u32,
     pub arity: u32,
     /// Levels a workgroup builds per round: the fewest with `arity^block_levels` >= 1024.
+    /// Its `workgroup` threads hold `block / workgroup` nodes each.
     pub block_levels: u32,
     /// Base-level nodes per workgroup: `arity^block_levels`.
     pub block: u32,
@@ -69,13 +72,13 @@ impl TreeShape {
         if count == 0 || u64::from(count) > MAX_LIGHTS {
             return Err(format!("{count} lights: the tree takes 1 to {MAX_LIGHTS}"));
         }
-        if !(4..=MAX_WORKGROUP).contains(&arity) || !arity.is_power_of_two() {
+        if !(4..=WORKGROUP).contains(&arity) || !arity.is_power_of_two() {
             return Err(format!(
-                "subgroup size {arity}: the tree needs a power of two from 4 to {MAX_WORKGROUP}"
+                "subgroup size {arity}: the tree needs a power of two from 4 to {WORKGROUP}"
             ));
         }
         let mut default_levels = 1;
-        while arity.pow(default_levels) < MAX_WORKGROUP {
+        while arity.pow(default_levels) < MIN_BLOCK {
             default_levels += 1;
         }
         let block_levels = block_levels.unwrap_or(default_levels);
@@ -107,7 +110,7 @@ impl TreeShape {
             arity,
             block_levels,
             block,
-            workgroup: block.min(MAX_WORKGROUP),
+            workgroup: block.min(WORKGROUP),
             level_sizes,
             counters,
         })
@@ -127,13 +130,14 @@ impl TreeShape {
     }
 
     /// Specialization constants of `tree_build`: arity, block levels, block, shared partial
-    /// sums (`arity^(block_levels - 1)`), workgroup width.
-    fn specialization(&self) -> [u32; 5] {
+    /// sums (`arity^(block_levels - 1)`), nodes per thread, workgroup width.
+    fn specialization(&self) -> [u32; 6] {
         [
             self.arity,
             self.block_levels,
             self.block,
             self.block / self.arity,
+            self.block / self.workgroup,
             self.workgroup,
         ]
     }

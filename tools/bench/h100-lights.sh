@@ -9,11 +9,12 @@ ldconfig
 [ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
 .device/wavetrace info > "$OUT/info.txt" 2>&1
 for t in lights light_selection wavefront reference layout scan; do
-  WAVETRACE_VALIDATION=1 ".device/tests/$t" --test-threads 1 > "$OUT/test-$t.txt" 2>&1
+  echo "== $t"
+  WAVETRACE_VALIDATION=1 ".device/tests/$t" --test-threads 1 --nocapture 2>&1
   echo "$t rc $?" >> "$OUT/tests-summary.txt"
-done
+done > "$OUT/tests.txt" 2>&1
 .device/examples/bench_lights --json > "$OUT/bench-lights.txt" 2>&1
-python3 tools/bench/torch_cumsum.py float32 > "$OUT/torch.txt" 2>&1
+python3 tools/bench/torch_cumsum.py float32 >> "$OUT/bench-lights.txt" 2>&1
 S=tests/scenes
 render() { .device/wavetrace render "$@" -o /tmp/render.exr --stats; }
 for selection in tree cdf uniform; do
@@ -25,7 +26,7 @@ done > "$OUT/render-many-lights.txt" 2>&1
 for run in 1 2; do
   echo "== rebuild every pass, run $run"
   render $S/cornell-many-lights/cornell-many-lights.gltf --res 1024 1024 --spp 256 --max-depth 8 --rebuild-lights
-done > "$OUT/render-rebuild.txt" 2>&1
+done >> "$OUT/render-many-lights.txt" 2>&1
 for run in 1 2 3; do
   echo "== cornell-box d8 run $run"
   render $S/cornell-box/cornell-box.gltf --res 1024 1024 --spp 256 --max-depth 8
