@@ -2,8 +2,9 @@
 //!
 //! Build: scenes of 10^5, 10^6 and 10^7 emissive triangles (16 instances of one grid mesh),
 //! each stage timed with timestamp queries, 5 warm-up and 30 timed runs, median (min-max):
-//! flattening, the one-dispatch tree from triangles, the same tree from a weights buffer (the
-//! bare prefix-sum tree), and the down-sweep to a flat CDF; against the device's own copy
+//! flattening, the one-dispatch tree from triangles and the same tree from a weights buffer
+//! (the bare prefix-sum tree), each with workgroups of 64 to 512 threads, and the down-sweep to
+//! a flat CDF; against the device's own copy
 //! bandwidth (a compute-kernel copy of 1 GiB), measured in the same run.
 //!
 //! Precision: 10^7 weights log-uniform over 1e-6 to 1e3 (random order), tree and flat CDF
@@ -22,14 +23,18 @@ use wavetrace::gpu::{
 };
 use wavetrace::interface::CopyProbePush;
 use wavetrace::lights::tree::{reference_tree, tree_probabilities};
-use wavetrace::lights::{Leaves, LightSampler, LightSelection, LightTree};
+use wavetrace::lights::{Leaves, LightSampler, LightSelection, LightTree, TreeLayout};
 use wavetrace::scene::{GpuScene, Instance, Material, Mesh, Scene};
 
 const WARM_UP: usize = 5;
 const RUNS: usize = 30;
 const INSTANCES: u32 = 16;
+/// Workgroup widths the tree build is timed with (threads holding 1024 / width nodes each for
+/// an arity of 32); 256 is the default.
+const WORKGROUPS: [u32; 4] = [64, 128, 256, 512];
 
-/// `triangles` emissive triangles: INSTANCES placements of one grid mesh.
+/// `triangles` emissive triangles: INSTANCES grid meshes, each placed once, so that every
+/// triangle's data comes from memory rather than from a cache shared between instances.
 fn emissive_grid(triangles: u32) -> Scene {
     let per_instance = triangles / INSTANCES;
     let columns = (f64::from(per_instance / 2).sqrt().ceil() as u32).max(1);
@@ -54,16 +59,18 @@ fn emissive_grid(triangles: u32) -> Scene {
     }
     Scene {
         source: "emissive grid".into(),
-        meshes: vec![Mesh {
-            name: "grid".into(),
-            positions,
-            indices,
-            material: 0,
-            ..Mesh::default()
-        }],
+        meshes: (0..INSTANCES)
+            .map(|i| Mesh {
+                name: format!("grid {i}"),
+                positions: positions.clone(),
+                indices: indices.clone(),
+                material: 0,
+                ..Mesh::default()
+            })
+            .collect(),
         instances: (0..INSTANCES)
             .map(|i| Instance {
-                mesh: 0,
+                mesh: i,
                 world_from_object: Mat4::from_translation(Vec3::new(i as f32, 0.0, 0.0))
                     * Mat4::from_scale(Vec3::splat(1.0 + i as f32 * 0.1)),
                 node: format!("grid {i}"),
@@ -174,7 +181,7 @@ fn build_benchmark(context: &Context, rows: &mut Vec<serde_json::Value>) -> GpuR
     // indices (12), about half a new vertex (6, a grid shares its corners), the leaf (4) and
     // the levels above (4 / (arity - 1)). Weights: read 4, write 4 and the levels above.
     let above = 4.0 / f64::from(arity - 1);
-    let stage_bytes = |stage: &str| match stage {
+    let stage_bytes = |stage: &str| match stage.split('/').next().unwrap_or(stage) {
         "flatten" => 8.0,
         "tree_triangles" => 8.0 + 12.0 + 6.0 + 4.0 + above,
         "tree_weights" => 8.0 + above,
@@ -182,7 +189,7 @@ fn build_benchmark(context: &Context, rows: &mut Vec<serde_json::Value>) -> GpuR
         _ => 0.0,
     };
     println!(
-        "{:<15} {:>9} {:>11} {:>11} {:>11} {:>9} {:>10}",
+        "{:<19} {:>9} {:>11} {:>11} {:>11} {:>9} {:>10}",
         "stage", "lights", "median µs", "min µs", "max µs", "GB/s", "x floor"
     );
     for count in [100_000u32, 1_000_000, 10_000_000] {
@@ -191,7 +198,6 @@ fn build_benchmark(context: &Context, rows: &mut Vec<serde_json::Value>) -> GpuR
         let sampler = LightSampler::new(context, &scene, &gpu_scene, LightSelection::Cdf)?;
         let lights = sampler.light_count();
         let tree = sampler.tree().expect("the cdf selection has a tree");
-        let weights_tree = LightTree::new(context, lights, false)?;
         let weights = Buffer::new(
             context,
             "bench weights",
@@ -199,7 +205,20 @@ fn build_benchmark(context: &Context, rows: &mut Vec<serde_json::Value>) -> GpuR
             BufferUsage::STORAGE,
             MemoryLocation::GpuOnly,
         )?;
-        let mut profiler = Profiler::new(context, "light build", 4)?;
+        // Widths that would give a thread too many nodes for this arity are left out.
+        let variants: Vec<(u32, LightTree)> = WORKGROUPS
+            .iter()
+            .filter_map(|&workgroup| {
+                let layout = TreeLayout {
+                    workgroup: Some(workgroup),
+                    ..TreeLayout::default()
+                };
+                LightTree::with_layout(context, lights, false, layout)
+                    .ok()
+                    .map(|tree| (workgroup, tree))
+            })
+            .collect();
+        let mut profiler = Profiler::new(context, "light build", 2 + 2 * WORKGROUPS.len() as u32)?;
         let mut commands = CommandBuffer::new(context, "light build")?;
         commands.begin(context)?;
         commands.fill_buffer(&weights, 0, weights.size(), 0x3f80_0000);
@@ -208,28 +227,29 @@ fn build_benchmark(context: &Context, rows: &mut Vec<serde_json::Value>) -> GpuR
         let scope = profiler.begin(&mut commands, "flatten")?;
         sampler.flattening().record(&mut commands)?;
         profiler.end(&mut commands, scope)?;
-        let scope = profiler.begin(&mut commands, "tree_triangles")?;
-        tree.record_build(
-            &mut commands,
-            &Leaves::Triangles {
-                scene: &gpu_scene,
-                map: &sampler.flattening().map,
-            },
-        )?;
-        profiler.end(&mut commands, scope)?;
+        let triangles = Leaves::Triangles {
+            scene: &gpu_scene,
+            map: &sampler.flattening().map,
+        };
+        tree.record_build(&mut commands, &triangles)?;
         let scope = profiler.begin(&mut commands, "cdf")?;
         tree.record_cdf(&mut commands)?;
         profiler.end(&mut commands, scope)?;
-        let scope = profiler.begin(&mut commands, "tree_weights")?;
-        weights_tree.record_build(&mut commands, &Leaves::Weights(&weights))?;
-        profiler.end(&mut commands, scope)?;
+        for (workgroup, variant) in &variants {
+            let scope = profiler.begin(&mut commands, &format!("tree_triangles/{workgroup}"))?;
+            variant.record_build(&mut commands, &triangles)?;
+            profiler.end(&mut commands, scope)?;
+            let scope = profiler.begin(&mut commands, &format!("tree_weights/{workgroup}"))?;
+            variant.record_build(&mut commands, &Leaves::Weights(&weights))?;
+            profiler.end(&mut commands, scope)?;
+        }
         commands.end()?;
         for (stage, t) in time(context, &mut commands, &profiler)? {
             let bytes = stage_bytes(&stage) * f64::from(lights);
             let gbps = bytes / (t.median * 1e-6) / 1e9;
             let floor_us = bytes / copy * 1e6;
             println!(
-                "{stage:<15} {lights:>9} {:>11.2} {:>11.2} {:>11.2} {gbps:>9.0} {:>10.2}",
+                "{stage:<19} {lights:>9} {:>11.2} {:>11.2} {:>11.2} {gbps:>9.0} {:>10.2}",
                 t.median,
                 t.min,
                 t.max,

@@ -12,7 +12,7 @@ use wavetrace::interface::LightProbePush;
 use wavetrace::lights::emissive::{luminance, EmissiveTriangle, EmissiveTriangles};
 use wavetrace::lights::flatten::NOT_A_LIGHT;
 use wavetrace::lights::tree::{reference_tree, tree_probabilities};
-use wavetrace::lights::{Leaves, LightSampler, LightSelection, LightTree, TreeShape};
+use wavetrace::lights::{Leaves, LightSampler, LightSelection, LightTree, TreeLayout, TreeShape};
 use wavetrace::scene::{GpuScene, Instance, Scene};
 
 fn load(name: &str) -> Scene {
@@ -98,9 +98,16 @@ fn scenes_without_lights_sample_nothing() {
     assert!(lights.triangles.is_empty() && lights.sample(0.5).is_none());
 }
 
+fn layout(block_levels: Option<u32>) -> TreeLayout {
+    TreeLayout {
+        block_levels,
+        ..TreeLayout::default()
+    }
+}
+
 /// Builds the tree and flat CDF of `weights` on the GPU; returns the shape, tree and CDF.
-fn gpu_tree(context: &Context, weights: &[f32], block_levels: Option<u32>) -> (TreeShape, Vec<f32>, Vec<f32>) {
-    let tree = LightTree::with_block_levels(context, weights.len() as u32, true, block_levels).unwrap();
+fn gpu_tree(context: &Context, weights: &[f32], layout: TreeLayout) -> (TreeShape, Vec<f32>, Vec<f32>) {
+    let tree = LightTree::with_layout(context, weights.len() as u32, true, layout).unwrap();
     let buffer = Buffer::from_slice(context, "test weights", weights, BufferUsage::STORAGE).unwrap();
     context
         .run_once("light tree", |commands| {
@@ -139,8 +146,8 @@ fn tolerance(shape: &TreeShape) -> f64 {
     (shape.level_sizes.len() as f64 + 1.0) * (f64::from(shape.arity) + 1.0) * f64::from(f32::EPSILON)
 }
 
-fn check_weights(context: &Context, weights: &[f32], block_levels: Option<u32>, what: &str) {
-    let (shape, nodes, cdf) = gpu_tree(context, weights, block_levels);
+fn check_weights(context: &Context, weights: &[f32], layout: TreeLayout, what: &str) {
+    let (shape, nodes, cdf) = gpu_tree(context, weights, layout);
     let exact: Vec<f64> = weights.iter().map(|&w| f64::from(w)).collect();
     let exact_tree = reference_tree(&exact, shape.arity);
     let tree_error = check_relative(&nodes, &exact_tree, tolerance(&shape), &format!("{what}: tree"));
@@ -200,7 +207,12 @@ fn tree_and_cdf_match_a_float64_scan_at_awkward_counts() {
     let mut rng = SmallRng::seed_from_u64(11);
     for count in AWKWARD_COUNTS {
         for (pattern, weights) in weight_patterns(count, &mut rng) {
-            check_weights(&gpu.context, &weights, None, &format!("{count} lights, {pattern}"));
+            check_weights(
+                &gpu.context,
+                &weights,
+                TreeLayout::default(),
+                &format!("{count} lights, {pattern}"),
+            );
         }
     }
     gpu.finish();
@@ -212,14 +224,20 @@ fn survivors_carry_the_tree_up_through_many_rounds() {
     // with a few thousand lights, where the default block needs millions for a third round.
     let gpu = common::gpu();
     let mut rng = SmallRng::seed_from_u64(12);
-    for block_levels in [1, 2] {
+    // And threads holding 4 to 32 nodes each (workgroups of 1024 and 128 threads on lavapipe).
+    let layouts = [(Some(1), None), (Some(2), None), (None, Some(1024)), (None, Some(128))];
+    for (block_levels, workgroup) in layouts {
         for count in [1u32, 9, 65, 513, 4097, 32769, 100_003] {
+            let layout = TreeLayout {
+                block_levels,
+                workgroup,
+            };
             let weights: Vec<f32> = (0..count).map(|_| rng.random::<f32>()).collect();
-            let what = format!("{count} lights, {block_levels} levels per workgroup");
-            check_weights(&gpu.context, &weights, Some(block_levels), &what);
+            let what = format!("{count} lights, {layout:?}");
+            check_weights(&gpu.context, &weights, layout, &what);
             // The counters reset themselves: a replay gives the same tree, bit for bit.
-            let (_, first, _) = gpu_tree(&gpu.context, &weights, Some(block_levels));
-            let tree = LightTree::with_block_levels(&gpu.context, count, false, Some(block_levels)).unwrap();
+            let (_, first, _) = gpu_tree(&gpu.context, &weights, layout);
+            let tree = LightTree::with_layout(&gpu.context, count, false, layout).unwrap();
             let buffer = Buffer::from_slice(&gpu.context, "test weights", &weights, BufferUsage::STORAGE).unwrap();
             for _ in 0..3 {
                 gpu.context
@@ -255,12 +273,19 @@ fn shapes_and_limits() {
         (single.level_sizes.clone(), single.counters, single.nodes()),
         (vec![1], 0, 1)
     );
-    let deep = TreeShape::with_block_levels(4097, 8, Some(1)).unwrap();
+    let deep = TreeShape::with_layout(4097, 8, layout(Some(1))).unwrap();
     assert_eq!(deep.level_sizes, vec![4097, 513, 65, 9, 2, 1]);
     assert_eq!(deep.counters, 65 + 9 + 2 + 1);
     assert!(TreeShape::new(0, 32).is_err());
     assert!(TreeShape::new(5, 24).unwrap_err().contains("power of two"));
-    assert!(TreeShape::with_block_levels(5, 32, Some(9)).is_err());
+    assert!(TreeShape::with_layout(5, 32, layout(Some(9))).is_err());
+    let narrow = TreeLayout {
+        workgroup: Some(16),
+        ..TreeLayout::default()
+    };
+    assert!(TreeShape::with_layout(5, 32, narrow)
+        .unwrap_err()
+        .contains("multiple of the subgroup size"));
 }
 
 /// `draws` choices by the shaders' sampler: (light, probability) each.

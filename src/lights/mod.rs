@@ -9,4 +9,4 @@ pub mod tree;
 
 pub use emissive::EmissiveTriangles;
 pub use sampler::{LightSampler, LightSelection, LightTables};
-pub use tree::{Leaves, LightTree, TreeShape};
+pub use tree::{Leaves, LightTree, TreeLayout, TreeShape};

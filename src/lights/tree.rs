@@ -35,8 +35,10 @@ use crate::scene::GpuScene;
 const MIN_BLOCK: u32 = 1024;
 /// Workgroup width of the tree builder: each thread holds block / width nodes at a time.
 const WORKGROUP: u32 = 256;
-/// Largest block: at most 32 nodes per thread, held in registers.
-const MAX_BLOCK: u32 = 32 * WORKGROUP;
+/// Nodes a thread holds in registers at most.
+const MAX_ITEMS: u32 = 32;
+/// Largest block.
+const MAX_BLOCK: u32 = 1 << 16;
 /// Threads per workgroup of `tree_to_cdf`.
 const CDF_WORKGROUP: u32 = 256;
 /// Leaves the shaders can index: levels and offsets stay inside u32 arithmetic.
@@ -62,13 +64,11 @@ pub struct TreeShape {
 
 impl TreeShape {
     pub fn new(count: u32, arity: u32) -> Result<Self, String> {
-        Self::with_block_levels(count, arity, None)
+        Self::with_layout(count, arity, TreeLayout::default())
     }
 
-    /// As `new`, with a chosen number of levels per workgroup (the default: the fewest that
-    /// make a block of at least 1024 nodes). Smaller blocks mean more rounds of survivors,
-    /// which tests use to exercise deep hand-offs with few lights.
-    pub fn with_block_levels(count: u32, arity: u32, block_levels: Option<u32>) -> Result<Self, String> {
+    /// As `new`, with a chosen split into workgroups.
+    pub fn with_layout(count: u32, arity: u32, layout: TreeLayout) -> Result<Self, String> {
         if count == 0 || u64::from(count) > MAX_LIGHTS {
             return Err(format!("{count} lights: the tree takes 1 to {MAX_LIGHTS}"));
         }
@@ -81,7 +81,7 @@ impl TreeShape {
         while arity.pow(default_levels) < MIN_BLOCK {
             default_levels += 1;
         }
-        let block_levels = block_levels.unwrap_or(default_levels);
+        let block_levels = layout.block_levels.unwrap_or(default_levels);
         let block = match arity.checked_pow(block_levels) {
             Some(block) if block_levels >= 1 && block <= MAX_BLOCK => block,
             _ => {
@@ -90,6 +90,13 @@ impl TreeShape {
                 ))
             }
         };
+        let workgroup = layout.workgroup.unwrap_or(WORKGROUP).min(block);
+        if workgroup % arity != 0 || !workgroup.is_power_of_two() || block / workgroup > MAX_ITEMS {
+            return Err(format!(
+                "workgroups of {workgroup}: must be a power-of-two multiple of the subgroup size {arity}, \
+                 holding at most {MAX_ITEMS} of the block's {block} nodes a thread"
+            ));
+        }
         let mut level_sizes = vec![count];
         while *level_sizes.last().expect("starts non-empty") > 1 {
             let size = level_sizes.last().expect("starts non-empty");
@@ -110,7 +117,7 @@ impl TreeShape {
             arity,
             block_levels,
             block,
-            workgroup: block.min(WORKGROUP),
+            workgroup,
             level_sizes,
             counters,
         })
@@ -143,6 +150,17 @@ impl TreeShape {
     }
 }
 
+/// How the build splits the tree into workgroups; `None` takes the default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TreeLayout {
+    /// Levels a workgroup builds per round (default: the fewest that make a block of at least
+    /// 1024 nodes). Smaller blocks mean more rounds of survivors, which tests use to exercise
+    /// deep hand-offs with few lights.
+    pub block_levels: Option<u32>,
+    /// Threads per workgroup (default 256); each holds block / workgroup nodes at once.
+    pub workgroup: Option<u32>,
+}
+
 /// Where the leaves' weights come from.
 pub enum Leaves<'a> {
     /// One float per leaf (tests, and any distribution that is not triangles).
@@ -166,24 +184,18 @@ pub struct LightTree {
 impl LightTree {
     /// Buffers and pipelines for `count` leaves; `with_cdf` adds the flat CDF.
     pub fn new(context: &Context, count: u32, with_cdf: bool) -> GpuResult<Self> {
-        Self::with_block_levels(context, count, with_cdf, None)
+        Self::with_layout(context, count, with_cdf, TreeLayout::default())
     }
 
-    /// As `new`, with `TreeShape::with_block_levels`.
-    pub fn with_block_levels(
-        context: &Context,
-        count: u32,
-        with_cdf: bool,
-        block_levels: Option<u32>,
-    ) -> GpuResult<Self> {
+    /// As `new`, with a chosen split into workgroups.
+    pub fn with_layout(context: &Context, count: u32, with_cdf: bool, layout: TreeLayout) -> GpuResult<Self> {
         let capabilities = &context.adapter().capabilities;
-        let shape =
-            TreeShape::with_block_levels(count, capabilities.subgroup_size, block_levels).map_err(|problem| {
-                GpuError::InvalidUse {
-                    name: "light tree".into(),
-                    problem,
-                }
-            })?;
+        let shape = TreeShape::with_layout(count, capabilities.subgroup_size, layout).map_err(|problem| {
+            GpuError::InvalidUse {
+                name: "light tree".into(),
+                problem,
+            }
+        })?;
         let specialization = shape.specialization();
         let storage =
             |name: &str, bytes: u64| Buffer::new(context, name, bytes, BufferUsage::STORAGE, MemoryLocation::GpuOnly);
