@@ -3,8 +3,8 @@
 //! Build: scenes of 10^5, 10^6 and 10^7 emissive triangles (16 instances of one grid mesh),
 //! each stage timed with timestamp queries, 5 warm-up and 30 timed runs, median (min-max):
 //! flattening, the one-dispatch tree from triangles and the same tree from a weights buffer
-//! (the bare prefix-sum tree), each with workgroups of 64 to 512 threads, and the down-sweep to
-//! a flat CDF; against the device's own copy
+//! (the bare prefix-sum tree), each with several workgroup layouts (`levels x width`), and the
+//! down-sweep to a flat CDF; against the device's own copy
 //! bandwidth (a compute-kernel copy of 1 GiB), measured in the same run.
 //!
 //! Precision: 10^7 weights log-uniform over 1e-6 to 1e3 (random order), tree and flat CDF
@@ -29,9 +29,10 @@ use wavetrace::scene::{GpuScene, Instance, Material, Mesh, Scene};
 const WARM_UP: usize = 5;
 const RUNS: usize = 30;
 const INSTANCES: u32 = 16;
-/// Workgroup widths the tree build is timed with (threads holding 1024 / width nodes each for
-/// an arity of 32); 256 is the default.
-const WORKGROUPS: [u32; 4] = [64, 128, 256, 512];
+/// Layouts the tree build is timed with, as (levels per workgroup, workgroup width): for an
+/// arity of 32, blocks of 1024 nodes held 16 to 2 a thread, and blocks of 32768 held 32 a
+/// thread by 1024 threads. The default is (2, 256).
+const LAYOUTS: [(u32, u32); 5] = [(2, 64), (2, 128), (2, 256), (2, 512), (3, 1024)];
 
 /// `triangles` emissive triangles: INSTANCES grid meshes, each placed once, so that every
 /// triangle's data comes from memory rather than from a cache shared between instances.
@@ -206,19 +207,19 @@ fn build_benchmark(context: &Context, rows: &mut Vec<serde_json::Value>) -> GpuR
             MemoryLocation::GpuOnly,
         )?;
         // Widths that would give a thread too many nodes for this arity are left out.
-        let variants: Vec<(u32, LightTree)> = WORKGROUPS
+        let variants: Vec<(String, LightTree)> = LAYOUTS
             .iter()
-            .filter_map(|&workgroup| {
+            .filter_map(|&(block_levels, workgroup)| {
                 let layout = TreeLayout {
+                    block_levels: Some(block_levels),
                     workgroup: Some(workgroup),
-                    ..TreeLayout::default()
                 };
                 LightTree::with_layout(context, lights, false, layout)
                     .ok()
-                    .map(|tree| (workgroup, tree))
+                    .map(|tree| (format!("{block_levels}x{workgroup}"), tree))
             })
             .collect();
-        let mut profiler = Profiler::new(context, "light build", 2 + 2 * WORKGROUPS.len() as u32)?;
+        let mut profiler = Profiler::new(context, "light build", 2 + 2 * LAYOUTS.len() as u32)?;
         let mut commands = CommandBuffer::new(context, "light build")?;
         commands.begin(context)?;
         commands.fill_buffer(&weights, 0, weights.size(), 0x3f80_0000);
@@ -235,11 +236,11 @@ fn build_benchmark(context: &Context, rows: &mut Vec<serde_json::Value>) -> GpuR
         let scope = profiler.begin(&mut commands, "cdf")?;
         tree.record_cdf(&mut commands)?;
         profiler.end(&mut commands, scope)?;
-        for (workgroup, variant) in &variants {
-            let scope = profiler.begin(&mut commands, &format!("tree_triangles/{workgroup}"))?;
+        for (layout, variant) in &variants {
+            let scope = profiler.begin(&mut commands, &format!("tree_triangles/{layout}"))?;
             variant.record_build(&mut commands, &triangles)?;
             profiler.end(&mut commands, scope)?;
-            let scope = profiler.begin(&mut commands, &format!("tree_weights/{workgroup}"))?;
+            let scope = profiler.begin(&mut commands, &format!("tree_weights/{layout}"))?;
             variant.record_build(&mut commands, &Leaves::Weights(&weights))?;
             profiler.end(&mut commands, scope)?;
         }
