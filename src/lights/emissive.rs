@@ -42,6 +42,17 @@ impl EmissiveTriangle {
     }
 }
 
+/// The instances whose material emits and whose mesh has triangles, in scene order: what the
+/// GPU flattening starts from.
+pub fn emissive_instances(scene: &Scene) -> Vec<u32> {
+    (0..scene.instances.len() as u32)
+        .filter(|&i| {
+            let mesh = &scene.meshes[scene.instances[i as usize].mesh as usize];
+            luminance(scene.materials[mesh.material as usize].emission) > 0.0 && !mesh.indices.is_empty()
+        })
+        .collect()
+}
+
 pub struct EmissiveTriangles {
     /// Instances whose material emits, in scene order: what the GPU flattening starts from.
     pub emissive_instances: Vec<u32>,
@@ -52,16 +63,12 @@ pub struct EmissiveTriangles {
 
 impl EmissiveTriangles {
     pub fn build(scene: &Scene) -> Self {
-        let mut emissive_instances = Vec::new();
+        let emissive_instances = emissive_instances(scene);
         let mut triangles = Vec::new();
-        for (instance_index, instance) in scene.instances.iter().enumerate() {
+        for &instance_index in &emissive_instances {
+            let instance = &scene.instances[instance_index as usize];
             let mesh = &scene.meshes[instance.mesh as usize];
             let radiance = scene.materials[mesh.material as usize].emission;
-            let emits = luminance(radiance) > 0.0;
-            if !emits || mesh.indices.is_empty() {
-                continue;
-            }
-            emissive_instances.push(instance_index as u32);
             let flip = instance.flips_winding();
             for (triangle, corners) in mesh.indices.chunks_exact(3).enumerate() {
                 let [p0, mut p1, mut p2] = [0, 1, 2].map(|k| {
@@ -73,7 +80,7 @@ impl EmissiveTriangles {
                     std::mem::swap(&mut p1, &mut p2);
                 }
                 triangles.push(EmissiveTriangle {
-                    instance: instance_index as u32,
+                    instance: instance_index,
                     triangle: triangle as u32,
                     p0,
                     p1,

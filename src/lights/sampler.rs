@@ -5,7 +5,7 @@
 use crate::gpu::{Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult, Profiler};
 use crate::scene::{GpuScene, Scene};
 
-use super::emissive::EmissiveTriangles;
+use super::emissive::{emissive_instances, EmissiveTriangles};
 use super::flatten::LightFlattening;
 use super::tree::{Leaves, LightTree, MAX_LIGHTS};
 
@@ -79,17 +79,7 @@ pub struct LightSampler {
 
 impl LightSampler {
     pub fn new(context: &Context, scene: &Scene, gpu_scene: &GpuScene, selection: LightSelection) -> GpuResult<Self> {
-        let emissive: Vec<u32> = scene
-            .instances
-            .iter()
-            .enumerate()
-            .filter(|(_, instance)| {
-                let mesh = &scene.meshes[instance.mesh as usize];
-                super::emissive::luminance(scene.materials[mesh.material as usize].emission) > 0.0
-                    && !mesh.indices.is_empty()
-            })
-            .map(|(index, _)| index as u32)
-            .collect();
+        let emissive = emissive_instances(scene);
         let lights: u64 = emissive
             .iter()
             .map(|&i| scene.meshes[scene.instances[i as usize].mesh as usize].triangle_count() as u64)
