@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use wavetrace::gpu::{Context, ContextDesc, TraceBackend};
-use wavetrace::integrator::wavefront::WavefrontRenderer;
-use wavetrace::integrator::RenderSettings;
+use wavetrace::integrator::Renderer;
+use wavetrace::integrator::{Integrator, RenderSettings};
 use wavetrace::lights::LightSelection;
 use wavetrace::scene::Scene;
 
@@ -62,6 +62,10 @@ struct RenderArgs {
     seed: u32,
     #[arg(long, value_enum, default_value_t = Trace::Auto)]
     trace: Trace,
+    /// wavefront: one kernel per stage over queues of paths; megakernel: one kernel traces
+    /// each whole path (the baseline).
+    #[arg(long, value_enum, default_value_t = IntegratorArg::Wavefront)]
+    integrator: IntegratorArg,
     /// How next-event estimation picks a light: tree (by power, GPU-built tree), cdf (by
     /// power, flat CDF from the tree), cpu-cdf (by power, CDF summed on the CPU), uniform.
     #[arg(long, default_value = "tree", value_parser = parse_light_selection)]
@@ -76,6 +80,12 @@ struct RenderArgs {
     /// With --stats, print them as JSON.
     #[arg(long)]
     json: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum IntegratorArg {
+    Wavefront,
+    Megakernel,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -154,10 +164,14 @@ fn render(args: &RenderArgs) -> Result<(), String> {
         max_depth: args.max_depth,
         seed: args.seed,
         backend,
+        integrator: match args.integrator {
+            IntegratorArg::Wavefront => Integrator::Wavefront,
+            IntegratorArg::Megakernel => Integrator::Megakernel,
+        },
         light_selection: args.lights,
         rebuild_lights_every_pass: args.rebuild_lights,
     };
-    let mut renderer = WavefrontRenderer::new(&context, &scene, &settings).map_err(|e| e.to_string())?;
+    let mut renderer = Renderer::new(&context, &scene, &settings).map_err(|e| e.to_string())?;
     let terminal = std::io::stderr().is_terminal();
     let started = std::time::Instant::now();
     let (image, stats) = renderer
@@ -179,10 +193,11 @@ fn render(args: &RenderArgs) -> Result<(), String> {
             println!("{}", serde_json::to_string_pretty(&stats).map_err(|e| e.to_string())?);
         } else {
             println!(
-                "{width}x{height}, {} spp, depth {}, {backend:?} backend, {} lights by {}: {:.3} s GPU, \
+                "{width}x{height}, {} spp, depth {}, {:?} integrator, {backend:?} backend, {} lights by {}: {:.3} s GPU, \
                  {:.1} Msamples/s, {:.1} M extension rays/s, {:.1} M shadow rays/s, {} bytes of path state per path",
                 settings.spp,
                 settings.max_depth,
+                settings.integrator,
                 stats.lights,
                 settings.light_selection.name(),
                 stats.gpu_seconds,

@@ -7,8 +7,8 @@ mod common;
 
 use wavetrace::film::{metrics, read_exr, RgbImage};
 use wavetrace::gpu::Context;
-use wavetrace::integrator::wavefront::{RenderStats, WavefrontRenderer};
 use wavetrace::integrator::RenderSettings;
+use wavetrace::integrator::{RenderStats, Renderer};
 use wavetrace::lights::emissive::luminance;
 use wavetrace::lights::LightSelection;
 use wavetrace::scene::Scene;
@@ -22,12 +22,13 @@ fn settings(context: &Context, resolution: u32, depth: u32, spp: u32, selection:
         seed: 3,
         backend: context.trace_backends()[0],
         light_selection: selection,
+        integrator: Default::default(),
         rebuild_lights_every_pass: false,
     }
 }
 
 fn render(context: &Context, scene: &Scene, settings: &RenderSettings) -> (RgbImage, RenderStats) {
-    WavefrontRenderer::new(context, scene, settings)
+    Renderer::new(context, scene, settings)
         .unwrap()
         .render_with_progress(|_| {})
         .unwrap()

@@ -1,13 +1,14 @@
 //! Renders against Mitsuba 3's references (tests/scenes/*/ref), with the thresholds of the
 //! reference conventions: relMSE and block-8 relMSE at most twice what Mitsuba's own path
 //! tracer (NEE + MIS) reaches at the same resolution, depth and spp, and every mean ratio
-//! within 2%; on both trace backends, which must agree exactly.
+//! within 2%; with both integrators (wavefront, megakernel) on both trace backends, which must
+//! all agree exactly.
 
 mod common;
 
 use wavetrace::film::{metrics, read_exr};
-use wavetrace::integrator::wavefront::WavefrontRenderer;
-use wavetrace::integrator::RenderSettings;
+use wavetrace::integrator::Renderer;
+use wavetrace::integrator::{Integrator, RenderSettings};
 
 fn check(scene_name: &str, resolution: u32, depth: u32, spp: u32, mitsuba_rel_mse: f64, mitsuba_block8: f64) {
     let gpu = common::gpu();
@@ -17,7 +18,16 @@ fn check(scene_name: &str, resolution: u32, depth: u32, spp: u32, mitsuba_rel_ms
     )))
     .unwrap();
     let mut images = Vec::new();
-    for backend in gpu.context.trace_backends().to_vec() {
+    let runs = [Integrator::Wavefront, Integrator::Megakernel]
+        .into_iter()
+        .flat_map(|integrator| {
+            gpu.context
+                .trace_backends()
+                .to_vec()
+                .into_iter()
+                .map(move |b| (integrator, b))
+        });
+    for (integrator, backend) in runs {
         let settings = RenderSettings {
             width: resolution,
             height: resolution,
@@ -26,14 +36,15 @@ fn check(scene_name: &str, resolution: u32, depth: u32, spp: u32, mitsuba_rel_ms
             seed: 1,
             backend,
             light_selection: Default::default(),
+            integrator,
             rebuild_lights_every_pass: false,
         };
-        let image = WavefrontRenderer::new(&gpu.context, &scene, &settings)
+        let image = Renderer::new(&gpu.context, &scene, &settings)
             .unwrap()
             .render()
             .unwrap();
         let c = metrics::compare(&image, &reference).unwrap();
-        eprintln!("{scene_name} {resolution} d{depth} {spp} spp {backend:?}: {c:?}");
+        eprintln!("{scene_name} {resolution} d{depth} {spp} spp {integrator:?} {backend:?}: {c:?}");
         assert_eq!(c.non_finite_pixels, 0);
         for ratio in c.mean_ratio {
             assert!((ratio - 1.0).abs() < 0.02, "{backend:?}: mean ratio {ratio}: {c:?}");
@@ -48,8 +59,13 @@ fn check(scene_name: &str, resolution: u32, depth: u32, spp: u32, mitsuba_rel_ms
         );
         images.push(image);
     }
-    if let [a, b] = &images[..] {
-        assert_eq!(a, b, "the two trace backends must give the same image");
+    // The same shading code and random numbers, the same additions to the film in the same
+    // order: every integrator on every backend gives the same image.
+    for image in &images[1..] {
+        assert_eq!(
+            image, &images[0],
+            "integrators and trace backends must give the same image"
+        );
     }
     gpu.finish();
 }

@@ -6,8 +6,8 @@ mod common;
 use glam::{Vec2, Vec3};
 use wavetrace::film::RgbImage;
 use wavetrace::gpu::{Context, TraceBackend};
-use wavetrace::integrator::wavefront::WavefrontRenderer;
-use wavetrace::integrator::RenderSettings;
+use wavetrace::integrator::Renderer;
+use wavetrace::integrator::{Integrator, RenderSettings};
 use wavetrace::scene::{PinholeCamera, Scene};
 
 fn settings(width: u32, height: u32, spp: u32, backend: TraceBackend) -> RenderSettings {
@@ -19,15 +19,13 @@ fn settings(width: u32, height: u32, spp: u32, backend: TraceBackend) -> RenderS
         seed: 7,
         backend,
         light_selection: Default::default(),
+        integrator: Default::default(),
         rebuild_lights_every_pass: false,
     }
 }
 
 fn render(context: &Context, scene: &Scene, settings: &RenderSettings) -> RgbImage {
-    WavefrontRenderer::new(context, scene, settings)
-        .unwrap()
-        .render()
-        .unwrap()
+    Renderer::new(context, scene, settings).unwrap().render().unwrap()
 }
 
 /// The same estimate on the CPU: the same camera rays (same counter-based jitter), the
@@ -190,7 +188,7 @@ fn the_same_seed_gives_the_same_image() {
     let deep_a = render(&gpu.context, &scene, &deep);
     assert_eq!(deep_a, render(&gpu.context, &scene, &deep));
     assert!(deep_a.mean()[0] > a.mean()[0], "indirect light adds to the direct view");
-    let error = WavefrontRenderer::new(&gpu.context, &scene, &RenderSettings { spp: 0, ..deep })
+    let error = Renderer::new(&gpu.context, &scene, &RenderSettings { spp: 0, ..deep })
         .err()
         .expect("0 spp is refused");
     assert!(error.to_string().contains("must be positive"), "{error}");
@@ -228,5 +226,39 @@ fn a_scene_without_emitters_renders_black_and_one_without_camera_renders_framed(
     // Framed from outside the open front: the lit interior shows, and rays past the box miss.
     assert!(image.mean()[0] > 0.0 && !image.has_non_finite());
     assert!(image.pixels.contains(&[0.0; 3]), "the frame leaves room around the box");
+    gpu.finish();
+}
+
+#[test]
+fn the_megakernel_traces_the_same_rays_and_makes_the_same_image() {
+    let gpu = common::gpu();
+    let scene = common::load_scene("cornell-glass");
+    for backend in backends(&gpu.context) {
+        let wavefront = RenderSettings {
+            max_depth: 8,
+            ..settings(24, 20, 3, backend)
+        };
+        let megakernel = RenderSettings {
+            integrator: Integrator::Megakernel,
+            ..wavefront.clone()
+        };
+        let (a, a_stats) = Renderer::new(&gpu.context, &scene, &wavefront)
+            .unwrap()
+            .render_with_progress(|_| {})
+            .unwrap();
+        let (b, b_stats) = Renderer::new(&gpu.context, &scene, &megakernel)
+            .unwrap()
+            .render_with_progress(|_| {})
+            .unwrap();
+        assert_eq!(a, b, "{backend:?}");
+        assert!(a_stats.extension_rays > 24 * 20 * 3 && a_stats.shadow_rays > 0);
+        assert_eq!(
+            (a_stats.extension_rays, a_stats.shadow_rays),
+            (b_stats.extension_rays, b_stats.shadow_rays),
+            "{backend:?}"
+        );
+        assert_eq!((a_stats.bytes_per_path, b_stats.bytes_per_path), (140, 16));
+        assert!(b_stats.kernel_milliseconds.iter().any(|(k, _)| k == "trace_paths"));
+    }
     gpu.finish();
 }

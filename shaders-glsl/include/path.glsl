@@ -1,0 +1,122 @@
+// One path, one vertex at a time: the camera ray, and what a surface hit does to a path
+// (emission weighted by MIS, a next-event shadow ray, the BSDF-sampled continuation). Shared
+// by the wavefront kernels, which spread a path over queues, and the megakernel, which keeps
+// it in registers, so both estimate the same thing from the same random numbers.
+#ifndef WAVETRACE_PATH_GLSL
+#define WAVETRACE_PATH_GLSL
+
+#include "wavefront.glsl"
+#include "rng.glsl"
+#include "bsdf.glsl"
+#include "lights.glsl"
+
+// Box-filter jitter from dimensions 0 and 1 of bounce 0.
+void camera_ray(PassConstants c, uint path, uint sample_index, out vec3 origin, out vec3 direction) {
+    uint x = path % c.width;
+    uint y = path / c.width;
+    vec2 jitter = vec2(wt_random(c.seed, path, sample_index, 0, 0), wt_random(c.seed, path, sample_index, 0, 1));
+    vec2 p = vec2(x, y) + jitter;
+    float sx = (2.0 * p.x / float(c.width) - 1.0) * c.tan_half_yfov * c.aspect;
+    float sy = (1.0 - 2.0 * p.y / float(c.height)) * c.tan_half_yfov;
+    origin = c.camera_origin;
+    direction = normalize(c.camera_right * sx + c.camera_up * sy + c.camera_forward);
+}
+
+// A next-event estimation sample: the segment to test and what it adds if nothing blocks it.
+struct ShadowRay {
+    vec3 origin;
+    float t_max;
+    vec3 direction;
+    vec3 contribution;
+};
+
+// What a hit on segment `bounce` of the path (ray `origin` + t `direction`, throughput with
+// the last BSDF density in w: 0 after a delta BSDF or the camera, where emission counts in
+// full) does. Emission is seen from the front face only (the side the geometric normal points
+// to, flipped for mirrored instances) and weighted against next-event estimation by the power
+// heuristic; unless the path has reached max_depth segments, one light sample and one
+// BSDF-sampled continuation follow. Returns whether the path goes on, with `origin`,
+// `direction` and `throughput` its next segment.
+bool shade_hit(PassConstants c, uint path, uint sample_index, uint bounce, HitRecord hit, inout vec3 origin,
+               inout vec3 direction, inout vec4 throughput, out vec3 emitted, out bool has_shadow,
+               out ShadowRay shadow) {
+    emitted = vec3(0.0);
+    has_shadow = false;
+    shadow = ShadowRay(vec3(0.0), 0.0, vec3(0.0), vec3(0.0));
+    GpuInstance instance = Instances(c.instances).v[hit.instance];
+    GpuMesh mesh = Meshes(c.meshes).v[instance.mesh];
+    vec3 p0;
+    vec3 p1;
+    vec3 p2;
+    world_triangle(c.positions, c.indices, instance, mesh, hit.primitive, p0, p1, p2);
+    vec3 normal = cross(p1 - p0, p2 - p0);
+    if (instance.flips_winding != 0) {
+        normal = -normal;
+    }
+    GpuMaterial material = Materials(c.materials).v[mesh.material];
+    bool front = dot(normal, direction) < 0.0;
+    vec3 n = normalize(normal);
+    float last_bsdf_pdf = throughput.w;
+    if (front && luminance(material.emission) > 0.0) {
+        float weight = 1.0;
+        if (last_bsdf_pdf > 0.0) {
+            float area_density = light_hit_area_density(c, hit.instance, hit.primitive, 0.5 * length(normal));
+            float light_pdf = area_density * hit.t * hit.t / max(-dot(n, direction), 1e-8);
+            weight = power_heuristic(last_bsdf_pdf, light_pdf);
+        }
+        emitted = throughput.xyz * material.emission * weight;
+    }
+    if (bounce + 1 >= c.max_depth) {
+        return false;
+    }
+
+    vec3 facing = front ? n : -n;
+    uint dimension_bounce = bounce + 1;
+    vec3 hit_point = origin + direction * hit.t;
+    float epsilon = 1e-4 * max(1.0, max(abs(hit_point.x), max(abs(hit_point.y), abs(hit_point.z))));
+
+    if (material.kind == MATERIAL_LAMBERTIAN && c.light_count > 0) {
+        float u_light = wt_random(c.seed, path, sample_index, dimension_bounce, 2);
+        vec2 u_point = vec2(wt_random(c.seed, path, sample_index, dimension_bounce, 3),
+                            wt_random(c.seed, path, sample_index, dimension_bounce, 4));
+        vec3 light_point;
+        vec3 light_normal;
+        vec3 light_radiance;
+        float light_area_density;
+        bool chosen = sample_light(c, u_light, u_point, light_point, light_normal, light_radiance, light_area_density);
+        vec3 shadow_origin = hit_point + facing * epsilon;
+        vec3 to_light = light_point - shadow_origin;
+        float distance2 = dot(to_light, to_light);
+        float distance = sqrt(distance2);
+        vec3 wl = to_light / distance;
+        float cos_surface = dot(wl, facing);
+        float cos_light = -dot(wl, light_normal);
+        if (chosen && cos_surface > 0.0 && cos_light > 0.0) {
+            float light_pdf = light_area_density * distance2 / cos_light;
+            float bsdf_pdf = cos_surface / PI;
+            vec3 contribution = throughput.xyz * material.base_color.rgb / PI * cos_surface * light_radiance / light_pdf
+                                * power_heuristic(light_pdf, bsdf_pdf);
+            has_shadow = true;
+            shadow = ShadowRay(shadow_origin, distance * (1.0 - 1e-4), wl, contribution);
+        }
+    }
+
+    vec2 u = vec2(wt_random(c.seed, path, sample_index, dimension_bounce, 0),
+                  wt_random(c.seed, path, sample_index, dimension_bounce, 1));
+    vec3 outgoing;
+    bool below;
+    // `entering` is about the dielectric's medium: its front side is the outside.
+    vec3 factor = sample_bsdf(material, direction, facing, front, u, outgoing, below);
+    vec3 next_throughput = throughput.xyz * factor;
+    if (all(equal(next_throughput, vec3(0.0)))) {
+        return false;
+    }
+    // Offset along the normal, to the side the new ray leaves from, against self-hits.
+    origin = hit_point + (below ? -facing : facing) * epsilon;
+    direction = outgoing;
+    float bsdf_pdf = material.kind == MATERIAL_LAMBERTIAN ? max(dot(outgoing, facing), 0.0) / PI : 0.0;
+    throughput = vec4(next_throughput, bsdf_pdf);
+    return true;
+}
+
+#endif

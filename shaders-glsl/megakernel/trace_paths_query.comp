@@ -1,0 +1,49 @@
+#version 460
+//
+// The megakernel, ray-query backend: one thread per pixel traces its whole path.
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_ray_query : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+
+#include "wavefront.glsl"
+
+layout(local_size_x = WAVEFRONT_GROUP) in;
+
+bool trace_closest(PassConstants c, vec3 origin, vec3 direction, out HitRecord hit) {
+    rayQueryEXT query;
+    rayQueryInitializeEXT(query, accelerationStructureEXT(c.top_level), gl_RayFlagsOpaqueEXT, 0xff, origin, 0.0,
+                          direction, 1e30);
+    while (rayQueryProceedEXT(query)) {
+    }
+    hit = HitRecord(-1.0, 0, 0, 0);
+    // The committed-intersection getters are undefined without a hit (lavapipe faults).
+    if (rayQueryGetIntersectionTypeEXT(query, true) != gl_RayQueryCommittedIntersectionTriangleEXT) {
+        return false;
+    }
+    hit = HitRecord(rayQueryGetIntersectionTEXT(query, true), uint(rayQueryGetIntersectionInstanceIdEXT(query, true)),
+                    uint(rayQueryGetIntersectionPrimitiveIndexEXT(query, true)), 0);
+    return true;
+}
+
+bool trace_occluded(PassConstants c, vec3 origin, vec3 direction, float t_max) {
+    rayQueryEXT query;
+    rayQueryInitializeEXT(query, accelerationStructureEXT(c.top_level),
+                          gl_RayFlagsOpaqueEXT | gl_RayFlagsTerminateOnFirstHitEXT, 0xff, origin, 0.0, direction, t_max);
+    while (rayQueryProceedEXT(query)) {
+    }
+    return rayQueryGetIntersectionTypeEXT(query, true) != gl_RayQueryCommittedIntersectionNoneEXT;
+}
+
+#include "trace_paths.glsl"
+
+void main() {
+    PassConstants c = constants();
+    uint path = gl_GlobalInvocationID.x;
+    uvec2 rays = path < c.path_count ? trace_path(c, path) : uvec2(0);
+    // One atomic per subgroup for the pass's ray counts.
+    uvec2 totals = uvec2(subgroupAdd(rays.x), subgroupAdd(rays.y));
+    if (subgroupElect()) {
+        atomicAdd(Queues(c.queues).q.extend_count, totals.x);
+        atomicAdd(Queues(c.queues).q.connect_count, totals.y);
+    }
+}
