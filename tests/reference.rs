@@ -2,7 +2,7 @@
 //! reference conventions: relMSE and block-8 relMSE at most twice what Mitsuba's own path
 //! tracer (NEE + MIS) reaches at the same resolution, depth and spp, and every mean ratio
 //! within 2%; with both integrators (wavefront, megakernel) on both trace backends, which must
-//! all agree exactly.
+//! agree (exactly between backends).
 
 mod common;
 
@@ -59,12 +59,21 @@ fn check(scene_name: &str, resolution: u32, depth: u32, spp: u32, mitsuba_rel_ms
         );
         images.push(image);
     }
-    // The same shading code and random numbers, the same additions to the film in the same
-    // order: every integrator on every backend gives the same image.
-    for image in &images[1..] {
+    // Backends share every kernel but the trace: the same image, bit for bit. The integrators
+    // share the shading code, random numbers and order of film additions, but are compiled as
+    // different kernels, where a driver may contract multiply-adds differently (NVIDIA does;
+    // lavapipe gives equal bits): equal up to such roundings.
+    let backends = gpu.context.trace_backends().len();
+    for (i, image) in images.iter().enumerate() {
+        let first_of_integrator = &images[i - i % backends];
         assert_eq!(
-            image, &images[0],
-            "integrators and trace backends must give the same image"
+            image, first_of_integrator,
+            "the trace backends must give the same image"
+        );
+        let c = metrics::compare(image, &images[0]).unwrap();
+        assert!(
+            c.rel_mse < 1e-6 && c.mean_ratio.iter().all(|r| (r - 1.0).abs() < 1e-5),
+            "the megakernel and the wavefront integrator disagree: {c:?}"
         );
     }
     gpu.finish();

@@ -250,12 +250,19 @@ fn the_megakernel_traces_the_same_rays_and_makes_the_same_image() {
             .unwrap()
             .render_with_progress(|_| {})
             .unwrap();
-        assert_eq!(a, b, "{backend:?}");
+        // Equal up to multiply-add contraction, which a driver may do differently in the two
+        // kernels (bit for bit on lavapipe); a rounding can rarely send a path elsewhere.
+        let c = wavetrace::film::metrics::compare(&b, &a).unwrap();
+        assert!(c.rel_mse < 1e-6, "{backend:?}: {c:?}");
         assert!(a_stats.extension_rays > 24 * 20 * 3 && a_stats.shadow_rays > 0);
-        assert_eq!(
-            (a_stats.extension_rays, a_stats.shadow_rays),
-            (b_stats.extension_rays, b_stats.shadow_rays),
-            "{backend:?}"
+        let close = |x: u64, y: u64| x.abs_diff(y) as f64 <= 1e-3 * x as f64;
+        assert!(
+            close(a_stats.extension_rays, b_stats.extension_rays) && close(a_stats.shadow_rays, b_stats.shadow_rays),
+            "{backend:?}: rays {} / {} against {} / {}",
+            a_stats.extension_rays,
+            a_stats.shadow_rays,
+            b_stats.extension_rays,
+            b_stats.shadow_rays
         );
         assert_eq!((a_stats.bytes_per_path, b_stats.bytes_per_path), (140, 16));
         assert!(b_stats.kernel_milliseconds.iter().any(|(k, _)| k == "trace_paths"));
