@@ -4,6 +4,7 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_ray_query : require
 
+#define SUBGROUP_APPEND
 #include "wavefront.glsl"
 #include "route_hit.glsl"
 
@@ -25,9 +26,14 @@ void main() {
     }
     // The committed-intersection getters are undefined without a hit (lavapipe faults), so
     // they are called only after the type says there is one.
-    if (rayQueryGetIntersectionTypeEXT(query, true) == gl_RayQueryCommittedIntersectionTriangleEXT) {
-        route_hit(c, path, true, rayQueryGetIntersectionTEXT(query, true),
-                  uint(rayQueryGetIntersectionInstanceIdEXT(query, true)),
-                  uint(rayQueryGetIntersectionPrimitiveIndexEXT(query, true)));
+    bool hit = rayQueryGetIntersectionTypeEXT(query, true) == gl_RayQueryCommittedIntersectionTriangleEXT;
+    float t = 0.0;
+    uint instance = 0;
+    uint primitive = 0;
+    if (hit) {
+        t = rayQueryGetIntersectionTEXT(query, true);
+        instance = uint(rayQueryGetIntersectionInstanceIdEXT(query, true));
+        primitive = uint(rayQueryGetIntersectionPrimitiveIndexEXT(query, true));
     }
+    route_hit(c, path, hit, t, instance, primitive);
 }

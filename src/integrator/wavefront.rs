@@ -132,10 +132,16 @@ pub fn record_pass(
             )?),
         })
     };
+    // Queue appends with one atomic per subgroup where raygen shaders have subgroup ballot.
+    let extend_raygen = if context.adapter().capabilities.raygen_subgroup_ballot {
+        ids::TRACE_EXTEND_SUBGROUP_RGEN
+    } else {
+        ids::TRACE_EXTEND_LANES_RGEN
+    };
     let extend = trace_kernel(
         "extend",
         ids::TRACE_EXTEND_QUERY,
-        ids::TRACE_EXTEND_RGEN,
+        extend_raygen,
         ids::TRACE_EXTEND_RMISS,
         ids::TRACE_EXTEND_RCHIT,
     )?;
