@@ -27,9 +27,9 @@ pub struct Capabilities {
     pub shader_float_atomics: bool,
     pub subgroup_arithmetic: bool,
     pub subgroup_ballot: bool,
-    /// Subgroup ballot in raygen shaders too (NVIDIA has it; lavapipe has no subgroup operations
-    /// in ray-tracing stages).
-    pub raygen_subgroup_ballot: bool,
+    /// Subgroup ballot and arithmetic in raygen shaders too (NVIDIA has them; lavapipe has no
+    /// subgroup operations in ray-tracing stages).
+    pub raygen_subgroups: bool,
     pub subgroup_size: u32,
     /// The subgroup sizes compute shaders may run with; equal on NVIDIA (32) and lavapipe (8).
     pub min_subgroup_size: u32,
@@ -328,8 +328,8 @@ fn probe(instance: &Instance, index: usize, raw: vk::PhysicalDevice) -> GpuResul
             shader_float_atomics: float_atomics.shader_buffer_float32_atomic_add == vk::TRUE,
             subgroup_arithmetic: compute_subgroup && ops.contains(vk::SubgroupFeatureFlags::ARITHMETIC),
             subgroup_ballot: compute_subgroup && ops.contains(vk::SubgroupFeatureFlags::BALLOT),
-            raygen_subgroup_ballot: subgroup.supported_stages.contains(vk::ShaderStageFlags::RAYGEN_KHR)
-                && ops.contains(vk::SubgroupFeatureFlags::BALLOT),
+            raygen_subgroups: subgroup.supported_stages.contains(vk::ShaderStageFlags::RAYGEN_KHR)
+                && ops.contains(vk::SubgroupFeatureFlags::BALLOT | vk::SubgroupFeatureFlags::ARITHMETIC),
             subgroup_size: subgroup.subgroup_size,
             min_subgroup_size: if api_1_3 {
                 size_control.min_subgroup_size
@@ -390,7 +390,7 @@ mod tests {
             shader_float_atomics: false,
             subgroup_arithmetic: true,
             subgroup_ballot: true,
-            raygen_subgroup_ballot: true,
+            raygen_subgroups: true,
             subgroup_size: 32,
             min_subgroup_size: 32,
             max_subgroup_size: 32,

@@ -51,7 +51,11 @@ pub fn record_pass(
                 context,
                 "trace_paths",
                 &RayTracingShaders {
-                    raygen: ids::MEGAKERNEL_TRACE_PATHS_RGEN,
+                    raygen: if context.adapter().capabilities.raygen_subgroups {
+                        ids::MEGAKERNEL_TRACE_PATHS_SUBGROUP_RGEN
+                    } else {
+                        ids::MEGAKERNEL_TRACE_PATHS_LANES_RGEN
+                    },
                     miss: &[ids::TRACE_EXTEND_RMISS, ids::TRACE_CONNECT_RMISS],
                     closest_hit: &[ids::TRACE_EXTEND_RCHIT],
                 },

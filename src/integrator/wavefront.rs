@@ -133,7 +133,7 @@ pub fn record_pass(
         })
     };
     // Queue appends with one atomic per subgroup where raygen shaders have subgroup ballot.
-    let extend_raygen = if context.adapter().capabilities.raygen_subgroup_ballot {
+    let extend_raygen = if context.adapter().capabilities.raygen_subgroups {
         ids::TRACE_EXTEND_SUBGROUP_RGEN
     } else {
         ids::TRACE_EXTEND_LANES_RGEN
