@@ -42,6 +42,12 @@ void light_tree_top(uint count, uint arity, out uint top, out uint offset, out u
     }
 }
 
+// light_tree_top, and whether the root's total is positive (else no light can be chosen).
+bool light_tree_has_power(LightTreeNodes tree, uint count, uint arity, out uint top, out uint offset, out uint span) {
+    light_tree_top(count, arity, top, offset, span);
+    return tree.v[offset] > 0.0;
+}
+
 // The probability that light_tree_sample picks `leaf`: the product, from the root down, of
 // each ancestor's share of its sibling group.
 float light_tree_probability(uint64_t tree_address, uint count, uint arity, uint leaf) {
@@ -49,8 +55,7 @@ float light_tree_probability(uint64_t tree_address, uint count, uint arity, uint
     uint top;
     uint offset;
     uint span;
-    light_tree_top(count, arity, top, offset, span);
-    if (!(tree.v[offset] > 0.0)) {
+    if (!light_tree_has_power(tree, count, arity, top, offset, span)) {
         return 0.0;
     }
     float probability = 1.0;
@@ -80,8 +85,7 @@ uint light_tree_sample(uint64_t tree_address, uint count, uint arity, float u) {
     uint top;
     uint offset;
     uint span;
-    light_tree_top(count, arity, top, offset, span);
-    if (!(tree.v[offset] > 0.0)) {
+    if (!light_tree_has_power(tree, count, arity, top, offset, span)) {
         return count;
     }
     uint node = 0u;
