@@ -28,24 +28,19 @@ bool sample_light(PassConstants c, float u_light, vec2 u_point, out vec3 positio
     float probability =
         light_selection_probability(c.light_selection, c.light_tree, c.light_cdf, c.light_count, c.light_tree_arity, light);
     uvec2 entry = LightMap(c.light_map).v[light];
-    GpuInstance instance = Instances(c.instances).v[entry.x];
-    GpuMesh mesh = Meshes(c.meshes).v[instance.mesh];
-    vec3 p0;
-    vec3 p1;
-    vec3 p2;
-    world_triangle(c.positions, c.indices, instance, mesh, entry.y, p0, p1, p2);
-    vec3 front = cross(p1 - p0, p2 - p0);
+    WorldTriangle emitter = world_triangle(c.positions, c.indices, c.instances, c.meshes, entry.x, entry.y);
+    vec3 front = cross(emitter.p1 - emitter.p0, emitter.p2 - emitter.p0);
     float twice_area = length(front);
     if (!(twice_area > 0.0) || !(probability > 0.0)) {
         return false;
     }
-    normal = (instance.flips_winding != 0 ? -front : front) / twice_area;
+    normal = (emitter.instance.flips_winding != 0 ? -front : front) / twice_area;
     // The square-root parametrisation: uniform in area.
     float s = sqrt(u_point.x);
     float b0 = 1.0 - s;
     float b1 = u_point.y * s;
-    position = p0 * b0 + p1 * b1 + p2 * (1.0 - b0 - b1);
-    radiance = Materials(c.materials).v[mesh.material].emission;
+    position = emitter.p0 * b0 + emitter.p1 * b1 + emitter.p2 * (1.0 - b0 - b1);
+    radiance = Materials(c.materials).v[emitter.mesh.material].emission;
     area_density = probability / (0.5 * twice_area);
     return true;
 }

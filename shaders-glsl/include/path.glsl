@@ -43,17 +43,12 @@ bool shade_hit(PassConstants c, uint path, uint sample_index, uint bounce, HitRe
     emitted = vec3(0.0);
     has_shadow = false;
     shadow = ShadowRay(vec3(0.0), 0.0, vec3(0.0), vec3(0.0));
-    GpuInstance instance = Instances(c.instances).v[hit.instance];
-    GpuMesh mesh = Meshes(c.meshes).v[instance.mesh];
-    vec3 p0;
-    vec3 p1;
-    vec3 p2;
-    world_triangle(c.positions, c.indices, instance, mesh, hit.primitive, p0, p1, p2);
-    vec3 normal = cross(p1 - p0, p2 - p0);
-    if (instance.flips_winding != 0) {
+    WorldTriangle surface = world_triangle(c.positions, c.indices, c.instances, c.meshes, hit.instance, hit.primitive);
+    vec3 normal = cross(surface.p1 - surface.p0, surface.p2 - surface.p0);
+    if (surface.instance.flips_winding != 0) {
         normal = -normal;
     }
-    GpuMaterial material = Materials(c.materials).v[mesh.material];
+    GpuMaterial material = Materials(c.materials).v[surface.mesh.material];
     bool front = dot(normal, direction) < 0.0;
     vec3 n = normalize(normal);
     float last_bsdf_pdf = throughput.w;

@@ -17,16 +17,29 @@ vec3 to_world(GpuInstance instance, vec3 p) {
     return vec3(dot(instance.row0, h), dot(instance.row1, h), dot(instance.row2, h));
 }
 
-// Corners of a triangle in world space, in the mesh's winding; `cross(p[1] - p[0], p[2] - p[0])`
-// points to the front unless the instance mirrors (`flips_winding`).
-void world_triangle(uint64_t positions, uint64_t indices, GpuInstance instance, GpuMesh mesh, uint triangle,
-                    out vec3 p0, out vec3 p1, out vec3 p2) {
+// One triangle of one instance: the instance, its mesh and the corners in world space, in the
+// mesh's winding; `cross(p1 - p0, p2 - p0)` points to the front unless the instance mirrors
+// (`flips_winding`).
+struct WorldTriangle {
+    GpuInstance instance;
+    GpuMesh mesh;
+    vec3 p0;
+    vec3 p1;
+    vec3 p2;
+};
+
+WorldTriangle world_triangle(uint64_t positions, uint64_t indices, uint64_t instances, uint64_t meshes,
+                             uint instance_index, uint triangle) {
+    WorldTriangle w;
+    w.instance = Instances(instances).v[instance_index];
+    w.mesh = Meshes(meshes).v[w.instance.mesh];
     Indices index = Indices(indices);
     Positions position = Positions(positions);
-    uint first = mesh.first_index + 3 * triangle;
-    p0 = to_world(instance, position.v[mesh.first_vertex + index.v[first]]);
-    p1 = to_world(instance, position.v[mesh.first_vertex + index.v[first + 1]]);
-    p2 = to_world(instance, position.v[mesh.first_vertex + index.v[first + 2]]);
+    uint first = w.mesh.first_index + 3 * triangle;
+    w.p0 = to_world(w.instance, position.v[w.mesh.first_vertex + index.v[first]]);
+    w.p1 = to_world(w.instance, position.v[w.mesh.first_vertex + index.v[first + 1]]);
+    w.p2 = to_world(w.instance, position.v[w.mesh.first_vertex + index.v[first + 2]]);
+    return w;
 }
 
 float luminance(vec3 rgb) {

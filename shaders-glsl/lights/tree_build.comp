@@ -49,14 +49,9 @@ float leaf_weight(uint light) {
     float weight = Weights(push.weights).v[light];
 #else
     uvec2 entry = LightMap(push.map).v[light];
-    GpuInstance instance = Instances(push.instances).v[entry.x];
-    GpuMesh mesh = Meshes(push.meshes).v[instance.mesh];
-    vec3 p0;
-    vec3 p1;
-    vec3 p2;
-    world_triangle(push.positions, push.indices, instance, mesh, entry.y, p0, p1, p2);
-    float area = 0.5 * length(cross(p1 - p0, p2 - p0));
-    float weight = luminance(Materials(push.materials).v[mesh.material].emission) * area;
+    WorldTriangle emitter = world_triangle(push.positions, push.indices, push.instances, push.meshes, entry.x, entry.y);
+    float area = 0.5 * length(cross(emitter.p1 - emitter.p0, emitter.p2 - emitter.p0));
+    float weight = luminance(Materials(push.materials).v[emitter.mesh.material].emission) * area;
 #endif
     return weight > 0.0 && !isinf(weight) ? weight : 0.0;
 }

@@ -5,7 +5,9 @@
 //! first light index is recorded too, so a light hit by a path finds its own index directly.
 
 use crate::gpu::shaders::ids;
-use crate::gpu::{Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult};
+use crate::gpu::{
+    Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, MemoryLocation,
+};
 use crate::interface::LightFlattenPush;
 use crate::primitives::{PrefixSum, ScanElement};
 use crate::scene::GpuScene;
@@ -55,7 +57,7 @@ impl LightFlattening {
             "light map",
             u64::from(light_count.max(1)) * 8,
             BufferUsage::STORAGE,
-            crate::gpu::MemoryLocation::GpuOnly,
+            MemoryLocation::GpuOnly,
         )?;
         let instance_light_offset = Buffer::from_slice(
             context,
@@ -72,7 +74,7 @@ impl LightFlattening {
                 "emissive instance light ends",
                 entries * 4,
                 BufferUsage::STORAGE,
-                crate::gpu::MemoryLocation::GpuOnly,
+                MemoryLocation::GpuOnly,
             )?,
             scan_scratch: PrefixSum::new_scratch(context, entries)?,
             map,
