@@ -24,6 +24,8 @@ pub struct Capabilities {
     pub timeline_semaphore: bool,
     pub synchronization2: bool,
     pub shader_int64: bool,
+    /// 64-bit integer atomics on buffers: the film's fixed-point sums.
+    pub shader_buffer_int64_atomics: bool,
     pub shader_float_atomics: bool,
     pub subgroup_arithmetic: bool,
     pub subgroup_ballot: bool,
@@ -50,6 +52,8 @@ pub struct Capabilities {
     pub shader_group_base_alignment: u32,
     /// minAccelerationStructureScratchOffsetAlignment.
     pub scratch_alignment: u32,
+    /// The largest device-local memory heap: path slots are sized from it.
+    pub device_local_bytes: u64,
     #[serde(skip)]
     api_version_raw: u32,
     #[serde(skip)]
@@ -91,6 +95,7 @@ impl Capabilities {
         need(self.timeline_semaphore, "timelineSemaphore");
         need(self.synchronization2, "synchronization2");
         need(self.shader_int64, "shaderInt64");
+        need(self.shader_buffer_int64_atomics, "shaderBufferInt64Atomics");
         need(self.subgroup_arithmetic, "subgroup arithmetic in compute shaders");
         need(self.subgroup_ballot, "subgroup ballot in compute shaders");
         missing
@@ -325,6 +330,7 @@ fn probe(instance: &Instance, index: usize, raw: vk::PhysicalDevice) -> GpuResul
             timeline_semaphore: f12.timeline_semaphore == vk::TRUE,
             synchronization2: f13.synchronization2 == vk::TRUE,
             shader_int64: base_features.shader_int64 == vk::TRUE,
+            shader_buffer_int64_atomics: f12.shader_buffer_int64_atomics == vk::TRUE,
             shader_float_atomics: float_atomics.shader_buffer_float32_atomic_add == vk::TRUE,
             subgroup_arithmetic: compute_subgroup && ops.contains(vk::SubgroupFeatureFlags::ARITHMETIC),
             subgroup_ballot: compute_subgroup && ops.contains(vk::SubgroupFeatureFlags::BALLOT),
@@ -357,6 +363,15 @@ fn probe(instance: &Instance, index: usize, raw: vk::PhysicalDevice) -> GpuResul
             shader_group_handle_alignment: rt_properties.shader_group_handle_alignment,
             shader_group_base_alignment: rt_properties.shader_group_base_alignment,
             scratch_alignment: accel_properties.min_acceleration_structure_scratch_offset_alignment,
+            device_local_bytes: {
+                let memory = vki.get_physical_device_memory_properties(raw);
+                memory.memory_heaps[..memory.memory_heap_count as usize]
+                    .iter()
+                    .filter(|heap| heap.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL))
+                    .map(|heap| heap.size)
+                    .max()
+                    .unwrap_or(0)
+            },
             api_version_raw: api,
             queue_family,
         };
@@ -387,6 +402,7 @@ mod tests {
             timeline_semaphore: true,
             synchronization2: true,
             shader_int64: true,
+            shader_buffer_int64_atomics: true,
             shader_float_atomics: false,
             subgroup_arithmetic: true,
             subgroup_ballot: true,
@@ -406,6 +422,7 @@ mod tests {
             shader_group_handle_alignment: 32,
             shader_group_base_alignment: 64,
             scratch_alignment: 128,
+            device_local_bytes: 1 << 30,
             api_version_raw: vk::API_VERSION_1_3,
             queue_family: Some(0),
         }

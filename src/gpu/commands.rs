@@ -247,6 +247,17 @@ impl CommandBuffer {
         unsafe { self.raw_device().cmd_pipeline_barrier2(self.raw, &dependency) };
     }
 
+    /// Makes transfer writes (a copy into host-visible memory) visible to the CPU once the
+    /// submission's fence has signalled.
+    pub fn host_read_barrier(&mut self) {
+        self.memory_barrier(
+            vk::PipelineStageFlags2::ALL_TRANSFER,
+            vk::AccessFlags2::TRANSFER_WRITE,
+            vk::PipelineStageFlags2::HOST,
+            vk::AccessFlags2::HOST_READ,
+        );
+    }
+
     pub fn copy_buffer(&mut self, src: &Buffer, src_offset: u64, dst: &Buffer, dst_offset: u64, bytes: u64) {
         let region = vk::BufferCopy {
             src_offset,

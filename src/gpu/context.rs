@@ -102,6 +102,7 @@ impl Context {
             .descriptor_binding_partially_bound(true)
             .descriptor_binding_variable_descriptor_count(true)
             .scalar_block_layout(true)
+            .shader_buffer_int64_atomics(true)
             .timeline_semaphore(true);
         let mut f13 = vk::PhysicalDeviceVulkan13Features::default()
             .synchronization2(true)
