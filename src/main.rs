@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 use wavetrace::gpu::{Context, ContextDesc, TraceBackend};
 use wavetrace::integrator::Renderer;
-use wavetrace::integrator::{Integrator, RenderSettings};
+use wavetrace::integrator::{Integrator, RenderSettings, RenderStats, Schedule};
 use wavetrace::lights::LightSelection;
 use wavetrace::scene::Scene;
 
@@ -70,16 +70,37 @@ struct RenderArgs {
     /// power, flat CDF from the tree), cpu-cdf (by power, CDF summed on the CPU), uniform.
     #[arg(long, default_value = "tree", value_parser = parse_light_selection)]
     lights: LightSelection,
-    /// Rebuild the lights' selection structure at the start of every pass (as changing
-    /// emission would), so that --stats shows its cost.
+    /// Rebuild the lights' selection structure at the start of every pass (megakernel) or
+    /// scheduler submission (wavefront), as changing emission would, so that --stats shows its
+    /// cost.
     #[arg(long)]
     rebuild_lights: bool,
+    /// Wavefront scheduler: gpu (a fixed sequence of indirect launches, no count read back)
+    /// or cycles (the kernel with the most queued paths next, from counts read back each step).
+    #[arg(long, default_value = "gpu", value_parser = parse_schedule)]
+    schedule: Schedule,
+    /// Wavefront path slots (paths in flight); default: from device memory, at most 2^22.
+    #[arg(long)]
+    path_slots: Option<u32>,
+    /// Whether the wavefront sorts the paths waiting for shading by material (off by default:
+    /// slower on the H100 with wavetrace's three BSDFs, docs/BENCHMARKS.md).
+    #[arg(long, value_enum, default_value_t = Switch::Off)]
+    material_sort: Switch,
+    /// Whether the wavefront sorts the rays waiting for extend by direction and origin.
+    #[arg(long, value_enum, default_value_t = Switch::Off)]
+    ray_sort: Switch,
     /// Print GPU time per kernel, samples/s and bytes of path state per path.
     #[arg(long)]
     stats: bool,
     /// With --stats, print them as JSON.
     #[arg(long)]
     json: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Switch {
+    On,
+    Off,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -170,15 +191,20 @@ fn render(args: &RenderArgs) -> Result<(), String> {
         },
         light_selection: args.lights,
         rebuild_lights_every_pass: args.rebuild_lights,
+        schedule: args.schedule,
+        path_slots: args.path_slots,
+        sort_by_material: args.material_sort == Switch::On,
+        sort_rays: args.ray_sort == Switch::On,
     };
     let mut renderer = Renderer::new(&context, &scene, &settings).map_err(|e| e.to_string())?;
     let terminal = std::io::stderr().is_terminal();
     let started = std::time::Instant::now();
     let (image, stats) = renderer
-        .render_with_progress(|done| {
+        .render_with_progress(|share| {
             if terminal {
-                let rate = f64::from(done) * f64::from(width * height) / started.elapsed().as_secs_f64() / 1e6;
-                eprint!("\rsample {done}/{} ({rate:.1} Msamples/s)", settings.spp);
+                let started_paths = share * f64::from(width * height) * f64::from(settings.spp);
+                let rate = started_paths / started.elapsed().as_secs_f64() / 1e6;
+                eprint!("\r{:5.1}% of camera paths started ({rate:.1} M/s)", share * 100.0);
             }
         })
         .map_err(|e| e.to_string())?;
@@ -192,23 +218,7 @@ fn render(args: &RenderArgs) -> Result<(), String> {
         if args.json {
             println!("{}", serde_json::to_string_pretty(&stats).map_err(|e| e.to_string())?);
         } else {
-            println!(
-                "{width}x{height}, {} spp, depth {}, {:?} integrator, {backend:?} backend, {} lights by {}: {:.3} s GPU, \
-                 {:.1} Msamples/s, {:.1} M extension rays/s, {:.1} M shadow rays/s, {} bytes of path state per path",
-                settings.spp,
-                settings.max_depth,
-                settings.integrator,
-                stats.lights,
-                settings.light_selection.name(),
-                stats.gpu_seconds,
-                stats.samples_per_second / 1e6,
-                stats.extension_rays_per_second / 1e6,
-                stats.shadow_rays_per_second / 1e6,
-                stats.bytes_per_path
-            );
-            for (kernel, ms) in &stats.kernel_milliseconds {
-                println!("  {kernel:<14} {ms:>10.3} ms");
-            }
+            print_stats(&settings, &stats);
         }
     }
     Ok(())
@@ -216,6 +226,62 @@ fn render(args: &RenderArgs) -> Result<(), String> {
 
 fn parse_light_selection(text: &str) -> Result<LightSelection, String> {
     text.parse()
+}
+
+fn parse_schedule(text: &str) -> Result<Schedule, String> {
+    text.parse()
+}
+
+fn print_stats(settings: &RenderSettings, stats: &RenderStats) {
+    println!(
+        "{}x{}, {} spp, depth {}, {:?} integrator, {:?} backend, {} lights by {}: {:.3} s GPU, {:.3} s wall \
+         ({:.3} s outside the GPU's {} submissions), {:.1} Msamples/s, {:.1} M extension rays/s, {:.1} M shadow rays/s",
+        settings.width,
+        settings.height,
+        settings.spp,
+        settings.max_depth,
+        settings.integrator,
+        settings.backend,
+        stats.lights,
+        settings.light_selection.name(),
+        stats.gpu_seconds,
+        stats.wall_seconds,
+        stats.host_wait_seconds,
+        stats.submissions,
+        stats.samples_per_second / 1e6,
+        stats.extension_rays_per_second / 1e6,
+        stats.shadow_rays_per_second / 1e6,
+    );
+    if let Some(schedule) = stats.schedule {
+        println!(
+            "{} schedule, {} path slots, {} bytes of path state per slot ({} unpacked), {} bytes of film per pixel, \
+             material sort {}, ray sort {}",
+            schedule.name(),
+            stats.path_slots,
+            stats.bytes_per_path,
+            stats.unpacked_bytes_per_path,
+            stats.film_bytes_per_pixel,
+            if stats.sort_by_material { "on" } else { "off" },
+            if stats.sort_rays { "on" } else { "off" }
+        );
+    }
+    println!(
+        "  {:<14} {:>10} {:>9} {:>9} {:>12} {:>12} {:>11}",
+        "kernel", "ms", "launches", "busy", "paths", "lane share", "slot share"
+    );
+    for kernel in &stats.kernels {
+        let optional = |value: Option<String>| value.unwrap_or_else(|| "-".into());
+        println!(
+            "  {:<14} {:>10.3} {:>9} {:>9} {:>12} {:>12} {:>11}",
+            kernel.name,
+            kernel.milliseconds,
+            kernel.launches,
+            optional(kernel.busy_launches.map(|v| v.to_string())),
+            optional(kernel.items.map(|v| v.to_string())),
+            optional(kernel.active_lane_share.map(|v| format!("{:.1}%", v * 100.0))),
+            optional(kernel.slot_share.map(|v| format!("{:.1}%", v * 100.0))),
+        );
+    }
 }
 
 fn compare(render: &std::path::Path, reference: &std::path::Path, json: bool) -> Result<(), String> {

@@ -100,7 +100,9 @@ gpu_structs! {
     }
 
     /// Everything a wavefront kernel reads: scene tables, path state, queues, film, camera.
-    /// Lives in a buffer; kernels get its address as their only push constant.
+    /// Lives in a buffer; kernels get its address as their only push constant. The path
+    /// state is structure-of-arrays over path slots (`integrator::path_state` says what each
+    /// array holds and why it is packed so).
     struct PassConstants {
         positions: u64,
         indices: u64,
@@ -108,18 +110,29 @@ gpu_structs! {
         meshes: u64,
         materials: u64,
         top_level: u64,
+        // Main paths, one entry per slot.
         ray_origins: u64,
         ray_directions: u64,
         throughputs: u64,
         hits: u64,
+        path_pixels: u64,
+        path_samples: u64,
+        // Queues (`integrator::kernel_graph`): counters, then each kernel's list of slots.
         queues: u64,
+        kernel_counters: u64,
         extend_queue: u64,
+        extend_keys: u64,
+        sorted_extend_queue: u64,
         shade_queue: u64,
-        film: u64,
+        shade_keys: u64,
+        sorted_shade_queue: u64,
+        // Shadow paths, one entry per connect-queue position.
         shadow_origins: u64,
         shadow_directions: u64,
         shadow_contributions: u64,
-        connect_queue: u64,
+        shadow_pixels: u64,
+        // Fixed-point radiance sums per pixel (film.glsl).
+        film: u64,
         // The light sampler (src/lights/): light index -> (instance, triangle), scene
         // instance -> its first light index (or !0), the subgroup-ary power tree, the flat CDF.
         light_map: u64,
@@ -137,26 +150,87 @@ gpu_structs! {
         camera_up: Vec3,
         seed: u32,
         camera_forward: Vec3,
-        path_count: u32,
+        path_slots: u32,
         width: u32,
         height: u32,
         max_depth: u32,
+        // Camera paths are handed out tile by tile, `tile_size` pixels square.
+        tile_size: u32,
+        // Buckets of the counting sort by material before shading; 0: no sorting.
+        sort_buckets: u32,
+        material_count: u32,
+        // Lanes a launch of n items occupies are n rounded up to this (the workgroup size of
+        // compute kernels, the subgroup size of raygen launches), for the active-lane shares.
+        launch_lanes: u32,
+        // Rays waiting for extend are counting-sorted by ray_sort_key (route_hit.glsl): the
+        // direction's octant and a 4x4x4 grid cell of the origin in the scene's bounds.
+        ray_sort_origin: Vec3,
+        // Buckets of that sort; 0: no sorting.
+        ray_sort_buckets: u32,
+        ray_sort_scale: Vec3,
+        pad0: u32,
     }
 
-    /// Queue counters and the indirect arguments made from them; all GPU-written.
+    /// Queue counters and the indirect arguments made from them; all GPU-written. Queue
+    /// indices are `integrator::kernel_graph::Queue` (QUEUE_* in queues.glsl).
     struct QueueState {
-        extend_count: u32,
-        shade_count: u32,
-        sample_index: u32,
-        connect_count: u32,
+        // Paths waiting in each queue, appended by the kernels that hand paths to it.
+        queued: UVec4,
+        // How many the queue's current launch processes (moved from `queued` by prepare_launch).
+        launched: UVec4,
         extend_groups: UVec4,
-        shade_groups: UVec4,
         extend_launch: UVec4,
+        shade_groups: UVec4,
+        sort_groups: UVec4,
+        // One group when there is something to sort, else none.
+        sort_offsets_groups: UVec4,
         connect_groups: UVec4,
         connect_launch: UVec4,
-        // Rays traced over the whole render, for --stats (read once after the last pass).
+        compact_groups: UVec4,
+        move_groups: UVec4,
+        generate_groups: UVec4,
+        // Camera paths (pixel, sample) in tile order: the next to hand out and how many in all.
+        next_camera_path: u64,
+        camera_paths: u64,
+        // Where the current regeneration's new camera paths start.
+        first_new_camera_path: u64,
+        // Rays traced over the whole render, for --stats.
         extend_rays: u64,
         shadow_rays: u64,
+        // The current regeneration: active paths kept (moved to slots below this), new camera
+        // paths after them, and the lengths of compaction's two lists.
+        kept_paths: u32,
+        new_paths: u32,
+        free_slots: u32,
+        moving_paths: u32,
+        // The megakernel's sample pass.
+        sample_index: u32,
+        pad0: u32,
+    }
+
+    /// What one kernel did over a render, from the counts the GPU launched it with
+    /// (`prepare_launch`, `prepare_regenerate`): items processed, lanes those launches occupied,
+    /// launches with work.
+    struct KernelCounters {
+        items: u64,
+        lanes: u64,
+        busy_launches: u32,
+        pad0: u32,
+    }
+
+    /// Push constants of `primitives/counting_sort_*`: `values` reordered into `sorted` by
+    /// `keys` (each < `bucket_count`); `count` is the address of the u32 item count, so it
+    /// can be a GPU-written queue length. `bucket_counts` must be zero before; the offsets
+    /// kernel leaves it zero again.
+    struct SortPush {
+        keys: u64,
+        values: u64,
+        sorted: u64,
+        bucket_counts: u64,
+        bucket_offsets: u64,
+        count: u64,
+        bucket_count: u32,
+        pad0: u32,
     }
 
     /// The closest hit of a path's ray, written by either trace backend.
@@ -164,7 +238,8 @@ gpu_structs! {
         t: f32,
         instance: u32,
         primitive: u32,
-        pad0: u32,
+        // The TLAS custom index: the instance's mesh, so the material is one load away.
+        mesh: u32,
     }
 
     /// Push constants of `lights/count_triangles` and `lights/flatten`: from the scene
@@ -225,11 +300,10 @@ gpu_structs! {
         pad0: u32,
     }
 
-    /// `bounce`: the path segment the kernel works on; every live path of a pass is at the
-    /// same bounce in the GPU-driven schedule, so it is fixed at recording time.
+    /// `argument`: the queue `prepare_launch` prepares (unused by the other kernels).
     struct WavefrontPush {
         constants: u64,
-        bounce: u32,
+        argument: u32,
         pad0: u32,
     }
 }

@@ -15,15 +15,9 @@ use wavetrace::scene::Scene;
 
 fn settings(context: &Context, resolution: u32, depth: u32, spp: u32, selection: LightSelection) -> RenderSettings {
     RenderSettings {
-        width: resolution,
-        height: resolution,
-        spp,
-        max_depth: depth,
         seed: 3,
-        backend: context.trace_backends()[0],
         light_selection: selection,
-        integrator: Default::default(),
-        rebuild_lights_every_pass: false,
+        ..RenderSettings::new(resolution, resolution, spp, depth, context.trace_backends()[0])
     }
 }
 
@@ -133,9 +127,8 @@ fn rebuilding_the_lights_every_pass_changes_nothing_but_the_cost() {
         let (image, stats) = render(&gpu.context, &scene, &once);
         let (rebuilt, rebuilt_stats) = render(&gpu.context, &scene, &every_pass);
         assert_eq!(image, rebuilt, "{selection:?}");
-        let kernels = |stats: &RenderStats| -> Vec<String> {
-            stats.kernel_milliseconds.iter().map(|(name, _)| name.clone()).collect()
-        };
+        let kernels =
+            |stats: &RenderStats| -> Vec<String> { stats.kernels.iter().map(|kernel| kernel.name.clone()).collect() };
         assert!(!kernels(&stats).iter().any(|k| k.starts_with("light_")));
         // Emission may change between passes; the set of emissive instances may not, so
         // the flattening is not redone.

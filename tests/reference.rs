@@ -1,14 +1,14 @@
 //! Renders against Mitsuba 3's references (tests/scenes/*/ref), with the thresholds of the
 //! reference conventions: relMSE and block-8 relMSE at most twice what Mitsuba's own path
 //! tracer (NEE + MIS) reaches at the same resolution, depth and spp, and every mean ratio
-//! within 2%; with both integrators (wavefront, megakernel) on both trace backends, which must
-//! agree (exactly between backends).
+//! within 2%; with the wavefront under both schedulers and the megakernel, on both trace
+//! backends, which must agree (exactly between backends and schedulers).
 
 mod common;
 
 use wavetrace::film::{metrics, read_exr};
 use wavetrace::integrator::Renderer;
-use wavetrace::integrator::{Integrator, RenderSettings};
+use wavetrace::integrator::{Integrator, RenderSettings, Schedule};
 
 fn check(scene_name: &str, resolution: u32, depth: u32, spp: u32, mitsuba_rel_mse: f64, mitsuba_block8: f64) {
     let gpu = common::gpu();
@@ -18,33 +18,32 @@ fn check(scene_name: &str, resolution: u32, depth: u32, spp: u32, mitsuba_rel_ms
     )))
     .unwrap();
     let mut images = Vec::new();
-    let runs = [Integrator::Wavefront, Integrator::Megakernel]
-        .into_iter()
-        .flat_map(|integrator| {
-            gpu.context
-                .trace_backends()
-                .to_vec()
-                .into_iter()
-                .map(move |b| (integrator, b))
-        });
-    for (integrator, backend) in runs {
+    let runs = [
+        (Integrator::Wavefront, Schedule::Gpu),
+        (Integrator::Wavefront, Schedule::Cycles),
+        (Integrator::Megakernel, Schedule::Gpu),
+    ]
+    .into_iter()
+    .flat_map(|(integrator, schedule)| {
+        gpu.context
+            .trace_backends()
+            .to_vec()
+            .into_iter()
+            .map(move |b| (integrator, schedule, b))
+    });
+    for (integrator, schedule, backend) in runs {
         let settings = RenderSettings {
-            width: resolution,
-            height: resolution,
-            spp,
-            max_depth: depth,
             seed: 1,
-            backend,
-            light_selection: Default::default(),
             integrator,
-            rebuild_lights_every_pass: false,
+            schedule,
+            ..RenderSettings::new(resolution, resolution, spp, depth, backend)
         };
         let image = Renderer::new(&gpu.context, &scene, &settings)
             .unwrap()
             .render()
             .unwrap();
         let c = metrics::compare(&image, &reference).unwrap();
-        eprintln!("{scene_name} {resolution} d{depth} {spp} spp {integrator:?} {backend:?}: {c:?}");
+        eprintln!("{scene_name} {resolution} d{depth} {spp} spp {integrator:?} {schedule:?} {backend:?}: {c:?}");
         assert_eq!(c.non_finite_pixels, 0);
         for ratio in c.mean_ratio {
             assert!((ratio - 1.0).abs() < 0.02, "{backend:?}: mean ratio {ratio}: {c:?}");
@@ -59,17 +58,16 @@ fn check(scene_name: &str, resolution: u32, depth: u32, spp: u32, mitsuba_rel_ms
         );
         images.push(image);
     }
-    // Backends share every kernel but the trace: the same image, bit for bit. The integrators
-    // share the shading code, random numbers and order of film additions, but are compiled as
-    // different kernels, where a driver may contract multiply-adds differently (NVIDIA does;
-    // lavapipe gives equal bits): equal up to such roundings.
-    let backends = gpu.context.trace_backends().len();
+    // Backends and schedulers share every kernel but the trace, and the film sums integers,
+    // whatever the order: the same image, bit for bit. The integrators share the shading code,
+    // random numbers and film additions, but are compiled as different kernels, where a
+    // driver may contract multiply-adds differently (NVIDIA does; lavapipe gives equal bits):
+    // equal up to such roundings.
     for (i, image) in images.iter().enumerate() {
-        let first_of_integrator = &images[i - i % backends];
-        assert_eq!(
-            image, first_of_integrator,
-            "the trace backends must give the same image"
-        );
+        let wavefront_runs = 2 * gpu.context.trace_backends().len();
+        if i < wavefront_runs {
+            assert_eq!(image, &images[0], "backends and schedulers must give the same image");
+        }
         let c = metrics::compare(image, &images[0]).unwrap();
         assert!(
             c.rel_mse < 1e-6 && c.mean_ratio.iter().all(|r| (r - 1.0).abs() < 1e-5),

@@ -1,11 +1,14 @@
-// Shared by both connect backends: an unoccluded shadow ray adds its stored contribution.
+// Shared by both connect backends: an unoccluded shadow ray adds its stored contribution to
+// its pixel.
 #ifndef WAVETRACE_CONNECT_GLSL
 #define WAVETRACE_CONNECT_GLSL
 
-void finish_connect(PassConstants c, uint path, bool occluded) {
+#include "film.glsl"
+
+void finish_connect(PassConstants c, uint shadow, bool occluded) {
     if (!occluded) {
-        Vec4s film = Vec4s(c.film);
-        film.v[path] += vec4(Vec4s(c.shadow_contributions).v[path].xyz, 0.0);
+        vec3 contribution = Vec3s(c.shadow_contributions).v[shadow];
+        film_add(c.film, Uints(c.shadow_pixels).v[shadow], film_quantize(contribution));
     }
 }
 

@@ -11,10 +11,10 @@
 #include "lights.glsl"
 
 // Box-filter jitter from dimensions 0 and 1 of bounce 0.
-void camera_ray(PassConstants c, uint path, uint sample_index, out vec3 origin, out vec3 direction) {
-    uint x = path % c.width;
-    uint y = path / c.width;
-    vec2 jitter = vec2(wt_random(c.seed, path, sample_index, 0, 0), wt_random(c.seed, path, sample_index, 0, 1));
+void camera_ray(PassConstants c, uint pixel, uint sample_index, out vec3 origin, out vec3 direction) {
+    uint x = pixel % c.width;
+    uint y = pixel / c.width;
+    vec2 jitter = vec2(wt_random(c.seed, pixel, sample_index, 0, 0), wt_random(c.seed, pixel, sample_index, 0, 1));
     vec2 p = vec2(x, y) + jitter;
     float sx = (2.0 * p.x / float(c.width) - 1.0) * c.tan_half_yfov * c.aspect;
     float sy = (1.0 - 2.0 * p.y / float(c.height)) * c.tan_half_yfov;
@@ -37,7 +37,7 @@ struct ShadowRay {
 // heuristic; unless the path has reached max_depth segments, one light sample and one
 // BSDF-sampled continuation follow. Returns whether the path goes on, with `origin`,
 // `direction` and `throughput` its next segment.
-bool shade_hit(PassConstants c, uint path, uint sample_index, uint bounce, HitRecord hit, inout vec3 origin,
+bool shade_hit(PassConstants c, uint pixel, uint sample_index, uint bounce, HitRecord hit, inout vec3 origin,
                inout vec3 direction, inout vec4 throughput, out vec3 emitted, out bool has_shadow,
                out ShadowRay shadow) {
     emitted = vec3(0.0);
@@ -71,9 +71,9 @@ bool shade_hit(PassConstants c, uint path, uint sample_index, uint bounce, HitRe
     float epsilon = 1e-4 * max(1.0, max(abs(hit_point.x), max(abs(hit_point.y), abs(hit_point.z))));
 
     if (material.kind == MATERIAL_LAMBERTIAN && c.light_count > 0) {
-        float u_light = wt_random(c.seed, path, sample_index, dimension_bounce, 2);
-        vec2 u_point = vec2(wt_random(c.seed, path, sample_index, dimension_bounce, 3),
-                            wt_random(c.seed, path, sample_index, dimension_bounce, 4));
+        float u_light = wt_random(c.seed, pixel, sample_index, dimension_bounce, 2);
+        vec2 u_point = vec2(wt_random(c.seed, pixel, sample_index, dimension_bounce, 3),
+                            wt_random(c.seed, pixel, sample_index, dimension_bounce, 4));
         vec3 light_point;
         vec3 light_normal;
         vec3 light_radiance;
@@ -96,8 +96,8 @@ bool shade_hit(PassConstants c, uint path, uint sample_index, uint bounce, HitRe
         }
     }
 
-    vec2 u = vec2(wt_random(c.seed, path, sample_index, dimension_bounce, 0),
-                  wt_random(c.seed, path, sample_index, dimension_bounce, 1));
+    vec2 u = vec2(wt_random(c.seed, pixel, sample_index, dimension_bounce, 0),
+                  wt_random(c.seed, pixel, sample_index, dimension_bounce, 1));
     vec3 outgoing;
     bool below;
     // `entering` is about the dielectric's medium: its front side is the outside.

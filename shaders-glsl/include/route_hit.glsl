@@ -1,35 +1,31 @@
-// Shared by both trace backends: record a path's closest hit and queue it for shading.
-// A miss ends the path (no environment light yet). With SUBGROUP_APPEND (compute always; the
-// raygen shader where the device has subgroup operations in ray-tracing stages) the queue
-// takes one atomic per subgroup instead of one per hit: with a million hits a launch, the
-// per-lane atomics on one counter are a large share of the extend kernel.
+// Shared by both extend backends: a hit is recorded and queued for shading with its material's
+// sort key; a miss ends the path (no environment light yet) and frees its slot.
 #ifndef WAVETRACE_ROUTE_HIT_GLSL
 #define WAVETRACE_ROUTE_HIT_GLSL
 
-#ifdef SUBGROUP_APPEND
-#extension GL_KHR_shader_subgroup_ballot : require
-#endif
+#include "queues.glsl"
 
-void route_hit(PassConstants c, uint path, bool hit, float t, uint instance, uint primitive) {
-#ifdef SUBGROUP_APPEND
-    uvec4 ballot = subgroupBallot(hit);
-    uint count = subgroupBallotBitCount(ballot);
-    uint base = 0;
-    if (count > 0 && subgroupElect()) {
-        base = atomicAdd(Queues(c.queues).q.shade_count, count);
+// Materials share buckets only when there are more materials than buckets: neighbours in the
+// material table then share one.
+uint material_sort_key(PassConstants c, uint mesh) {
+    uint material = Meshes(c.meshes).v[mesh].material;
+    if (c.material_count <= c.sort_buckets) {
+        return material;
     }
-    uint slot = subgroupBroadcastFirst(base) + subgroupBallotExclusiveBitCount(ballot);
+    return uint(uint64_t(material) * c.sort_buckets / c.material_count);
+}
+
+void route_hit(PassConstants c, uint path, bool hit, HitRecord record) {
+    uint slot = enqueue(QUEUE_SHADE, hit);
     if (!hit) {
+        Uints(c.path_pixels).v[path] = INACTIVE_PATH;
         return;
     }
-#else
-    if (!hit) {
-        return;
-    }
-    uint slot = atomicAdd(Queues(c.queues).q.shade_count, 1);
-#endif
-    Hits(c.hits).v[path] = HitRecord(t, instance, primitive, 0);
+    Hits(c.hits).v[path] = record;
     Uints(c.shade_queue).v[slot] = path;
+    if (c.sort_buckets > 0) {
+        Uints(c.shade_keys).v[slot] = material_sort_key(c, record.mesh);
+    }
 }
 
 #endif

@@ -1,5 +1,5 @@
 // What every wavefront kernel sees: the pass constants and typed views of the buffers they
-// name. Path state is structure-of-arrays, indexed by path id.
+// name. Path state is structure-of-arrays, indexed by path slot.
 #ifndef WAVETRACE_WAVEFRONT_GLSL
 #define WAVETRACE_WAVEFRONT_GLSL
 
@@ -8,9 +8,11 @@
 
 layout(buffer_reference, scalar) readonly buffer ConstantsRef { PassConstants c; };
 layout(buffer_reference, scalar) buffer Vec4s { vec4 v[]; };
+layout(buffer_reference, scalar) buffer Vec3s { vec3 v[]; };
 layout(buffer_reference, scalar) buffer Uints { uint v[]; };
 layout(buffer_reference, scalar) buffer Hits { HitRecord v[]; };
 layout(buffer_reference, scalar) coherent buffer Queues { QueueState q; };
+layout(buffer_reference, scalar) buffer Counters { KernelCounters v[]; };
 
 layout(push_constant, scalar) uniform PushBlock {
     WavefrontPush push;
@@ -21,5 +23,20 @@ PassConstants constants() {
 }
 
 const uint WAVEFRONT_GROUP = 64;
+
+// A free path slot has this pixel; every other value is a path in flight.
+const uint INACTIVE_PATH = 0xffffffffu;
+
+// A path's sample index (low 24 bits) and the segment it is on (high 8) share one word.
+const uint SAMPLE_BITS = 24;
+const uint SAMPLE_MASK = (1u << SAMPLE_BITS) - 1u;
+
+uint path_sample(uint packed) {
+    return packed & SAMPLE_MASK;
+}
+
+uint path_bounce(uint packed) {
+    return packed >> SAMPLE_BITS;
+}
 
 #endif

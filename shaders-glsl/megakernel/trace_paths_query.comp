@@ -5,6 +5,8 @@
 #extension GL_EXT_ray_query : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 
+#extension GL_EXT_shader_atomic_int64 : require
+
 #include "wavefront.glsl"
 
 layout(local_size_x = WAVEFRONT_GROUP) in;
@@ -39,11 +41,11 @@ bool trace_occluded(PassConstants c, vec3 origin, vec3 direction, float t_max) {
 void main() {
     PassConstants c = constants();
     uint path = gl_GlobalInvocationID.x;
-    uvec2 rays = path < c.path_count ? trace_path(c, path) : uvec2(0);
+    uvec2 rays = path < c.width * c.height ? trace_path(c, path) : uvec2(0);
     // One atomic per subgroup for the pass's ray counts.
     uvec2 totals = uvec2(subgroupAdd(rays.x), subgroupAdd(rays.y));
     if (subgroupElect()) {
-        atomicAdd(Queues(c.queues).q.extend_count, totals.x);
-        atomicAdd(Queues(c.queues).q.connect_count, totals.y);
+        atomicAdd(Queues(c.queues).q.extend_rays, uint64_t(totals.x));
+        atomicAdd(Queues(c.queues).q.shadow_rays, uint64_t(totals.y));
     }
 }

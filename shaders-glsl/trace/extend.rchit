@@ -7,5 +7,5 @@
 layout(location = 0) rayPayloadInEXT HitRecord payload;
 
 void main() {
-    payload = HitRecord(gl_HitTEXT, uint(gl_InstanceID), uint(gl_PrimitiveID), 0);
+    payload = HitRecord(gl_HitTEXT, uint(gl_InstanceID), uint(gl_PrimitiveID), uint(gl_InstanceCustomIndexEXT));
 }

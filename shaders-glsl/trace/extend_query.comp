@@ -5,7 +5,6 @@
 #extension GL_EXT_ray_query : require
 
 #define SUBGROUP_APPEND
-#include "wavefront.glsl"
 #include "route_hit.glsl"
 
 layout(local_size_x = WAVEFRONT_GROUP) in;
@@ -13,12 +12,14 @@ layout(local_size_x = WAVEFRONT_GROUP) in;
 void main() {
     PassConstants c = constants();
     uint index = gl_GlobalInvocationID.x;
-    if (index >= Queues(c.queues).q.extend_count) {
+    // Lanes that leave here take no part in route_hit's subgroup append, which counts only
+    // the lanes still running.
+    if (index >= launched(QUEUE_EXTEND)) {
         return;
     }
-    uint path = Uints(c.extend_queue).v[index];
-    vec3 origin = Vec4s(c.ray_origins).v[path].xyz;
-    vec3 direction = Vec4s(c.ray_directions).v[path].xyz;
+    uint path = Uints(c.ray_sort_buckets > 0 ? c.sorted_extend_queue : c.extend_queue).v[index];
+    vec3 origin = Vec3s(c.ray_origins).v[path];
+    vec3 direction = Vec3s(c.ray_directions).v[path];
     rayQueryEXT query;
     rayQueryInitializeEXT(query, accelerationStructureEXT(c.top_level), gl_RayFlagsOpaqueEXT, 0xff,
                           origin, 0.0, direction, 1e30);
@@ -27,13 +28,12 @@ void main() {
     // The committed-intersection getters are undefined without a hit (lavapipe faults), so
     // they are called only after the type says there is one.
     bool hit = rayQueryGetIntersectionTypeEXT(query, true) == gl_RayQueryCommittedIntersectionTriangleEXT;
-    float t = 0.0;
-    uint instance = 0;
-    uint primitive = 0;
+    HitRecord record = HitRecord(0.0, 0, 0, 0);
     if (hit) {
-        t = rayQueryGetIntersectionTEXT(query, true);
-        instance = uint(rayQueryGetIntersectionInstanceIdEXT(query, true));
-        primitive = uint(rayQueryGetIntersectionPrimitiveIndexEXT(query, true));
+        record = HitRecord(rayQueryGetIntersectionTEXT(query, true),
+                           uint(rayQueryGetIntersectionInstanceIdEXT(query, true)),
+                           uint(rayQueryGetIntersectionPrimitiveIndexEXT(query, true)),
+                           uint(rayQueryGetIntersectionInstanceCustomIndexEXT(query, true)));
     }
-    route_hit(c, path, hit, t, instance, primitive);
+    route_hit(c, path, hit, record);
 }

@@ -1,30 +1,60 @@
 #version 460
 //
-// Camera rays for every pixel of one sample pass (path.glsl's camera_ray), unit throughput,
-// and every path queued for extend.
+// The second half of a regeneration: the kept paths, now in the first slots, and the next
+// camera paths after them make up the extend queue, in slot order. Camera paths are handed
+// out sample by sample and, within a sample, tile by tile (row-major tiles of tile_size
+// pixels square, row-major pixels inside), so that neighbouring slots start neighbouring rays.
 #extension GL_GOOGLE_include_directive : require
 
 #include "path.glsl"
+#include "queues.glsl"
 
 layout(local_size_x = WAVEFRONT_GROUP) in;
 
+// The pixel of camera path `index` (the sample is index / pixels).
+uint tiled_pixel(PassConstants c, uint within_sample) {
+    uint tile = c.tile_size;
+    uint tile_row = within_sample / (tile * c.width);
+    uint rest = within_sample - tile_row * tile * c.width;
+    uint tile_height = min(tile, c.height - tile_row * tile);
+    uint tile_column = rest / (tile * tile_height);
+    rest -= tile_column * tile * tile_height;
+    uint tile_width = min(tile, c.width - tile_column * tile);
+    uint x = tile_column * tile + rest % tile_width;
+    uint y = tile_row * tile + rest / tile_width;
+    return y * c.width + x;
+}
+
 void main() {
     PassConstants c = constants();
-    uint path = gl_GlobalInvocationID.x;
     Queues queues = Queues(c.queues);
-    if (path == 0) {
-        queues.q.extend_count = c.path_count;
-    }
-    if (path >= c.path_count) {
+    uint slot = gl_GlobalInvocationID.x;
+    uint kept = queues.q.kept_paths;
+    if (slot >= kept + queues.q.new_paths) {
         return;
     }
-    uint sample_index = queues.q.sample_index;
+    Uints(c.extend_queue).v[slot] = slot;
+    if (slot < kept) {
+        if (c.ray_sort_buckets > 0) {
+            Uints(c.extend_keys).v[slot] =
+                ray_sort_key(c, Vec3s(c.ray_origins).v[slot], Vec3s(c.ray_directions).v[slot]);
+        }
+        return;
+    }
+    uint64_t camera_path = queues.q.first_new_camera_path + (slot - kept);
+    uint64_t pixels = uint64_t(c.width) * c.height;
+    uint sample_index = uint(camera_path / pixels);
+    uint pixel = tiled_pixel(c, uint(camera_path - sample_index * pixels));
     vec3 origin;
     vec3 direction;
-    camera_ray(c, path, sample_index, origin, direction);
-    Vec4s(c.ray_origins).v[path] = vec4(origin, 0.0);
-    Vec4s(c.ray_directions).v[path] = vec4(direction, 0.0);
+    camera_ray(c, pixel, sample_index, origin, direction);
+    Vec3s(c.ray_origins).v[slot] = origin;
+    Vec3s(c.ray_directions).v[slot] = direction;
     // w = 0: no BSDF density yet, so emission seen directly counts in full.
-    Vec4s(c.throughputs).v[path] = vec4(1.0, 1.0, 1.0, 0.0);
-    Uints(c.extend_queue).v[path] = path;
+    Vec4s(c.throughputs).v[slot] = vec4(1.0, 1.0, 1.0, 0.0);
+    Uints(c.path_pixels).v[slot] = pixel;
+    Uints(c.path_samples).v[slot] = sample_index;
+    if (c.ray_sort_buckets > 0) {
+        Uints(c.extend_keys).v[slot] = ray_sort_key(c, origin, direction);
+    }
 }

@@ -1,72 +1,57 @@
 #version 460
 //
-// Shade every path queued with a hit (path.glsl's shade_hit): emission to the film, the
-// light sample's shadow ray queued for connect, the continuation queued for extend; queue
-// appends take one atomic per subgroup.
+// Shade every path queued with a hit (path.glsl's shade_hit), in material order when the
+// counting sort ran: emission to the film, the light sample's shadow path appended to the
+// connect queue, the continuation to the extend queue; a path that ends frees its slot.
 #extension GL_GOOGLE_include_directive : require
-#extension GL_KHR_shader_subgroup_ballot : require
 
+#define SUBGROUP_APPEND
+#include "queues.glsl"
 #include "path.glsl"
+#include "film.glsl"
 
 layout(local_size_x = WAVEFRONT_GROUP) in;
-
-// A queue slot for every lane where `wants` holds, with one atomic per subgroup instead of one
-// per lane: the first such lane reserves the subgroup's run, each lane takes its place in it.
-uint append_slot(bool wants, uint counter_kind) {
-    uvec4 ballot = subgroupBallot(wants);
-    uint count = subgroupBallotBitCount(ballot);
-    uint base = 0;
-    if (count > 0 && subgroupElect()) {
-        base = counter_kind == 0 ? atomicAdd(Queues(constants().queues).q.connect_count, count)
-                                 : atomicAdd(Queues(constants().queues).q.extend_count, count);
-    }
-    return subgroupBroadcastFirst(base) + subgroupBallotExclusiveBitCount(ballot);
-}
 
 void main() {
     PassConstants c = constants();
     uint index = gl_GlobalInvocationID.x;
-    // Lanes past the queue's end stay for the subgroup appends below, doing nothing else.
-    bool queued = index < Queues(c.queues).q.shade_count;
-    uint path = queued ? Uints(c.shade_queue).v[index] : 0;
-    HitRecord hit;
-    vec3 origin;
-    vec3 direction;
-    vec4 throughput;
-    if (queued) {
-        hit = Hits(c.hits).v[path];
-        origin = Vec4s(c.ray_origins).v[path].xyz;
-        direction = Vec4s(c.ray_directions).v[path].xyz;
-        throughput = Vec4s(c.throughputs).v[path];
+    // Lanes past the queue's end leave; the subgroup appends count only the lanes running.
+    if (index >= launched(QUEUE_SHADE)) {
+        return;
     }
+    uint path = Uints(c.sort_buckets > 0 ? c.sorted_shade_queue : c.shade_queue).v[index];
+    uint pixel = Uints(c.path_pixels).v[path];
+    uint packed_sample = Uints(c.path_samples).v[path];
+    HitRecord hit = Hits(c.hits).v[path];
+    vec3 origin = Vec3s(c.ray_origins).v[path];
+    vec3 direction = Vec3s(c.ray_directions).v[path];
+    vec4 throughput = Vec4s(c.throughputs).v[path];
     vec3 emitted;
     bool has_shadow;
     ShadowRay shadow;
-    uint sample_index = Queues(c.queues).q.sample_index;
-    bool continues = false;
-    has_shadow = false;
-    emitted = vec3(0.0);
-    if (queued) {
-        continues = shade_hit(c, path, sample_index, push.bounce, hit, origin, direction, throughput, emitted,
-                              has_shadow, shadow);
-    }
-    if (any(notEqual(emitted, vec3(0.0)))) {
-        Vec4s film = Vec4s(c.film);
-        // One path per pixel per pass: no other thread touches this pixel now.
-        film.v[path] += vec4(emitted, 0.0);
-    }
-    uint connect_slot = append_slot(has_shadow, 0);
-    uint extend_slot = append_slot(continues, 1);
-    if (has_shadow) {
-        Vec4s(c.shadow_origins).v[path] = vec4(shadow.origin, shadow.t_max);
-        Vec4s(c.shadow_directions).v[path] = vec4(shadow.direction, 0.0);
-        Vec4s(c.shadow_contributions).v[path] = vec4(shadow.contribution, 0.0);
-        Uints(c.connect_queue).v[connect_slot] = path;
+    bool continues = shade_hit(c, pixel, path_sample(packed_sample), path_bounce(packed_sample), hit, origin,
+                               direction, throughput, emitted, has_shadow, shadow);
+    film_add(c.film, pixel, film_quantize(emitted));
+    uint shadow_slot = enqueue(QUEUE_CONNECT, has_shadow);
+    uint extend_slot = enqueue(QUEUE_EXTEND, continues);
+    // The schedulers make room for every shadow path before shading (kernel_graph.rs); the
+    // test only guards memory if one ever did not.
+    if (has_shadow && shadow_slot < c.path_slots) {
+        Vec4s(c.shadow_origins).v[shadow_slot] = vec4(shadow.origin, shadow.t_max);
+        Vec3s(c.shadow_directions).v[shadow_slot] = shadow.direction;
+        Vec3s(c.shadow_contributions).v[shadow_slot] = shadow.contribution;
+        Uints(c.shadow_pixels).v[shadow_slot] = pixel;
     }
     if (continues) {
-        Vec4s(c.ray_origins).v[path] = vec4(origin, 0.0);
-        Vec4s(c.ray_directions).v[path] = vec4(direction, 0.0);
+        Vec3s(c.ray_origins).v[path] = origin;
+        Vec3s(c.ray_directions).v[path] = direction;
         Vec4s(c.throughputs).v[path] = throughput;
+        Uints(c.path_samples).v[path] = packed_sample + (1u << SAMPLE_BITS);
         Uints(c.extend_queue).v[extend_slot] = path;
+        if (c.ray_sort_buckets > 0) {
+            Uints(c.extend_keys).v[extend_slot] = ray_sort_key(c, origin, direction);
+        }
+    } else {
+        Uints(c.path_pixels).v[path] = INACTIVE_PATH;
     }
 }

@@ -17,11 +17,9 @@ use super::renderer::{barrier, timed};
 use super::RenderSettings;
 
 /// Threads per workgroup of the compute megakernel (`WAVEFRONT_GROUP`).
-const GROUP: u32 = 64;
+pub const GROUP: u32 = 64;
 /// Profiler scopes `record_pass` opens.
 pub const PROFILER_SCOPES: u32 = 1;
-/// Path state in memory per path: the film entry only; the rest lives in registers.
-pub const BYTES_PER_PATH: u64 = 16;
 
 /// Records one sample pass: the path kernel, then the pass's bookkeeping.
 pub fn record_pass(

@@ -1,11 +1,14 @@
 //! Integrators: how light transport is estimated. The path tracer runs as a wavefront of kernels
 //! over queues or as one megakernel; `Renderer` sets up either and replays its sample pass.
 
+pub mod kernel_graph;
 pub mod megakernel;
+pub mod path_state;
 mod renderer;
+pub mod scheduler;
 pub mod wavefront;
 
-pub use renderer::{RenderStats, Renderer};
+pub use renderer::{KernelStats, RenderStats, Renderer};
 
 use crate::gpu::TraceBackend;
 use crate::lights::LightSelection;
@@ -25,6 +28,67 @@ pub struct RenderSettings {
     /// Rebuild the light tree at the start of every pass, as a scene with changing emission
     /// would, so that its cost shows in the statistics.
     pub rebuild_lights_every_pass: bool,
+    /// How the wavefront chooses its next kernel.
+    pub schedule: Schedule,
+    /// Wavefront path slots; `None`: from device memory (`path_state::default_path_slots`).
+    pub path_slots: Option<u32>,
+    /// Sort the paths waiting for shading by material (wavefront).
+    pub sort_by_material: bool,
+    /// Sort the rays waiting for extend by direction and origin (wavefront).
+    pub sort_rays: bool,
+}
+
+impl RenderSettings {
+    /// Defaults for everything but the image, samples, depth and backend.
+    pub fn new(width: u32, height: u32, spp: u32, max_depth: u32, backend: TraceBackend) -> Self {
+        Self {
+            width,
+            height,
+            spp,
+            max_depth,
+            seed: 1,
+            backend,
+            integrator: Integrator::default(),
+            light_selection: LightSelection::default(),
+            rebuild_lights_every_pass: false,
+            schedule: Schedule::default(),
+            path_slots: None,
+            sort_by_material: false,
+            sort_rays: false,
+        }
+    }
+}
+
+/// The wavefront's scheduler (`scheduler.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Schedule {
+    /// A fixed sequence of indirect launches per iteration; no count is read back.
+    #[default]
+    Gpu,
+    /// The kernel with the most queued paths next, chosen on the CPU from read-back counts.
+    Cycles,
+}
+
+impl Schedule {
+    pub fn name(self) -> &'static str {
+        match self {
+            Schedule::Gpu => "gpu",
+            Schedule::Cycles => "cycles",
+        }
+    }
+}
+
+impl std::str::FromStr for Schedule {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text {
+            "gpu" => Ok(Schedule::Gpu),
+            "cycles" => Ok(Schedule::Cycles),
+            other => Err(format!("unknown schedule `{other}`: gpu or cycles")),
+        }
+    }
 }
 
 /// How a sample pass is organised on the GPU.

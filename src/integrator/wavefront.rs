@@ -1,37 +1,50 @@
-//! The wavefront path tracer (Laine, Karras and Aila 2013, "Megakernels Considered
-//! Harmful"): path state in structure-of-arrays buffers, one kernel per stage, queues with
-//! GPU-side counters, and every kernel after generate launched indirectly from those
-//! counters. A sample pass is recorded once and replayed; nothing is read back inside it.
+//! The wavefront path tracer (Laine, Karras and Aila 2013, "Megakernels Considered Harmful";
+//! scheduling after Cycles): path state in structure-of-arrays buffers over a fixed number of
+//! path slots, one kernel per stage of `kernel_graph::GRAPH`, queues with GPU-side counters,
+//! and every kernel launched indirectly from those counters.
 //!
-//! Kernels per bounce: prepare_extend, extend, prepare_shade, shade_surface (emission with
-//! MIS, a light sample, BSDF sampling of the three reference materials), prepare_connect,
-//! connect; the shading itself is `path.glsl`'s, shared with the megakernel. Not yet: Russian
-//! roulette (docs/WAVEFRONT.md).
+//! Each kernel is recorded as a *step* (`record_step`): a one-thread `prepare_launch` (or
+//! `prepare_regenerate`) turns its queue's count into launch arguments, then the kernel runs.
+//! The shade step first sorts its queue by material (a counting sort); the regenerate step
+//! compacts the active paths to the first slots and fills the slots after them with the next
+//! tiles' camera paths, when fewer than half of the slots are active. The schedulers
+//! (`scheduler.rs`) decide in which order steps run.
 
-use std::any::Any;
-
-use crate::gpu::shaders::ids;
+use crate::gpu::shaders::{ids, ShaderId};
 use crate::gpu::{
-    Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuResult, MemoryLocation, Profiler,
-    RayTracingPipeline, RayTracingShaders, TraceBackend,
+    Buffer, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuResult, Profiler, RayTracingPipeline,
+    RayTracingShaders, TraceBackend,
 };
-use crate::interface::{PassConstants, WavefrontPush};
+use crate::interface::{QueueState, WavefrontPush};
+use crate::primitives::{CountingSort, SortArrays, SortLaunch};
 
+use super::kernel_graph::{Kernel, Queue};
 use super::renderer::{barrier, timed};
-use super::RenderSettings;
 
-/// Threads per workgroup of the wavefront kernels (`WAVEFRONT_GROUP` in wavefront.glsl).
-const GROUP: u32 = 64;
 /// Byte offsets inside `QueueState` of the indirect arguments.
-const EXTEND_GROUPS_OFFSET: u64 = 16;
-const SHADE_GROUPS_OFFSET: u64 = 32;
-const EXTEND_LAUNCH_OFFSET: u64 = 48;
-const CONNECT_GROUPS_OFFSET: u64 = 64;
-const CONNECT_LAUNCH_OFFSET: u64 = 80;
+const fn offset(field: usize) -> u64 {
+    field as u64
+}
+const EXTEND_GROUPS: u64 = offset(std::mem::offset_of!(QueueState, extend_groups));
+const EXTEND_LAUNCH: u64 = offset(std::mem::offset_of!(QueueState, extend_launch));
+const SHADE_GROUPS: u64 = offset(std::mem::offset_of!(QueueState, shade_groups));
+const SORT_GROUPS: u64 = offset(std::mem::offset_of!(QueueState, sort_groups));
+const SORT_OFFSETS_GROUPS: u64 = offset(std::mem::offset_of!(QueueState, sort_offsets_groups));
+const CONNECT_GROUPS: u64 = offset(std::mem::offset_of!(QueueState, connect_groups));
+const CONNECT_LAUNCH: u64 = offset(std::mem::offset_of!(QueueState, connect_launch));
+const COMPACT_GROUPS: u64 = offset(std::mem::offset_of!(QueueState, compact_groups));
+const MOVE_GROUPS: u64 = offset(std::mem::offset_of!(QueueState, move_groups));
+const GENERATE_GROUPS: u64 = offset(std::mem::offset_of!(QueueState, generate_groups));
+const LAUNCHED: u64 = offset(std::mem::offset_of!(QueueState, launched));
 
-/// Bytes of path state per path: ray origin, direction, throughput, hit (16 each), shadow
-/// origin, direction, contribution (16 each), three queue slots (4 each) and the film (16).
-pub const BYTES_PER_PATH: u64 = 4 * 16 + 3 * 16 + 3 * 4 + 16;
+/// Profiler scopes one step of `kernel` opens.
+pub fn step_scopes(kernel: Kernel) -> u32 {
+    match kernel {
+        Kernel::Generate => 2,
+        Kernel::ShadeSurface => 4,
+        Kernel::Extend | Kernel::Connect => 1,
+    }
+}
 
 /// A trace kernel (extend or connect) in whichever backend the settings chose.
 enum TraceKernel {
@@ -40,86 +53,16 @@ enum TraceKernel {
 }
 
 impl TraceKernel {
-    fn record(&self, commands: &mut CommandBuffer, push: &WavefrontPush, queues: &Buffer, groups: u64, launch: u64) {
-        match self {
-            TraceKernel::Query(pipeline) => commands.dispatch_indirect(pipeline, push, queues, groups),
-            TraceKernel::Pipeline(pipeline) => commands.trace_rays_indirect(pipeline, push, queues, launch),
-        }
-    }
-}
-
-/// The structure-of-arrays path state: one entry per path (pixel) of a pass.
-pub struct PathState {
-    ray_origins: Buffer,
-    ray_directions: Buffer,
-    throughputs: Buffer,
-    hits: Buffer,
-    extend_queue: Buffer,
-    shade_queue: Buffer,
-    shadow_origins: Buffer,
-    shadow_directions: Buffer,
-    shadow_contributions: Buffer,
-    connect_queue: Buffer,
-}
-
-impl PathState {
-    pub fn new(context: &Context, path_count: u32) -> GpuResult<Self> {
-        let paths = u64::from(path_count);
-        let storage =
-            |name: &str, bytes: u64| Buffer::new(context, name, bytes, BufferUsage::STORAGE, MemoryLocation::GpuOnly);
-        Ok(Self {
-            ray_origins: storage("path ray origins", paths * 16)?,
-            ray_directions: storage("path ray directions", paths * 16)?,
-            throughputs: storage("path throughputs", paths * 16)?,
-            hits: storage("path hits", paths * 16)?,
-            extend_queue: storage("extend queue", paths * 4)?,
-            shade_queue: storage("shade queue", paths * 4)?,
-            shadow_origins: storage("shadow ray origins", paths * 16)?,
-            shadow_directions: storage("shadow ray directions", paths * 16)?,
-            shadow_contributions: storage("shadow contributions", paths * 16)?,
-            connect_queue: storage("connect queue", paths * 4)?,
-        })
-    }
-
-    /// Its addresses in the pass constants.
-    pub fn fill(&self, constants: &mut PassConstants) {
-        constants.ray_origins = self.ray_origins.address();
-        constants.ray_directions = self.ray_directions.address();
-        constants.throughputs = self.throughputs.address();
-        constants.hits = self.hits.address();
-        constants.extend_queue = self.extend_queue.address();
-        constants.shade_queue = self.shade_queue.address();
-        constants.shadow_origins = self.shadow_origins.address();
-        constants.shadow_directions = self.shadow_directions.address();
-        constants.shadow_contributions = self.shadow_contributions.address();
-        constants.connect_queue = self.connect_queue.address();
-    }
-}
-
-/// Profiler scopes `record_pass` opens.
-pub fn profiler_scopes(settings: &RenderSettings) -> u32 {
-    1 + 3 * settings.max_depth
-}
-
-/// Records one sample pass's kernels; returns what must live as long as the recording.
-pub fn record_pass(
-    context: &Context,
-    settings: &RenderSettings,
-    pass: &mut CommandBuffer,
-    profiler: &mut Profiler,
-    push_at: &dyn Fn(u32) -> WavefrontPush,
-    queues: &Buffer,
-) -> GpuResult<Box<dyn Any>> {
-    let path_count = settings.width * settings.height;
-    let push = push_at(0);
-    let generate = ComputePipeline::new(context, ids::WAVEFRONT_GENERATE, &[])?;
-    let prepare_extend = ComputePipeline::new(context, ids::WAVEFRONT_PREPARE_EXTEND, &[])?;
-    let prepare_shade = ComputePipeline::new(context, ids::WAVEFRONT_PREPARE_SHADE, &[])?;
-    let shade = ComputePipeline::new(context, ids::WAVEFRONT_SHADE_SURFACE, &[])?;
-    let finish = ComputePipeline::new(context, ids::WAVEFRONT_FINISH_PASS, &[])?;
-    let prepare_connect = ComputePipeline::new(context, ids::WAVEFRONT_PREPARE_CONNECT, &[])?;
-    let trace_kernel = |name: &str, query, raygen, miss, closest_hit| -> GpuResult<TraceKernel> {
-        Ok(match settings.backend {
+    fn new(
+        context: &Context,
+        backend: TraceBackend,
+        name: &str,
+        query: ShaderId,
+        raygen: ShaderId,
+        miss: ShaderId,
+        closest_hit: ShaderId,
+    ) -> GpuResult<Self> {
+        Ok(match backend {
             TraceBackend::Query => TraceKernel::Query(ComputePipeline::new(context, query, &[])?),
             TraceBackend::Pipeline => TraceKernel::Pipeline(RayTracingPipeline::new(
                 context,
@@ -131,61 +74,238 @@ pub fn record_pass(
                 },
             )?),
         })
-    };
-    // Queue appends with one atomic per subgroup where raygen shaders have subgroup ballot.
-    let extend_raygen = if context.adapter().capabilities.raygen_subgroups {
-        ids::TRACE_EXTEND_SUBGROUP_RGEN
-    } else {
-        ids::TRACE_EXTEND_LANES_RGEN
-    };
-    let extend = trace_kernel(
-        "extend",
-        ids::TRACE_EXTEND_QUERY,
-        extend_raygen,
-        ids::TRACE_EXTEND_RMISS,
-        ids::TRACE_EXTEND_RCHIT,
-    )?;
-    let connect = trace_kernel(
-        "connect",
-        ids::TRACE_CONNECT_QUERY,
-        ids::TRACE_CONNECT_RGEN,
-        ids::TRACE_CONNECT_RMISS,
-        ids::TRACE_CONNECT_RCHIT,
-    )?;
-
-    let one = DispatchSize { x: 1, y: 1 };
-    let backend = settings.backend;
-    // Each timed kernel: a profiler scope (also a debug label) around it, then the barrier
-    // that hands its writes to the next kernel of the chain.
-    let generate_groups = DispatchSize {
-        x: path_count.div_ceil(GROUP),
-        y: 1,
-    };
-    timed(backend, profiler, pass, "generate", &|pass| {
-        pass.dispatch(&generate, &push, generate_groups)
-    })?;
-    for bounce in 0..settings.max_depth {
-        let push = push_at(bounce);
-        pass.dispatch(&prepare_extend, &push, one);
-        barrier(backend, pass);
-        timed(backend, profiler, pass, "extend", &|pass| {
-            extend.record(pass, &push, queues, EXTEND_GROUPS_OFFSET, EXTEND_LAUNCH_OFFSET)
-        })?;
-        pass.dispatch(&prepare_shade, &push, one);
-        barrier(backend, pass);
-        timed(backend, profiler, pass, "shade_surface", &|pass| {
-            pass.dispatch_indirect(&shade, &push, queues, SHADE_GROUPS_OFFSET)
-        })?;
-        pass.dispatch(&prepare_connect, &push, one);
-        barrier(backend, pass);
-        timed(backend, profiler, pass, "connect", &|pass| {
-            connect.record(pass, &push, queues, CONNECT_GROUPS_OFFSET, CONNECT_LAUNCH_OFFSET)
-        })?;
     }
-    pass.dispatch(&finish, &push, one);
-    barrier(backend, pass);
-    Ok(Box::new((
-        vec![generate, prepare_extend, prepare_shade, shade, prepare_connect, finish],
-        [extend, connect],
-    )))
+
+    fn record(&self, commands: &mut CommandBuffer, push: &WavefrontPush, queues: &Buffer, groups: u64, launch: u64) {
+        match self {
+            TraceKernel::Query(pipeline) => commands.dispatch_indirect(pipeline, push, queues, groups),
+            TraceKernel::Pipeline(pipeline) => commands.trace_rays_indirect(pipeline, push, queues, launch),
+        }
+    }
+}
+
+/// The wavefront's kernels, ready to record.
+pub struct WavefrontKernels {
+    backend: TraceBackend,
+    prepare_regenerate: ComputePipeline<WavefrontPush>,
+    compact_find: ComputePipeline<WavefrontPush>,
+    compact_move: ComputePipeline<WavefrontPush>,
+    generate: ComputePipeline<WavefrontPush>,
+    prepare_launch: ComputePipeline<WavefrontPush>,
+    extend: TraceKernel,
+    shade: ComputePipeline<WavefrontPush>,
+    connect: TraceKernel,
+    /// Present when shading sorts by material.
+    sort: Option<CountingSort>,
+    /// Present when extend sorts its rays (`ray_sort_key` in queues.glsl).
+    ray_sort: Option<CountingSort>,
+}
+
+/// Buckets of the ray sort before extend: 8 direction octants x 64 origin cells.
+pub const RAY_SORT_BUCKETS: u32 = 512;
+
+/// What a step needs besides the kernels: the pass constants' address, the queue state
+/// (indirect arguments live there) and the path state's shade arrays, for the sort.
+pub struct StepInputs<'a> {
+    pub constants: u64,
+    pub queues: &'a Buffer,
+    pub extend_keys: u64,
+    pub extend_queue: u64,
+    pub sorted_extend_queue: u64,
+    pub shade_keys: u64,
+    pub shade_queue: u64,
+    pub sorted_shade_queue: u64,
+}
+
+impl WavefrontKernels {
+    /// `sort_buckets`: the material sort's bucket count, or 0 for no sorting; `sort_rays`:
+    /// whether extend sorts its rays first.
+    pub fn new(context: &Context, backend: TraceBackend, sort_buckets: u32, sort_rays: bool) -> GpuResult<Self> {
+        let compute = |id| ComputePipeline::<WavefrontPush>::new(context, id, &[]);
+        // Queue appends with one atomic per subgroup where raygen shaders have subgroup ballot.
+        let extend_raygen = if context.adapter().capabilities.raygen_subgroups {
+            ids::TRACE_EXTEND_SUBGROUP_RGEN
+        } else {
+            ids::TRACE_EXTEND_LANES_RGEN
+        };
+        Ok(Self {
+            backend,
+            prepare_regenerate: compute(ids::WAVEFRONT_PREPARE_REGENERATE)?,
+            compact_find: compute(ids::WAVEFRONT_COMPACT_FIND)?,
+            compact_move: compute(ids::WAVEFRONT_COMPACT_MOVE)?,
+            generate: compute(ids::WAVEFRONT_GENERATE)?,
+            prepare_launch: compute(ids::WAVEFRONT_PREPARE_LAUNCH)?,
+            extend: TraceKernel::new(
+                context,
+                backend,
+                "extend",
+                ids::TRACE_EXTEND_QUERY,
+                extend_raygen,
+                ids::TRACE_EXTEND_RMISS,
+                ids::TRACE_EXTEND_RCHIT,
+            )?,
+            shade: compute(ids::WAVEFRONT_SHADE_SURFACE)?,
+            connect: TraceKernel::new(
+                context,
+                backend,
+                "connect",
+                ids::TRACE_CONNECT_QUERY,
+                ids::TRACE_CONNECT_RGEN,
+                ids::TRACE_CONNECT_RMISS,
+                ids::TRACE_CONNECT_RCHIT,
+            )?,
+            sort: if sort_buckets > 0 {
+                Some(CountingSort::new(context, sort_buckets)?)
+            } else {
+                None
+            },
+            ray_sort: if sort_rays {
+                Some(CountingSort::new(context, RAY_SORT_BUCKETS)?)
+            } else {
+                None
+            },
+        })
+    }
+
+    fn prepare(&self, pass: &mut CommandBuffer, inputs: &StepInputs<'_>, queue: Queue) {
+        let push = WavefrontPush {
+            constants: inputs.constants,
+            argument: queue.index() as u32,
+            pad0: 0,
+        };
+        pass.dispatch(&self.prepare_launch, &push, DispatchSize { x: 1, y: 1 });
+        barrier(self.backend, pass);
+    }
+
+    /// Records one step of `kernel`, each launch in a profiler scope of its kernel's name.
+    pub fn record_step(
+        &self,
+        kernel: Kernel,
+        pass: &mut CommandBuffer,
+        profiler: &mut Profiler,
+        inputs: &StepInputs<'_>,
+    ) -> GpuResult<()> {
+        let backend = self.backend;
+        let push = WavefrontPush {
+            constants: inputs.constants,
+            argument: 0,
+            pad0: 0,
+        };
+        let queues = inputs.queues;
+        match kernel {
+            Kernel::Generate => {
+                pass.dispatch(&self.prepare_regenerate, &push, DispatchSize { x: 1, y: 1 });
+                barrier(backend, pass);
+                timed(backend, profiler, pass, "compact", &|pass| {
+                    pass.dispatch_indirect(&self.compact_find, &push, queues, COMPACT_GROUPS);
+                    barrier(backend, pass);
+                    pass.dispatch_indirect(&self.compact_move, &push, queues, MOVE_GROUPS);
+                })?;
+                timed(backend, profiler, pass, "generate", &|pass| {
+                    pass.dispatch_indirect(&self.generate, &push, queues, GENERATE_GROUPS)
+                })?;
+            }
+            Kernel::Extend => {
+                self.prepare(pass, inputs, Queue::Extend);
+                if let Some(sort) = &self.ray_sort {
+                    let arrays = SortArrays {
+                        keys: inputs.extend_keys,
+                        values: inputs.extend_queue,
+                        sorted: inputs.sorted_extend_queue,
+                        count: queues.address() + LAUNCHED + 4 * Queue::Extend.index() as u64,
+                    };
+                    sort.record(
+                        pass,
+                        &arrays,
+                        SortLaunch::Indirect(queues, SORT_GROUPS, SORT_OFFSETS_GROUPS),
+                        &mut |pass, name, record| {
+                            let name = name.replace("sort_", "ray_sort_");
+                            timed(backend, profiler, pass, &name, record)
+                        },
+                    )?;
+                }
+                timed(backend, profiler, pass, "extend", &|pass| {
+                    self.extend.record(pass, &push, queues, EXTEND_GROUPS, EXTEND_LAUNCH)
+                })?;
+            }
+            Kernel::ShadeSurface => {
+                self.prepare(pass, inputs, Queue::Shade);
+                if let Some(sort) = &self.sort {
+                    let arrays = SortArrays {
+                        keys: inputs.shade_keys,
+                        values: inputs.shade_queue,
+                        sorted: inputs.sorted_shade_queue,
+                        count: queues.address() + LAUNCHED + 4 * Queue::Shade.index() as u64,
+                    };
+                    sort.record(
+                        pass,
+                        &arrays,
+                        SortLaunch::Indirect(queues, SORT_GROUPS, SORT_OFFSETS_GROUPS),
+                        &mut |pass, name, record| timed(backend, profiler, pass, name, record),
+                    )?;
+                }
+                timed(backend, profiler, pass, "shade_surface", &|pass| {
+                    pass.dispatch_indirect(&self.shade, &push, queues, SHADE_GROUPS)
+                })?;
+            }
+            Kernel::Connect => {
+                self.prepare(pass, inputs, Queue::Connect);
+                timed(backend, profiler, pass, "connect", &|pass| {
+                    self.connect.record(pass, &push, queues, CONNECT_GROUPS, CONNECT_LAUNCH)
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Profiler scopes of one step of `kernel` as this set records it.
+    pub fn scopes(&self, kernel: Kernel) -> u32 {
+        match kernel {
+            Kernel::ShadeSurface if self.sort.is_none() => 1,
+            Kernel::Extend if self.ray_sort.is_some() => 4,
+            _ => step_scopes(kernel),
+        }
+    }
+}
+
+/// The pixel of the `index`-th camera path of a sample: the CPU twin of generate.comp's
+/// `tiled_pixel`. Tiles of `tile` pixels square in row-major order (clipped at the right and
+/// bottom edges), row-major pixels inside a tile.
+pub fn tiled_pixel(width: u32, height: u32, tile: u32, index: u32) -> u32 {
+    let tile_row = index / (tile * width);
+    let mut rest = index - tile_row * tile * width;
+    let tile_height = tile.min(height - tile_row * tile);
+    let tile_column = rest / (tile * tile_height);
+    rest -= tile_column * tile * tile_height;
+    let tile_width = tile.min(width - tile_column * tile);
+    let x = tile_column * tile + rest % tile_width;
+    let y = tile_row * tile + rest / tile_width;
+    y * width + x
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tiled_pixel;
+
+    #[test]
+    fn tile_order_visits_every_pixel_once() {
+        for (width, height, tile) in [
+            (1, 1, 16),
+            (17, 5, 16),
+            (64, 48, 16),
+            (33, 70, 8),
+            (7, 3, 1),
+            (100, 1, 16),
+        ] {
+            let mut seen = vec![false; (width * height) as usize];
+            for index in 0..width * height {
+                let pixel = tiled_pixel(width, height, tile, index) as usize;
+                assert!(!seen[pixel], "{width}x{height} tile {tile}: pixel {pixel} twice");
+                seen[pixel] = true;
+            }
+            // Consecutive paths stay inside one tile: the first tile's pixels come first.
+            let first = tiled_pixel(width, height, tile, 0);
+            assert_eq!(first, 0);
+        }
+    }
 }

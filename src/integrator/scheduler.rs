@@ -1,0 +1,247 @@
+//! The two wavefront schedulers (`--schedule gpu|cycles`), over the steps `WavefrontKernels`
+//! records.
+//!
+//! * **GPU-driven**: one recording holds `ITERATIONS_PER_SUBMISSION` iterations, each a step
+//!   of every kernel in `kernel_graph::flow_order()` (regenerate, extend, sort + shade,
+//!   connect), every launch indirect from GPU-written counts; an empty queue costs a
+//!   zero-size launch. The CPU never reads a count to choose what runs; it replays the
+//!   recording until the render is done, which it learns from the queue state the recording
+//!   copies to host-visible memory at its end (read after the fence it waits on anyway for the
+//!   profiler), so at most one recording's worth of empty iterations is wasted.
+//! * **Cycles-style**: one recording per kernel step; after each, the CPU reads the queue counts
+//!   (a 240-byte copy to host-visible memory, read after the step's fence) and runs next the
+//!   kernel with the most queued paths, as Cycles does, regenerating when fewer than half of
+//!   the slots are active and the shade queue is empty, and running connect first when shading
+//!   could overflow the shadow-path space. Each step therefore costs a submit and a wait: the
+//!   read-back's price, which `RenderStats::host_wait_seconds` measures.
+
+use crate::gpu::{
+    Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult, MemoryLocation, Profiler, ScopeTiming,
+    TraceBackend,
+};
+use crate::interface::QueueState;
+
+use super::kernel_graph::{self, Kernel, Queue};
+use super::renderer::barrier;
+use super::wavefront::{StepInputs, WavefrontKernels};
+use super::Schedule;
+
+/// Iterations per GPU-driven recording: long enough that a submit is rare, short enough that
+/// the empty iterations after the last path (at most this many) cost little.
+pub const ITERATIONS_PER_SUBMISSION: u32 = 16;
+
+/// The scope around each whole submission: its GPU time.
+pub const SUBMISSION_SCOPE: &str = "submission";
+
+/// What a scheduled render did.
+pub struct ScheduleRun {
+    pub timings: Vec<ScopeTiming>,
+    pub submissions: u64,
+    /// Kernel steps run (iterations x kernels for the GPU-driven schedule).
+    pub steps: u64,
+}
+
+/// What a render asks of the scheduler.
+#[derive(Clone, Copy, Debug)]
+pub struct Work {
+    pub schedule: Schedule,
+    pub backend: TraceBackend,
+    pub slots: u32,
+    /// Pixels x samples.
+    pub camera_paths: u64,
+    pub max_depth: u32,
+}
+
+/// Work recorded at the start of each GPU-driven submission and each Cycles-style regenerate
+/// step (the light tree rebuild of `--rebuild-lights`), with the profiler scopes it opens.
+pub struct Prelude<'a> {
+    pub record: &'a dyn Fn(&mut CommandBuffer, &mut Profiler) -> GpuResult<()>,
+    pub scopes: u32,
+}
+
+struct Recording {
+    kernel: Option<Kernel>,
+    commands: CommandBuffer,
+    profiler: Profiler,
+}
+
+pub struct Scheduler {
+    schedule: Schedule,
+    recordings: Vec<Recording>,
+    status: Buffer,
+    slots: u32,
+    camera_paths: u64,
+    max_iterations: u64,
+}
+
+impl Scheduler {
+    pub fn new(
+        context: &Context,
+        work: &Work,
+        kernels: &WavefrontKernels,
+        inputs: &StepInputs<'_>,
+        prelude: &Prelude<'_>,
+    ) -> GpuResult<Self> {
+        let Work {
+            schedule,
+            backend,
+            slots,
+            camera_paths,
+            max_depth,
+        } = *work;
+        let bytes = std::mem::size_of::<QueueState>() as u64;
+        let mut status = Buffer::new(
+            context,
+            "queue status (host)",
+            bytes,
+            BufferUsage::STORAGE,
+            MemoryLocation::GpuToCpu,
+        )?;
+        status.write(
+            0,
+            &[QueueState {
+                camera_paths,
+                ..QueueState::default()
+            }],
+        )?;
+        let record = |kernels_in_order: &[Kernel], repeat: u32, name: &str| -> GpuResult<Recording> {
+            let scopes: u32 =
+                kernels_in_order.iter().map(|&k| kernels.scopes(k)).sum::<u32>() * repeat + 1 + prelude.scopes;
+            let mut commands = CommandBuffer::new(context, name)?;
+            let mut profiler = Profiler::new(context, name, scopes)?;
+            commands.begin(context)?;
+            profiler.reset(&mut commands);
+            let whole = profiler.begin(&mut commands, SUBMISSION_SCOPE)?;
+            if kernels_in_order.first() == Some(&Kernel::Generate) {
+                (prelude.record)(&mut commands, &mut profiler)?;
+                barrier(backend, &mut commands);
+            }
+            for _ in 0..repeat {
+                for &kernel in kernels_in_order {
+                    kernels.record_step(kernel, &mut commands, &mut profiler, inputs)?;
+                }
+            }
+            profiler.end(&mut commands, whole)?;
+            barrier(backend, &mut commands);
+            commands.copy_buffer(inputs.queues, 0, &status, 0, bytes);
+            commands.host_read_barrier();
+            commands.end()?;
+            Ok(Recording {
+                kernel: kernels_in_order
+                    .first()
+                    .copied()
+                    .filter(|_| kernels_in_order.len() == 1),
+                commands,
+                profiler,
+            })
+        };
+        let recordings = match schedule {
+            Schedule::Gpu => vec![record(
+                &kernel_graph::flow_order(),
+                ITERATIONS_PER_SUBMISSION,
+                "wavefront iterations",
+            )?],
+            Schedule::Cycles => kernel_graph::flow_order()
+                .into_iter()
+                .map(|kernel| record(&[kernel], 1, kernel_graph::node(kernel).name))
+                .collect::<GpuResult<_>>()?,
+        };
+        // Every iteration that starts with camera paths left moves at least half the slots one
+        // segment on, and the last paths need at most max_depth more: a bound that only a bug
+        // can pass.
+        let segments = camera_paths.saturating_mul(u64::from(max_depth));
+        let max_iterations = 2 * segments.div_ceil(u64::from(slots)) + u64::from(max_depth) + 2;
+        Ok(Self {
+            schedule,
+            recordings,
+            status,
+            slots,
+            camera_paths,
+            max_iterations,
+        })
+    }
+
+    fn read_status(&self) -> GpuResult<QueueState> {
+        Ok(self.status.read::<QueueState>(0, 1)?[0])
+    }
+
+    /// Runs the render to its end; `progress` gets the share of camera paths started.
+    pub fn run(&mut self, context: &Context, progress: &mut dyn FnMut(f64)) -> GpuResult<ScheduleRun> {
+        let mut run = ScheduleRun {
+            timings: Vec::new(),
+            submissions: 0,
+            steps: 0,
+        };
+        let mut status = self.read_status()?;
+        let mut iterations = 0u64;
+        loop {
+            let done = status.next_camera_path >= self.camera_paths
+                && status.queued.x + status.queued.y + status.queued.z == 0;
+            if done {
+                return Ok(run);
+            }
+            let index = match self.schedule {
+                Schedule::Gpu => 0,
+                Schedule::Cycles => {
+                    let kernel = self.most_waited_for(&status);
+                    self.recordings
+                        .iter()
+                        .position(|r| r.kernel == Some(kernel))
+                        .expect("a recording per kernel")
+                }
+            };
+            let recording = &mut self.recordings[index];
+            recording.commands.submit_and_wait(context)?;
+            run.timings.extend(recording.profiler.resolve()?);
+            run.submissions += 1;
+            match self.schedule {
+                Schedule::Gpu => {
+                    iterations += u64::from(ITERATIONS_PER_SUBMISSION);
+                    run.steps += u64::from(ITERATIONS_PER_SUBMISSION) * kernel_graph::GRAPH.len() as u64;
+                }
+                Schedule::Cycles => {
+                    run.steps += 1;
+                    if recording.kernel == Some(Kernel::Generate) {
+                        iterations += 1;
+                    }
+                }
+            }
+            status = self.read_status()?;
+            progress(status.next_camera_path as f64 / self.camera_paths as f64);
+            let over = match self.schedule {
+                Schedule::Gpu => iterations > self.max_iterations + u64::from(ITERATIONS_PER_SUBMISSION),
+                Schedule::Cycles => run.steps > 4 * self.max_iterations + 8,
+            };
+            if over {
+                return Err(GpuError::InvalidUse {
+                    name: "wavefront scheduler".into(),
+                    problem: format!(
+                        "not finished after {} steps ({} of {} camera paths started, queues {:?}): a scheduling bug",
+                        run.steps, status.next_camera_path, self.camera_paths, status.queued
+                    ),
+                });
+            }
+        }
+    }
+
+    /// Cycles' choice: regenerate when under half the slots are busy (and nothing waits for
+    /// shading, which compaction requires), else the kernel with the most queued paths, but
+    /// connect before a shade whose shadow paths might not fit.
+    fn most_waited_for(&self, status: &QueueState) -> Kernel {
+        let queued = |queue: Queue| status.queued.to_array()[queue.index()];
+        let active = queued(Queue::Extend) + queued(Queue::Shade);
+        if queued(Queue::Shade) == 0 && 2 * active < self.slots && status.next_camera_path < self.camera_paths {
+            return Kernel::Generate;
+        }
+        let busiest = Queue::ALL
+            .into_iter()
+            .max_by_key(|&queue| (queued(queue), std::cmp::Reverse(queue.index())))
+            .expect("queues exist");
+        let kernel = kernel_graph::consumer(busiest).kernel;
+        let shadow_room = self.slots - queued(Queue::Connect);
+        if kernel_graph::creates_shadow_paths(kernel) && queued(Queue::Shade) > shadow_room {
+            return kernel_graph::consumer(Queue::Connect).kernel;
+        }
+        kernel
+    }
+}
