@@ -79,22 +79,30 @@ struct RenderArgs {
     /// or cycles (the kernel with the most queued paths next, from counts read back each step).
     #[arg(long, default_value = "gpu", value_parser = parse_schedule)]
     schedule: Schedule,
-    /// Wavefront path slots (paths in flight); default: from device memory, at most 2^22.
+    /// Wavefront path slots (paths in flight); default: an eighth of device memory, at most 2^23.
     #[arg(long)]
     path_slots: Option<u32>,
     /// Whether the wavefront sorts the paths waiting for shading by material (off by default:
     /// slower on the H100 with wavetrace's three BSDFs, docs/BENCHMARKS.md).
     #[arg(long, value_enum, default_value_t = Switch::Off)]
     material_sort: Switch,
-    /// Whether the wavefront sorts the rays waiting for extend by direction and origin.
-    #[arg(long, value_enum, default_value_t = Switch::Off)]
-    ray_sort: Switch,
+    /// Whether the wavefront sorts the rays waiting for extend and connect by direction and
+    /// origin; auto: for scenes of 100,000 triangles or more.
+    #[arg(long, value_enum, default_value_t = RaySort::Auto)]
+    ray_sort: RaySort,
     /// Print GPU time per kernel, samples/s and bytes of path state per path.
     #[arg(long)]
     stats: bool,
     /// With --stats, print them as JSON.
     #[arg(long)]
     json: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum RaySort {
+    Auto,
+    On,
+    Off,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -194,7 +202,11 @@ fn render(args: &RenderArgs) -> Result<(), String> {
         schedule: args.schedule,
         path_slots: args.path_slots,
         sort_by_material: args.material_sort == Switch::On,
-        sort_rays: args.ray_sort == Switch::On,
+        sort_rays: match args.ray_sort {
+            RaySort::Auto => None,
+            RaySort::On => Some(true),
+            RaySort::Off => Some(false),
+        },
     };
     let mut renderer = Renderer::new(&context, &scene, &settings).map_err(|e| e.to_string())?;
     let terminal = std::io::stderr().is_terminal();

@@ -131,6 +131,9 @@ gpu_structs! {
         shadow_directions: u64,
         shadow_contributions: u64,
         shadow_pixels: u64,
+        // With the ray sort, connect visits shadow paths in the order of their ray_sort_key.
+        connect_keys: u64,
+        sorted_connect_queue: u64,
         // Fixed-point radiance sums per pixel (film.glsl).
         film: u64,
         // The light sampler (src/lights/): light index -> (instance, triangle), scene
@@ -156,7 +159,8 @@ gpu_structs! {
         max_depth: u32,
         // Camera paths are handed out tile by tile, `tile_size` pixels square.
         tile_size: u32,
-        // Buckets of the counting sort by material before shading; 0: no sorting.
+        // Buckets of the counting sort before shading (0: no sorting): material buckets x
+        // partitions of the slots (route_hit.glsl's shade_sort_key).
         sort_buckets: u32,
         material_count: u32,
         // Lanes a launch of n items occupies are n rounded up to this (the workgroup size of
@@ -168,7 +172,12 @@ gpu_structs! {
         // Buckets of that sort; 0: no sorting.
         ray_sort_buckets: u32,
         ray_sort_scale: Vec3,
-        pad0: u32,
+        // Materials share a bucket only beyond this many (1: no grouping by material).
+        material_sort_buckets: u32,
+        // After a ray sort the shade queue is grouped by slot range too, `sort_partition_size`
+        // slots a range, so that shading reads the path state of one range at a time.
+        sort_partitions: u32,
+        sort_partition_size: u32,
     }
 
     /// Queue counters and the indirect arguments made from them; all GPU-written. Queue

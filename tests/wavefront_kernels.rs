@@ -7,7 +7,7 @@ mod common;
 use glam::{UVec4, Vec3};
 use wavetrace::gpu::{Buffer, BufferUsage, CommandBuffer, Context, Profiler};
 use wavetrace::integrator::kernel_graph::Kernel;
-use wavetrace::integrator::path_state::PathState;
+use wavetrace::integrator::path_state::{PathState, Sorts};
 use wavetrace::integrator::wavefront::{tiled_pixel, StepInputs, WavefrontKernels};
 use wavetrace::interface::{KernelCounters, PassConstants, QueueState};
 use wavetrace::primitives::{CountingSort, SortArrays, SortLaunch};
@@ -105,11 +105,15 @@ struct Path {
 }
 
 fn read_paths(context: &Context, state: &PathState, slots: usize) -> Vec<Path> {
-    let pixels: Vec<u32> = state.buffer("path pixels").read_back(context, slots).unwrap();
-    let samples: Vec<u32> = state.buffer("path samples").read_back(context, slots).unwrap();
-    let origins: Vec<[u32; 3]> = state.buffer("ray origins").read_back(context, slots).unwrap();
-    let directions: Vec<[u32; 3]> = state.buffer("ray directions").read_back(context, slots).unwrap();
-    let throughputs: Vec<[u32; 4]> = state.buffer("throughputs").read_back(context, slots).unwrap();
+    let pixels: Vec<u32> = state.buffer("path pixels").unwrap().read_back(context, slots).unwrap();
+    let samples: Vec<u32> = state.buffer("path samples").unwrap().read_back(context, slots).unwrap();
+    let origins: Vec<[u32; 3]> = state.buffer("ray origins").unwrap().read_back(context, slots).unwrap();
+    let directions: Vec<[u32; 3]> = state
+        .buffer("ray directions")
+        .unwrap()
+        .read_back(context, slots)
+        .unwrap();
+    let throughputs: Vec<[u32; 4]> = state.buffer("throughputs").unwrap().read_back(context, slots).unwrap();
     (0..slots)
         .map(|i| Path {
             pixel: pixels[i],
@@ -147,7 +151,7 @@ fn regeneration_compacts_busy_paths_and_fills_the_rest_from_the_tiles() {
     for slots in [1u32, 2, 63, 64, 65, 1000, 4097, 65_537] {
         for busy_share in [0.0, 0.1, 0.49] {
             let busy_count = ((f64::from(slots) * busy_share) as u32).min((slots - 1) / 2);
-            let state = PathState::new(context, slots).unwrap();
+            let state = PathState::new(context, slots, Sorts::default()).unwrap();
             // Busy slots anywhere; each with distinct random state.
             let mut order: Vec<u32> = (0..slots).collect();
             for i in (1..order.len()).rev() {
@@ -161,28 +165,28 @@ fn regeneration_compacts_busy_paths_and_fills_the_rest_from_the_tiles() {
                 extend_queue[i] = slot;
             }
             let words = |n: usize, random: &mut Random| -> Vec<u32> { (0..n).map(|_| random.next() as u32).collect() };
-            write(context, state.buffer("path pixels"), &pixel_words);
+            write(context, state.buffer("path pixels").unwrap(), &pixel_words);
             write(
                 context,
-                state.buffer("path samples"),
+                state.buffer("path samples").unwrap(),
                 &words(slots as usize, &mut random),
             );
             write(
                 context,
-                state.buffer("ray origins"),
+                state.buffer("ray origins").unwrap(),
                 &words(3 * slots as usize, &mut random),
             );
             write(
                 context,
-                state.buffer("ray directions"),
+                state.buffer("ray directions").unwrap(),
                 &words(3 * slots as usize, &mut random),
             );
             write(
                 context,
-                state.buffer("throughputs"),
+                state.buffer("throughputs").unwrap(),
                 &words(4 * slots as usize, &mut random),
             );
-            write(context, state.buffer("extend queue"), &extend_queue);
+            write(context, state.buffer("extend queue").unwrap(), &extend_queue);
             let before = read_paths(context, &state, slots as usize);
 
             // Camera paths of sample 5 onwards, starting mid-sample, more than the free slots.
@@ -226,6 +230,8 @@ fn regeneration_compacts_busy_paths_and_fills_the_rest_from_the_tiles() {
                 extend_keys: constants.extend_keys,
                 extend_queue: constants.extend_queue,
                 sorted_extend_queue: constants.sorted_extend_queue,
+                connect_keys: constants.connect_keys,
+                sorted_connect_queue: constants.sorted_connect_queue,
                 shade_keys: constants.shade_keys,
                 shade_queue: constants.shade_queue,
                 sorted_shade_queue: constants.sorted_shade_queue,
@@ -269,7 +275,11 @@ fn regeneration_compacts_busy_paths_and_fills_the_rest_from_the_tiles() {
                 let direction = Vec3::from_array(path.direction.map(f32::from_bits));
                 assert!((direction.length() - 1.0).abs() < 1e-5);
             }
-            let queue: Vec<u32> = state.buffer("extend queue").read_back(context, slots as usize).unwrap();
+            let queue: Vec<u32> = state
+                .buffer("extend queue")
+                .unwrap()
+                .read_back(context, slots as usize)
+                .unwrap();
             assert_eq!(queue, (0..slots).collect::<Vec<_>>());
         }
     }
@@ -283,11 +293,11 @@ fn regeneration_waits_until_under_half_the_slots_are_busy() {
     let context = &gpu.context;
     let kernels = WavefrontKernels::new(context, context.trace_backends()[0], 0, false).unwrap();
     let slots = 101u32;
-    let state = PathState::new(context, slots).unwrap();
+    let state = PathState::new(context, slots, Sorts::default()).unwrap();
     let busy: Vec<u32> = (0..slots)
         .map(|i| if i % 2 == 1 || i == 100 { i } else { u32::MAX })
         .collect();
-    write(context, state.buffer("path pixels"), &busy);
+    write(context, state.buffer("path pixels").unwrap(), &busy);
     let busy_count = busy.iter().filter(|&&p| p != u32::MAX).count() as u32;
     assert_eq!(2 * busy_count, slots + 1);
     let queues = Buffer::from_slice(
@@ -321,6 +331,8 @@ fn regeneration_waits_until_under_half_the_slots_are_busy() {
         extend_keys: constants.extend_keys,
         extend_queue: constants.extend_queue,
         sorted_extend_queue: constants.sorted_extend_queue,
+        connect_keys: constants.connect_keys,
+        sorted_connect_queue: constants.sorted_connect_queue,
         shade_keys: constants.shade_keys,
         shade_queue: constants.shade_queue,
         sorted_shade_queue: constants.sorted_shade_queue,
@@ -334,7 +346,11 @@ fn regeneration_waits_until_under_half_the_slots_are_busy() {
         .unwrap();
     commands.end().unwrap();
     commands.submit_and_wait(context).unwrap();
-    let pixels: Vec<u32> = state.buffer("path pixels").read_back(context, slots as usize).unwrap();
+    let pixels: Vec<u32> = state
+        .buffer("path pixels")
+        .unwrap()
+        .read_back(context, slots as usize)
+        .unwrap();
     assert_eq!(pixels, busy);
     let status: Vec<QueueState> = queues.read_back(context, 1).unwrap();
     assert_eq!((status[0].queued.x, status[0].next_camera_path), (busy_count, 0));

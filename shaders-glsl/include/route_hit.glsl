@@ -8,11 +8,20 @@
 // Materials share buckets only when there are more materials than buckets: neighbours in the
 // material table then share one.
 uint material_sort_key(PassConstants c, uint mesh) {
+    if (c.material_sort_buckets <= 1) {
+        return 0;
+    }
     uint material = Meshes(c.meshes).v[mesh].material;
-    if (c.material_count <= c.sort_buckets) {
+    if (c.material_count <= c.material_sort_buckets) {
         return material;
     }
-    return uint(uint64_t(material) * c.sort_buckets / c.material_count);
+    return uint(uint64_t(material) * c.material_sort_buckets / c.material_count);
+}
+
+// The shade sort's bucket: the material's, then the path's slot range (as Cycles partitions
+// its shader sort), so that a bucket's paths read neighbouring state.
+uint shade_sort_key(PassConstants c, uint mesh, uint path) {
+    return material_sort_key(c, mesh) * c.sort_partitions + path / c.sort_partition_size;
 }
 
 void route_hit(PassConstants c, uint path, bool hit, HitRecord record) {
@@ -21,10 +30,10 @@ void route_hit(PassConstants c, uint path, bool hit, HitRecord record) {
         Uints(c.path_pixels).v[path] = INACTIVE_PATH;
         return;
     }
-    Hits(c.hits).v[path] = record;
+    Hits(c.hits).v[path] = PathHit(record.t, record.instance, record.primitive);
     Uints(c.shade_queue).v[slot] = path;
     if (c.sort_buckets > 0) {
-        Uints(c.shade_keys).v[slot] = material_sort_key(c, record.mesh);
+        Uints(c.shade_keys).v[slot] = shade_sort_key(c, record.mesh, path);
     }
 }
 

@@ -10,7 +10,15 @@ layout(buffer_reference, scalar) readonly buffer ConstantsRef { PassConstants c;
 layout(buffer_reference, scalar) buffer Vec4s { vec4 v[]; };
 layout(buffer_reference, scalar) buffer Vec3s { vec3 v[]; };
 layout(buffer_reference, scalar) buffer Uints { uint v[]; };
-layout(buffer_reference, scalar) buffer Hits { HitRecord v[]; };
+// A path's hit as stored: the trace's HitRecord without the mesh, which only the sort key
+// needs and route_hit uses on the spot (path_state.rs on packing).
+struct PathHit {
+    float t;
+    uint instance;
+    uint primitive;
+};
+
+layout(buffer_reference, scalar) buffer Hits { PathHit v[]; };
 layout(buffer_reference, scalar) coherent buffer Queues { QueueState q; };
 layout(buffer_reference, scalar) buffer Counters { KernelCounters v[]; };
 

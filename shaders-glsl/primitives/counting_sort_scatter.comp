@@ -38,7 +38,8 @@ void main() {
     for (uint i = 0; i < SORT_ITEMS_PER_THREAD; ++i) {
         uint item = sort_item(group, thread, i);
         if (item < count) {
-            SortWords(push.sorted).v[histogram[keys[i]] + ranks[i]] = SortWords(push.values).v[item];
+            uint value = push.values == 0 ? item : SortWords(push.values).v[item];
+            SortWords(push.sorted).v[histogram[keys[i]] + ranks[i]] = value;
         }
     }
 }

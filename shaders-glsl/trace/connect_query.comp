@@ -1,7 +1,8 @@
 #version 460
 //
 // Connect, ray-query backend: is anything between the surface and the light point? Shadow
-// paths are stored in queue order, so the queue position is the shadow path.
+// paths are stored in queue order, so the queue position is the shadow path (or, after the ray
+// sort, the sorted queue's entry is).
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_ray_query : require
 
@@ -12,10 +13,11 @@ layout(local_size_x = WAVEFRONT_GROUP) in;
 
 void main() {
     PassConstants c = constants();
-    uint shadow = gl_GlobalInvocationID.x;
-    if (shadow >= launched(QUEUE_CONNECT)) {
+    uint index = gl_GlobalInvocationID.x;
+    if (index >= launched(QUEUE_CONNECT)) {
         return;
     }
+    uint shadow = c.ray_sort_buckets > 0 ? Uints(c.sorted_connect_queue).v[index] : index;
     vec4 origin = Vec4s(c.shadow_origins).v[shadow];
     vec3 direction = Vec3s(c.shadow_directions).v[shadow];
     rayQueryEXT query;

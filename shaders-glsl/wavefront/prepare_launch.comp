@@ -38,6 +38,9 @@ void main() {
         queues.q.connect_groups = groups_for(count, WAVEFRONT_GROUP);
         queues.q.connect_launch = uvec4(count, 1, 1, 0);
         queues.q.shadow_rays += count;
+        uint sorted = c.ray_sort_buckets > 0 ? count : 0;
+        queues.q.sort_groups = groups_for(sorted, SORT_ITEMS_PER_GROUP);
+        queues.q.sort_offsets_groups = uvec4(sorted > 0 ? 1 : 0, 1, 1, 0);
     }
     // Counter 0 is generate's; queue q's kernel is counter q + 1.
     Counters counters = Counters(c.kernel_counters);

@@ -22,7 +22,8 @@ void main() {
     uint path = Uints(c.sort_buckets > 0 ? c.sorted_shade_queue : c.shade_queue).v[index];
     uint pixel = Uints(c.path_pixels).v[path];
     uint packed_sample = Uints(c.path_samples).v[path];
-    HitRecord hit = Hits(c.hits).v[path];
+    PathHit stored = Hits(c.hits).v[path];
+    HitRecord hit = HitRecord(stored.t, stored.instance, stored.primitive, 0);
     vec3 origin = Vec3s(c.ray_origins).v[path];
     vec3 direction = Vec3s(c.ray_directions).v[path];
     vec4 throughput = Vec4s(c.throughputs).v[path];
@@ -41,6 +42,9 @@ void main() {
         Vec3s(c.shadow_directions).v[shadow_slot] = shadow.direction;
         Vec3s(c.shadow_contributions).v[shadow_slot] = shadow.contribution;
         Uints(c.shadow_pixels).v[shadow_slot] = pixel;
+        if (c.ray_sort_buckets > 0) {
+            Uints(c.connect_keys).v[shadow_slot] = ray_sort_key(c, shadow.origin, shadow.direction);
+        }
     }
     if (continues) {
         Vec3s(c.ray_origins).v[path] = origin;

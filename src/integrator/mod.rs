@@ -34,8 +34,9 @@ pub struct RenderSettings {
     pub path_slots: Option<u32>,
     /// Sort the paths waiting for shading by material (wavefront).
     pub sort_by_material: bool,
-    /// Sort the rays waiting for extend by direction and origin (wavefront).
-    pub sort_rays: bool,
+    /// Sort the rays waiting for extend and connect by direction and origin (wavefront);
+    /// `None`: when the scene has `RAY_SORT_AUTO_TRIANGLES` triangles or more.
+    pub sort_rays: Option<bool>,
 }
 
 impl RenderSettings {
@@ -54,10 +55,15 @@ impl RenderSettings {
             schedule: Schedule::default(),
             path_slots: None,
             sort_by_material: false,
-            sort_rays: false,
+            sort_rays: None,
         }
     }
 }
+
+/// From this many triangles the ray sort pays for itself on the H100: traversal dominates and
+/// coherent warps traverse faster (1.02 M triangles: +10%; the Cornell box's 32: -17%,
+/// docs/BENCHMARKS.md).
+pub const RAY_SORT_AUTO_TRIANGLES: usize = 100_000;
 
 /// The wavefront's scheduler (`scheduler.rs`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]

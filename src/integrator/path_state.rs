@@ -2,127 +2,108 @@
 //! the shadow paths, each array one buffer whose address goes into `PassConstants`.
 //!
 //! Packing (bytes per slot, `ARRAYS`): positions and directions are `vec3` (12 bytes, the
-//! scalar layout has no vec4 padding), a path's sample index and segment share one word (24 +
-//! 8 bits), the last BSDF density rides in the throughput's w, and a free slot is marked by its
-//! pixel, not a flag of its own. The compaction lists borrow the shade queue and its keys,
-//! which are idle while every path waits for extend. Nothing is quantized: the packing must
-//! not change a bit of the image.
+//! scalar layout has no vec4 padding), a hit keeps t, instance and triangle (12 bytes; the
+//! mesh the trace also reports is only needed for the sort key, computed on the spot), a
+//! path's sample index and segment share one word (24 + 8 bits), the last BSDF density rides
+//! in the throughput's w, a free slot is marked by its pixel rather than a flag of its own,
+//! the compaction lists borrow the shade queue and its keys (idle while every path waits for
+//! extend), and the sorts' arrays exist only when that sort is on. Nothing is quantized: the
+//! packing must not change a bit of the image.
 
 use crate::gpu::{Buffer, BufferUsage, Context, GpuError, GpuResult, MemoryLocation};
 use crate::interface::PassConstants;
 
+/// Which sorts a render does: their arrays exist only then.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sorts {
+    /// The shade queue's (by material and/or slot range).
+    pub shade: bool,
+    /// The extend and connect queues' (by ray).
+    pub rays: bool,
+}
+
+/// When an array is needed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Needed {
+    Always,
+    ShadeSort,
+    RaySort,
+    /// Never stored: the arrays an unpacked layout would have that this one folds away.
+    Folded,
+}
+
 /// One array of the state: its name, bytes per slot as stored, and as a naive layout would
-/// store it (every vector a vec4, sample and segment in words of their own).
+/// store it (every vector a vec4, hits with their mesh, sample and segment and an active
+/// flag in words of their own, compaction lists of their own).
 pub struct StateArray {
     pub name: &'static str,
     pub bytes: u64,
     pub unpacked_bytes: u64,
+    pub needed: Needed,
 }
 
-pub const ARRAYS: [StateArray; 17] = [
+const fn array(name: &'static str, bytes: u64, unpacked_bytes: u64, needed: Needed) -> StateArray {
     StateArray {
-        name: "ray origins",
-        bytes: 12,
-        unpacked_bytes: 16,
-    },
-    StateArray {
-        name: "ray directions",
-        bytes: 12,
-        unpacked_bytes: 16,
-    },
-    StateArray {
-        name: "throughputs",
-        bytes: 16,
-        unpacked_bytes: 16,
-    },
-    StateArray {
-        name: "hits",
-        bytes: 16,
-        unpacked_bytes: 16,
-    },
-    StateArray {
-        name: "path pixels",
-        bytes: 4,
-        unpacked_bytes: 8,
-    },
-    StateArray {
-        name: "path samples",
-        bytes: 4,
-        unpacked_bytes: 8,
-    },
-    StateArray {
-        name: "extend queue",
-        bytes: 4,
-        unpacked_bytes: 4,
-    },
-    StateArray {
-        name: "extend keys",
-        bytes: 4,
-        unpacked_bytes: 4,
-    },
-    StateArray {
-        name: "sorted extend queue",
-        bytes: 4,
-        unpacked_bytes: 4,
-    },
-    StateArray {
-        name: "shade queue",
-        bytes: 4,
-        unpacked_bytes: 4,
-    },
-    StateArray {
-        name: "shade keys",
-        bytes: 4,
-        unpacked_bytes: 4,
-    },
-    StateArray {
-        name: "sorted shade queue",
-        bytes: 4,
-        unpacked_bytes: 4,
-    },
-    StateArray {
-        name: "shadow origins",
-        bytes: 16,
-        unpacked_bytes: 16,
-    },
-    StateArray {
-        name: "shadow directions",
-        bytes: 12,
-        unpacked_bytes: 16,
-    },
-    StateArray {
-        name: "shadow contributions",
-        bytes: 12,
-        unpacked_bytes: 16,
-    },
-    StateArray {
-        name: "shadow pixels",
-        bytes: 4,
-        unpacked_bytes: 4,
-    },
-    // The compaction lists' own arrays, had they not borrowed the shade queue and keys.
-    StateArray {
-        name: "compaction lists",
-        bytes: 0,
-        unpacked_bytes: 8,
-    },
+        name,
+        bytes,
+        unpacked_bytes,
+        needed,
+    }
+}
+
+#[rustfmt::skip]
+pub const ARRAYS: [StateArray; 19] = [
+    array("ray origins", 12, 16, Needed::Always),
+    array("ray directions", 12, 16, Needed::Always),
+    array("throughputs", 16, 16, Needed::Always),
+    array("hits", 12, 16, Needed::Always),
+    array("path pixels", 4, 8, Needed::Always),
+    array("path samples", 4, 8, Needed::Always),
+    array("extend queue", 4, 4, Needed::Always),
+    array("shade queue", 4, 4, Needed::Always),
+    // The shade sort's keys, and the second compaction list.
+    array("shade keys", 4, 4, Needed::Always),
+    array("shadow origins", 16, 16, Needed::Always),
+    array("shadow directions", 12, 16, Needed::Always),
+    array("shadow contributions", 12, 16, Needed::Always),
+    array("shadow pixels", 4, 4, Needed::Always),
+    array("sorted shade queue", 4, 4, Needed::ShadeSort),
+    array("extend keys", 4, 4, Needed::RaySort),
+    array("sorted extend queue", 4, 4, Needed::RaySort),
+    array("connect keys", 4, 4, Needed::RaySort),
+    array("sorted connect queue", 4, 4, Needed::RaySort),
+    // The first compaction list, had it not borrowed the shade queue.
+    array("compaction list", 0, 4, Needed::Folded),
 ];
 
-/// Bytes of state per path slot, as stored.
-pub fn bytes_per_slot() -> u64 {
-    ARRAYS.iter().map(|a| a.bytes).sum()
+impl Needed {
+    fn stored(self, sorts: Sorts) -> bool {
+        match self {
+            Needed::Always => true,
+            Needed::ShadeSort => sorts.shade,
+            Needed::RaySort => sorts.rays,
+            Needed::Folded => false,
+        }
+    }
 }
 
-/// Bytes per slot the same state would take unpacked (see `ARRAYS`).
+/// Bytes of state per slot, as stored with these sorts.
+pub fn bytes_per_slot(sorts: Sorts) -> u64 {
+    ARRAYS.iter().filter(|a| a.needed.stored(sorts)).map(|a| a.bytes).sum()
+}
+
+/// Bytes per slot the same state takes unpacked: every array at its unpacked size, whether
+/// its sort runs or not.
 pub fn unpacked_bytes_per_slot() -> u64 {
     ARRAYS.iter().map(|a| a.unpacked_bytes).sum()
 }
 
 /// The share of the largest device-local heap the path state may take by default.
 const MEMORY_SHARE: u64 = 8;
-/// Beyond this many slots the H100 gains nothing measurable (docs/BENCHMARKS.md), and the
-/// compaction pass over all slots costs more.
-pub const MAX_DEFAULT_SLOTS: u32 = 1 << 22;
+/// On the H100, 2^23 slots beat 2^22 by 2% (Cornell box) to 5% (many-material scene, ray sort
+/// on), docs/BENCHMARKS.md; beyond, the per-regeneration compaction pass over every slot and
+/// the state's memory grow for little.
+pub const MAX_DEFAULT_SLOTS: u32 = 1 << 23;
 /// A GPU needs tens of thousands of threads in flight; fewer slots starve it.
 pub const MIN_DEFAULT_SLOTS: u32 = 1 << 16;
 /// The largest slot count `--path-slots` takes: indices and counts stay in u32 with room to
@@ -131,8 +112,8 @@ pub const MAX_SLOTS: u32 = 1 << 28;
 
 /// Path slots for a render of `camera_paths` paths: an eighth of device memory, between the
 /// default bounds, and no more than there are camera paths.
-pub fn default_path_slots(context: &Context, camera_paths: u64) -> u32 {
-    let by_memory = context.adapter().capabilities.device_local_bytes / MEMORY_SHARE / bytes_per_slot();
+pub fn default_path_slots(context: &Context, camera_paths: u64, sorts: Sorts) -> u32 {
+    let by_memory = context.adapter().capabilities.device_local_bytes / MEMORY_SHARE / bytes_per_slot(sorts);
     let slots = by_memory.clamp(u64::from(MIN_DEFAULT_SLOTS), u64::from(MAX_DEFAULT_SLOTS));
     slots.min(camera_paths.max(1)) as u32
 }
@@ -140,10 +121,11 @@ pub fn default_path_slots(context: &Context, camera_paths: u64) -> u32 {
 pub struct PathState {
     buffers: Vec<Buffer>,
     slots: u32,
+    sorts: Sorts,
 }
 
 impl PathState {
-    pub fn new(context: &Context, slots: u32) -> GpuResult<Self> {
+    pub fn new(context: &Context, slots: u32, sorts: Sorts) -> GpuResult<Self> {
         if slots == 0 || slots > MAX_SLOTS {
             return Err(GpuError::InvalidUse {
                 name: "path slots".into(),
@@ -151,7 +133,7 @@ impl PathState {
             });
         }
         let mut buffers = Vec::new();
-        for array in ARRAYS.iter().filter(|a| a.bytes > 0) {
+        for array in ARRAYS.iter().filter(|a| a.needed.stored(sorts)) {
             let buffer = Buffer::new(
                 context,
                 array.name,
@@ -161,9 +143,9 @@ impl PathState {
             )?;
             buffers.push(buffer);
         }
-        let state = Self { buffers, slots };
+        let state = Self { buffers, slots, sorts };
         // Every slot starts free (pixel = INACTIVE_PATH, all bits set).
-        let pixels = state.buffer("path pixels");
+        let pixels = state.buffer("path pixels").expect("always stored");
         context.run_once("free every path slot", |commands| {
             commands.fill_buffer(pixels, 0, pixels.size(), u32::MAX);
             Ok(())
@@ -175,17 +157,19 @@ impl PathState {
         self.slots
     }
 
-    /// The array called `name` in `ARRAYS`.
-    pub fn buffer(&self, name: &str) -> &Buffer {
-        self.buffers
-            .iter()
-            .find(|b| b.name() == name)
-            .expect("every stored array has a buffer")
+    pub fn sorts(&self) -> Sorts {
+        self.sorts
+    }
+
+    /// The array called `name` in `ARRAYS`, if this state stores it.
+    pub fn buffer(&self, name: &str) -> Option<&Buffer> {
+        self.buffers.iter().find(|b| b.name() == name)
     }
 
     /// Its addresses in the pass constants.
     pub fn fill(&self, constants: &mut PassConstants) {
-        let address = |name: &str| self.buffer(name).address();
+        // An array a sort that is off would use has address 0; no kernel reads it then.
+        let address = |name: &str| self.buffer(name).map_or(0, Buffer::address);
         constants.ray_origins = address("ray origins");
         constants.ray_directions = address("ray directions");
         constants.throughputs = address("throughputs");
@@ -202,6 +186,8 @@ impl PathState {
         constants.shadow_directions = address("shadow directions");
         constants.shadow_contributions = address("shadow contributions");
         constants.shadow_pixels = address("shadow pixels");
+        constants.connect_keys = address("connect keys");
+        constants.sorted_connect_queue = address("sorted connect queue");
         constants.path_slots = self.slots;
     }
 }

@@ -16,7 +16,7 @@ use crate::primitives::counting_sort;
 use crate::scene::{GpuScene, PinholeCamera, Scene};
 
 use super::kernel_graph::{Kernel, GRAPH};
-use super::path_state::{self, PathState};
+use super::path_state::{self, PathState, Sorts};
 use super::scheduler::{Prelude, Scheduler, Work, SUBMISSION_SCOPE};
 use super::wavefront::{StepInputs, WavefrontKernels};
 use super::{megakernel, Integrator, RenderSettings, Schedule};
@@ -110,6 +110,46 @@ pub(super) fn timed(
     Ok(())
 }
 
+/// The shade queue's sort: by material when asked, and by slot range after a ray sort, whose
+/// order would otherwise scatter shading's reads of the path state.
+struct ShadeSort {
+    material_buckets: u32,
+    partitions: u32,
+    partition_size: u32,
+}
+
+fn shade_sort(settings: &RenderSettings, sort_rays: bool, material_count: u32, slots: u32) -> ShadeSort {
+    let material_buckets = if settings.sort_by_material {
+        material_count.min(counting_sort::MAX_BUCKETS)
+    } else {
+        1
+    };
+    let partitions = if sort_rays {
+        counting_sort::MAX_BUCKETS / material_buckets
+    } else {
+        1
+    };
+    ShadeSort {
+        material_buckets,
+        partitions,
+        partition_size: slots.div_ceil(partitions),
+    }
+}
+
+impl ShadeSort {
+    fn buckets(&self) -> u32 {
+        self.material_buckets * self.partitions
+    }
+
+    fn fill(&self, constants: &mut PassConstants) {
+        let buckets = self.buckets();
+        constants.sort_buckets = if buckets > 1 { buckets } else { 0 };
+        constants.material_sort_buckets = self.material_buckets;
+        constants.sort_partitions = self.partitions;
+        constants.sort_partition_size = self.partition_size;
+    }
+}
+
 enum Run {
     Wavefront {
         scheduler: Box<Scheduler>,
@@ -132,6 +172,9 @@ pub struct Renderer {
     counters: Buffer,
     lights: LightSampler,
     path_slots: u32,
+    sort_rays: bool,
+    /// The wavefront's sorts (None for the megakernel).
+    sorts: Option<Sorts>,
     // Kept alive for the recordings, which read them by address or bind them.
     _constants: Buffer,
     _accel: SceneAccel,
@@ -215,16 +258,21 @@ impl Renderer {
             BufferUsage::STORAGE,
         )?;
         let material_count = scene.materials.len().max(1) as u32;
-        let sort_buckets = match settings.integrator {
-            Integrator::Wavefront if settings.sort_by_material => material_count.min(counting_sort::MAX_BUCKETS),
-            _ => 0,
-        };
+        let wavefront = settings.integrator == Integrator::Wavefront;
+        let sort_rays = wavefront
+            && settings
+                .sort_rays
+                .unwrap_or(scene.triangle_count() >= super::RAY_SORT_AUTO_TRIANGLES);
         let state = match settings.integrator {
             Integrator::Wavefront => {
+                let sorts = Sorts {
+                    shade: shade_sort(settings, sort_rays, material_count, 1).buckets() > 1,
+                    rays: sort_rays,
+                };
                 let slots = settings
                     .path_slots
-                    .unwrap_or_else(|| path_state::default_path_slots(context, camera_paths));
-                Some(PathState::new(context, slots)?)
+                    .unwrap_or_else(|| path_state::default_path_slots(context, camera_paths, sorts));
+                Some(PathState::new(context, slots, sorts)?)
             }
             Integrator::Megakernel => None,
         };
@@ -268,11 +316,10 @@ impl Renderer {
             height: settings.height,
             max_depth: settings.max_depth,
             tile_size: TILE_SIZE,
-            sort_buckets,
             material_count,
             ray_sort_origin: ray_grid.0,
             ray_sort_scale: ray_grid.1,
-            ray_sort_buckets: if settings.integrator == Integrator::Wavefront && settings.sort_rays {
+            ray_sort_buckets: if sort_rays {
                 super::wavefront::RAY_SORT_BUCKETS
             } else {
                 0
@@ -285,7 +332,9 @@ impl Renderer {
         };
         if let Some(state) = &state {
             state.fill(&mut constants);
+            shade_sort(settings, sort_rays, material_count, state.slots()).fill(&mut constants);
         }
+        let sort_buckets = constants.sort_buckets;
         let constants_buffer = Buffer::from_slice(context, "pass constants", &[constants], BufferUsage::STORAGE)?;
 
         context.run_once("clear film and build lights", |commands| {
@@ -294,15 +343,18 @@ impl Renderer {
             lights.record_build(commands, &gpu_scene, None)
         })?;
 
+        let sorts = state.as_ref().map(PathState::sorts);
         let run = match state {
             Some(state) => {
-                let kernels = WavefrontKernels::new(context, settings.backend, sort_buckets, settings.sort_rays)?;
+                let kernels = WavefrontKernels::new(context, settings.backend, sort_buckets, sort_rays)?;
                 let inputs = StepInputs {
                     constants: constants_buffer.address(),
                     queues: &queues,
                     extend_keys: constants.extend_keys,
                     extend_queue: constants.extend_queue,
                     sorted_extend_queue: constants.sorted_extend_queue,
+                    connect_keys: constants.connect_keys,
+                    sorted_connect_queue: constants.sorted_connect_queue,
                     shade_keys: constants.shade_keys,
                     shade_queue: constants.shade_queue,
                     sorted_shade_queue: constants.sorted_shade_queue,
@@ -369,6 +421,8 @@ impl Renderer {
             context: context.clone(),
             settings: settings.clone(),
             path_slots: constants.path_slots,
+            sort_rays,
+            sorts,
             run,
             film,
             queues,
@@ -490,7 +544,7 @@ impl Renderer {
             submissions,
             schedule: wavefront.then_some(self.settings.schedule),
             path_slots: if wavefront { self.path_slots } else { 0 },
-            bytes_per_path: if wavefront { path_state::bytes_per_slot() } else { 0 },
+            bytes_per_path: self.sorts.map_or(0, path_state::bytes_per_slot),
             unpacked_bytes_per_path: if wavefront {
                 path_state::unpacked_bytes_per_slot()
             } else {
@@ -498,7 +552,7 @@ impl Renderer {
             },
             film_bytes_per_pixel: FILM_BYTES_PER_PIXEL,
             sort_by_material: wavefront && self.settings.sort_by_material,
-            sort_rays: wavefront && self.settings.sort_rays,
+            sort_rays: self.sort_rays,
             lights: self.lights.light_count(),
             light_selection: self.settings.light_selection,
         })

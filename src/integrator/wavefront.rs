@@ -112,6 +112,8 @@ pub struct StepInputs<'a> {
     pub extend_keys: u64,
     pub extend_queue: u64,
     pub sorted_extend_queue: u64,
+    pub connect_keys: u64,
+    pub sorted_connect_queue: u64,
     pub shade_keys: u64,
     pub shade_queue: u64,
     pub sorted_shade_queue: u64,
@@ -207,23 +209,13 @@ impl WavefrontKernels {
             }
             Kernel::Extend => {
                 self.prepare(pass, inputs, Queue::Extend);
-                if let Some(sort) = &self.ray_sort {
-                    let arrays = SortArrays {
-                        keys: inputs.extend_keys,
-                        values: inputs.extend_queue,
-                        sorted: inputs.sorted_extend_queue,
-                        count: queues.address() + LAUNCHED + 4 * Queue::Extend.index() as u64,
-                    };
-                    sort.record(
-                        pass,
-                        &arrays,
-                        SortLaunch::Indirect(queues, SORT_GROUPS, SORT_OFFSETS_GROUPS),
-                        &mut |pass, name, record| {
-                            let name = name.replace("sort_", "ray_sort_");
-                            timed(backend, profiler, pass, &name, record)
-                        },
-                    )?;
-                }
+                self.record_ray_sort(
+                    pass,
+                    profiler,
+                    inputs,
+                    Queue::Extend,
+                    [inputs.extend_keys, inputs.extend_queue, inputs.sorted_extend_queue],
+                )?;
                 timed(backend, profiler, pass, "extend", &|pass| {
                     self.extend.record(pass, &push, queues, EXTEND_GROUPS, EXTEND_LAUNCH)
                 })?;
@@ -250,6 +242,14 @@ impl WavefrontKernels {
             }
             Kernel::Connect => {
                 self.prepare(pass, inputs, Queue::Connect);
+                // Shadow paths are stored in queue order: the sort orders their indices.
+                self.record_ray_sort(
+                    pass,
+                    profiler,
+                    inputs,
+                    Queue::Connect,
+                    [inputs.connect_keys, 0, inputs.sorted_connect_queue],
+                )?;
                 timed(backend, profiler, pass, "connect", &|pass| {
                     self.connect.record(pass, &push, queues, CONNECT_GROUPS, CONNECT_LAUNCH)
                 })?;
@@ -258,11 +258,46 @@ impl WavefrontKernels {
         Ok(())
     }
 
+    /// With the ray sort on, sorts `queue`'s launch by ray_sort_key: [keys, values, sorted].
+    fn record_ray_sort(
+        &self,
+        pass: &mut CommandBuffer,
+        profiler: &mut Profiler,
+        inputs: &StepInputs<'_>,
+        queue: Queue,
+        [keys, values, sorted]: [u64; 3],
+    ) -> GpuResult<()> {
+        let Some(sort) = &self.ray_sort else {
+            return Ok(());
+        };
+        let backend = self.backend;
+        let queues = inputs.queues;
+        let arrays = SortArrays {
+            keys,
+            values,
+            sorted,
+            count: queues.address() + LAUNCHED + 4 * queue.index() as u64,
+        };
+        let prefix = match queue {
+            Queue::Connect => "shadow_sort_",
+            _ => "ray_sort_",
+        };
+        sort.record(
+            pass,
+            &arrays,
+            SortLaunch::Indirect(queues, SORT_GROUPS, SORT_OFFSETS_GROUPS),
+            &mut |pass, name, record| {
+                let name = name.replace("sort_", prefix);
+                timed(backend, profiler, pass, &name, record)
+            },
+        )
+    }
+
     /// Profiler scopes of one step of `kernel` as this set records it.
     pub fn scopes(&self, kernel: Kernel) -> u32 {
         match kernel {
             Kernel::ShadeSurface if self.sort.is_none() => 1,
-            Kernel::Extend if self.ray_sort.is_some() => 4,
+            Kernel::Extend | Kernel::Connect if self.ray_sort.is_some() => 4,
             _ => step_scopes(kernel),
         }
     }

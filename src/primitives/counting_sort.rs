@@ -30,7 +30,8 @@ pub enum SortLaunch<'a> {
 }
 
 /// The buffers of one sort, by device address: `keys[i]` is the bucket of `values[i]`; `count`
-/// points to the u32 number of items; `sorted` receives the values grouped by bucket.
+/// points to the u32 number of items; `sorted` receives the values grouped by bucket. A
+/// `values` address of 0 sorts the item indices themselves.
 pub struct SortArrays {
     pub keys: u64,
     pub values: u64,

@@ -34,16 +34,19 @@ render() { # name scene depth extra-args...
       render $scene $S/$scene/$scene.gltf $depth --schedule cycles
       render $scene $S/$scene/$scene.gltf $depth --schedule gpu --material-sort on
       render $scene $S/$scene/$scene.gltf $depth --schedule gpu --ray-sort on
+      render $scene $S/$scene/$scene.gltf $depth --schedule gpu --ray-sort on --material-sort on
       render $scene $S/$scene/$scene.gltf $depth --integrator megakernel
     done
     render many-materials /tmp/many/many-materials.gltf $depth --schedule gpu
     render many-materials /tmp/many/many-materials.gltf $depth --schedule cycles
     render many-materials /tmp/many/many-materials.gltf $depth --schedule gpu --material-sort on
-    render many-materials /tmp/many/many-materials.gltf $depth --schedule gpu --ray-sort on
+    render many-materials /tmp/many/many-materials.gltf $depth --schedule gpu --ray-sort off
+    render many-materials /tmp/many/many-materials.gltf $depth --schedule gpu --ray-sort on --material-sort on
     render many-materials /tmp/many/many-materials.gltf $depth --integrator megakernel
   done
-  for slots in 262144 1048576 2097152 8388608; do
+  for slots in 262144 1048576 4194304 16777216; do
     render cornell-box $S/cornell-box/cornell-box.gltf 8 --schedule gpu --path-slots $slots
+    render many-materials /tmp/many/many-materials.gltf 8 --schedule gpu --path-slots $slots
   done
 } > "$OUT/renders.txt" 2>&1
 cat "$OUT/tests-summary.txt" 2>/dev/null
