@@ -183,7 +183,7 @@ impl Scheduler {
             let index = match self.schedule {
                 Schedule::Gpu => 0,
                 Schedule::Cycles => {
-                    let kernel = self.most_waited_for(&status);
+                    let kernel = most_waited_for(&status, self.slots, self.camera_paths);
                     self.recordings
                         .iter()
                         .position(|r| r.kernel == Some(kernel))
@@ -223,25 +223,56 @@ impl Scheduler {
             }
         }
     }
+}
 
-    /// Cycles' choice: regenerate when under half the slots are busy (and nothing waits for
-    /// shading, which compaction requires), else the kernel with the most queued paths, but
-    /// connect before a shade whose shadow paths might not fit.
-    fn most_waited_for(&self, status: &QueueState) -> Kernel {
-        let queued = |queue: Queue| status.queued.to_array()[queue.index()];
-        let active = queued(Queue::Extend) + queued(Queue::Shade);
-        if queued(Queue::Shade) == 0 && 2 * active < self.slots && status.next_camera_path < self.camera_paths {
-            return Kernel::Generate;
+/// Cycles' choice: regenerate when under half the slots are busy (and nothing waits for
+/// shading, which compaction requires), else the kernel with the most queued paths, but
+/// connect before a shade whose shadow paths might not fit.
+pub fn most_waited_for(status: &QueueState, slots: u32, camera_paths: u64) -> Kernel {
+    let queued = |queue: Queue| status.queued.to_array()[queue.index()];
+    let active = queued(Queue::Extend) + queued(Queue::Shade);
+    if queued(Queue::Shade) == 0 && 2 * active < slots && status.next_camera_path < camera_paths {
+        return Kernel::Generate;
+    }
+    let busiest = Queue::ALL
+        .into_iter()
+        .max_by_key(|&queue| (queued(queue), std::cmp::Reverse(queue.index())))
+        .expect("queues exist");
+    let kernel = kernel_graph::consumer(busiest).kernel;
+    let shadow_room = slots - queued(Queue::Connect);
+    if kernel_graph::creates_shadow_paths(kernel) && queued(Queue::Shade) > shadow_room {
+        return kernel_graph::consumer(Queue::Connect).kernel;
+    }
+    kernel
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::UVec4;
+
+    fn status(extend: u32, shade: u32, connect: u32, next: u64) -> QueueState {
+        QueueState {
+            queued: UVec4::new(extend, shade, connect, 0),
+            next_camera_path: next,
+            ..QueueState::default()
         }
-        let busiest = Queue::ALL
-            .into_iter()
-            .max_by_key(|&queue| (queued(queue), std::cmp::Reverse(queue.index())))
-            .expect("queues exist");
-        let kernel = kernel_graph::consumer(busiest).kernel;
-        let shadow_room = self.slots - queued(Queue::Connect);
-        if kernel_graph::creates_shadow_paths(kernel) && queued(Queue::Shade) > shadow_room {
-            return kernel_graph::consumer(Queue::Connect).kernel;
-        }
-        kernel
+    }
+
+    #[test]
+    fn the_cycles_scheduler_runs_what_most_paths_wait_for_with_room_for_shadows() {
+        let (slots, paths) = (1000, 10_000);
+        // Under half busy, nothing waiting for shading, camera paths left: regenerate.
+        assert_eq!(most_waited_for(&status(499, 0, 0, 0), slots, paths), Kernel::Generate);
+        // Compaction needs every path in the extend queue: shade first.
+        assert_eq!(most_waited_for(&status(0, 10, 0, 0), slots, paths), Kernel::ShadeSurface);
+        // No camera paths left: the busiest queue, however few paths remain.
+        assert_eq!(most_waited_for(&status(3, 0, 2, paths), slots, paths), Kernel::Extend);
+        assert_eq!(most_waited_for(&status(600, 0, 700, 0), slots, paths), Kernel::Connect);
+        assert_eq!(most_waited_for(&status(0, 600, 300, 0), slots, paths), Kernel::ShadeSurface);
+        // 600 shades could make 600 shadow paths; 500 fit after the 500 queued: connect first.
+        assert_eq!(most_waited_for(&status(0, 600, 500, 0), slots, paths), Kernel::Connect);
+        // Ties go to the earlier queue in the graph.
+        assert_eq!(most_waited_for(&status(500, 0, 500, 0), slots, paths), Kernel::Extend);
     }
 }
