@@ -16,6 +16,9 @@
 const uint QUEUE_EXTEND = 0;
 const uint QUEUE_SHADE = 1;
 const uint QUEUE_CONNECT = 2;
+// Not queues of the graph, but lists appended to the same way: compaction's two lists.
+const uint LIST_FREE_SLOTS = 3;
+const uint LIST_MOVING_PATHS = 4;
 
 uint queue_reserve(uint queue, uint count) {
     Queues queues = Queues(constants().queues);
@@ -25,10 +28,17 @@ uint queue_reserve(uint queue, uint count) {
     if (queue == QUEUE_SHADE) {
         return atomicAdd(queues.q.queued.y, count);
     }
-    return atomicAdd(queues.q.queued.z, count);
+    if (queue == QUEUE_CONNECT) {
+        return atomicAdd(queues.q.queued.z, count);
+    }
+    if (queue == LIST_FREE_SLOTS) {
+        return atomicAdd(queues.q.free_slots, count);
+    }
+    return atomicAdd(queues.q.moving_paths, count);
 }
 
-// This lane's position in `queue` where `wants` holds (every lane of the subgroup must call).
+// This lane's position in `queue` (or list) where `wants` holds (every lane of the subgroup
+// must call).
 uint enqueue(uint queue, bool wants) {
 #ifdef SUBGROUP_APPEND
     uvec4 ballot = subgroupBallot(wants);

@@ -265,11 +265,17 @@ mod tests {
         // Under half busy, nothing waiting for shading, camera paths left: regenerate.
         assert_eq!(most_waited_for(&status(499, 0, 0, 0), slots, paths), Kernel::Generate);
         // Compaction needs every path in the extend queue: shade first.
-        assert_eq!(most_waited_for(&status(0, 10, 0, 0), slots, paths), Kernel::ShadeSurface);
+        assert_eq!(
+            most_waited_for(&status(0, 10, 0, 0), slots, paths),
+            Kernel::ShadeSurface
+        );
         // No camera paths left: the busiest queue, however few paths remain.
         assert_eq!(most_waited_for(&status(3, 0, 2, paths), slots, paths), Kernel::Extend);
         assert_eq!(most_waited_for(&status(600, 0, 700, 0), slots, paths), Kernel::Connect);
-        assert_eq!(most_waited_for(&status(0, 600, 300, 0), slots, paths), Kernel::ShadeSurface);
+        assert_eq!(
+            most_waited_for(&status(0, 600, 300, 0), slots, paths),
+            Kernel::ShadeSurface
+        );
         // 600 shades could make 600 shadow paths; 500 fit after the 500 queued: connect first.
         assert_eq!(most_waited_for(&status(0, 600, 500, 0), slots, paths), Kernel::Connect);
         // Ties go to the earlier queue in the graph.
