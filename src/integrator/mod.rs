@@ -61,7 +61,7 @@ impl RenderSettings {
 }
 
 /// From this many triangles the ray sort pays for itself on the H100: traversal dominates and
-/// coherent warps traverse faster (1.02 M triangles: +10%; the Cornell box's 32: -17%,
+/// coherent warps traverse faster (1.02 M triangles: +8%; the Cornell box's 32: -14%,
 /// docs/BENCHMARKS.md).
 pub const RAY_SORT_AUTO_TRIANGLES: usize = 100_000;
 

@@ -100,9 +100,8 @@ pub fn unpacked_bytes_per_slot() -> u64 {
 
 /// The share of the largest device-local heap the path state may take by default.
 const MEMORY_SHARE: u64 = 8;
-/// On the H100, 2^23 slots beat 2^22 by 2% (Cornell box) to 5% (many-material scene, ray sort
-/// on), docs/BENCHMARKS.md; beyond, the per-regeneration compaction pass over every slot and
-/// the state's memory grow for little.
+/// On the H100, 2^23 slots beat 2^22 by 1% (Cornell box) to 5% (many-material scene, ray sort
+/// on), and 2^24 gain 1-2% more for twice the memory (docs/BENCHMARKS.md).
 pub const MAX_DEFAULT_SLOTS: u32 = 1 << 23;
 /// A GPU needs tens of thousands of threads in flight; fewer slots starve it.
 pub const MIN_DEFAULT_SLOTS: u32 = 1 << 16;
