@@ -135,6 +135,74 @@ fn write(context: &Context, target: &Buffer, data: &[u32]) {
         .unwrap();
 }
 
+/// The image camera paths come from, in the regeneration tests.
+#[derive(Clone, Copy)]
+struct Image {
+    width: u32,
+    height: u32,
+    tile: u32,
+}
+
+/// Runs one regeneration step over `state` from `queue_state`; returns the queue state buffer.
+fn regenerate(
+    context: &Context,
+    kernels: &WavefrontKernels,
+    state: &PathState,
+    queue_state: QueueState,
+    image: Image,
+) -> Buffer {
+    let queues = Buffer::from_slice(
+        context,
+        "queues",
+        &[queue_state],
+        BufferUsage {
+            indirect: true,
+            ..BufferUsage::STORAGE
+        },
+    )
+    .unwrap();
+    let counters = upload(context, "counters", &[KernelCounters::default(); 4]);
+    let mut constants = PassConstants {
+        queues: queues.address(),
+        kernel_counters: counters.address(),
+        width: image.width,
+        height: image.height,
+        tile_size: image.tile,
+        max_depth: 8,
+        camera_origin: Vec3::new(0.5, 1.0, 4.0),
+        camera_forward: Vec3::NEG_Z,
+        camera_right: Vec3::X,
+        camera_up: Vec3::Y,
+        tan_half_yfov: 0.4,
+        aspect: image.width as f32 / image.height as f32,
+        ..PassConstants::default()
+    };
+    state.fill(&mut constants);
+    let constants_buffer = upload(context, "constants", &[constants]);
+    let inputs = StepInputs {
+        constants: constants_buffer.address(),
+        queues: &queues,
+        extend_keys: constants.extend_keys,
+        extend_queue: constants.extend_queue,
+        sorted_extend_queue: constants.sorted_extend_queue,
+        connect_keys: constants.connect_keys,
+        sorted_connect_queue: constants.sorted_connect_queue,
+        shade_keys: constants.shade_keys,
+        shade_queue: constants.shade_queue,
+        sorted_shade_queue: constants.sorted_shade_queue,
+    };
+    let mut profiler = Profiler::new(context, "regeneration", 4).unwrap();
+    let mut commands = CommandBuffer::new(context, "regeneration").unwrap();
+    commands.begin(context).unwrap();
+    profiler.reset(&mut commands);
+    kernels
+        .record_step(Kernel::Generate, &mut commands, &mut profiler, &inputs)
+        .unwrap();
+    commands.end().unwrap();
+    commands.submit_and_wait(context).unwrap();
+    queues
+}
+
 /// Random busy slots (under half, so the step regenerates) with random state; after the
 /// step, the busy paths' state fills the first slots unchanged (those already there stay put),
 /// the freed slots after them hold the next camera paths in tile order, and the extend queue
@@ -191,60 +259,14 @@ fn regeneration_compacts_busy_paths_and_fills_the_rest_from_the_tiles() {
 
             // Camera paths of sample 5 onwards, starting mid-sample, more than the free slots.
             let first = u64::from(pixels) * 5 + u64::from(random.below(pixels));
-            let queues = Buffer::from_slice(
-                context,
-                "queues",
-                &[QueueState {
-                    queued: UVec4::new(busy_count, 0, 0, 0),
-                    next_camera_path: first,
-                    camera_paths: first + u64::from(slots) * 3,
-                    ..QueueState::default()
-                }],
-                BufferUsage {
-                    indirect: true,
-                    ..BufferUsage::STORAGE
-                },
-            )
-            .unwrap();
-            let counters = upload(context, "counters", &[KernelCounters::default(); 4]);
-            let mut constants = PassConstants {
-                queues: queues.address(),
-                kernel_counters: counters.address(),
-                width,
-                height,
-                tile_size: tile,
-                max_depth: 8,
-                camera_origin: Vec3::new(0.5, 1.0, 4.0),
-                camera_forward: Vec3::NEG_Z,
-                camera_right: Vec3::X,
-                camera_up: Vec3::Y,
-                tan_half_yfov: 0.4,
-                aspect: width as f32 / height as f32,
-                ..PassConstants::default()
+            let queue_state = QueueState {
+                queued: UVec4::new(busy_count, 0, 0, 0),
+                next_camera_path: first,
+                camera_paths: first + u64::from(slots) * 3,
+                ..QueueState::default()
             };
-            state.fill(&mut constants);
-            let constants_buffer = upload(context, "constants", &[constants]);
-            let inputs = StepInputs {
-                constants: constants_buffer.address(),
-                queues: &queues,
-                extend_keys: constants.extend_keys,
-                extend_queue: constants.extend_queue,
-                sorted_extend_queue: constants.sorted_extend_queue,
-                connect_keys: constants.connect_keys,
-                sorted_connect_queue: constants.sorted_connect_queue,
-                shade_keys: constants.shade_keys,
-                shade_queue: constants.shade_queue,
-                sorted_shade_queue: constants.sorted_shade_queue,
-            };
-            let mut profiler = Profiler::new(context, "regeneration", 4).unwrap();
-            let mut commands = CommandBuffer::new(context, "regeneration").unwrap();
-            commands.begin(context).unwrap();
-            profiler.reset(&mut commands);
-            kernels
-                .record_step(Kernel::Generate, &mut commands, &mut profiler, &inputs)
-                .unwrap();
-            commands.end().unwrap();
-            commands.submit_and_wait(context).unwrap();
+            let image = Image { width, height, tile };
+            let queues = regenerate(context, &kernels, &state, queue_state, image);
 
             let after = read_paths(context, &state, slots as usize);
             let status: Vec<QueueState> = queues.read_back(context, 1).unwrap();
@@ -300,52 +322,17 @@ fn regeneration_waits_until_under_half_the_slots_are_busy() {
     write(context, state.buffer("path pixels").unwrap(), &busy);
     let busy_count = busy.iter().filter(|&&p| p != u32::MAX).count() as u32;
     assert_eq!(2 * busy_count, slots + 1);
-    let queues = Buffer::from_slice(
-        context,
-        "queues",
-        &[QueueState {
-            queued: UVec4::new(busy_count, 0, 0, 0),
-            camera_paths: 1000,
-            ..QueueState::default()
-        }],
-        BufferUsage {
-            indirect: true,
-            ..BufferUsage::STORAGE
-        },
-    )
-    .unwrap();
-    let counters = upload(context, "counters", &[KernelCounters::default(); 4]);
-    let mut constants = PassConstants {
-        queues: queues.address(),
-        kernel_counters: counters.address(),
+    let queue_state = QueueState {
+        queued: UVec4::new(busy_count, 0, 0, 0),
+        camera_paths: 1000,
+        ..QueueState::default()
+    };
+    let image = Image {
         width: 10,
         height: 10,
-        tile_size: 16,
-        ..PassConstants::default()
+        tile: 16,
     };
-    state.fill(&mut constants);
-    let constants_buffer = upload(context, "constants", &[constants]);
-    let inputs = StepInputs {
-        constants: constants_buffer.address(),
-        queues: &queues,
-        extend_keys: constants.extend_keys,
-        extend_queue: constants.extend_queue,
-        sorted_extend_queue: constants.sorted_extend_queue,
-        connect_keys: constants.connect_keys,
-        sorted_connect_queue: constants.sorted_connect_queue,
-        shade_keys: constants.shade_keys,
-        shade_queue: constants.shade_queue,
-        sorted_shade_queue: constants.sorted_shade_queue,
-    };
-    let mut profiler = Profiler::new(context, "regeneration", 4).unwrap();
-    let mut commands = CommandBuffer::new(context, "regeneration").unwrap();
-    commands.begin(context).unwrap();
-    profiler.reset(&mut commands);
-    kernels
-        .record_step(Kernel::Generate, &mut commands, &mut profiler, &inputs)
-        .unwrap();
-    commands.end().unwrap();
-    commands.submit_and_wait(context).unwrap();
+    let queues = regenerate(context, &kernels, &state, queue_state, image);
     let pixels: Vec<u32> = state
         .buffer("path pixels")
         .unwrap()

@@ -3,7 +3,7 @@
 // One thread before a queue's kernel (push.argument = the queue): moves the queue's count to
 // the launch, so that the kernels after it append from zero, and writes the indirect
 // arguments of that launch (compute groups and ray-tracing launch size) and of the counting
-// sort that runs before shading. Also keeps the render's counts: rays, items and lanes.
+// sort before it. Also keeps the render's counts: rays, items and lanes.
 #extension GL_GOOGLE_include_directive : require
 
 #include "queues.glsl"
@@ -26,22 +26,18 @@ void main() {
         queues.q.extend_groups = groups_for(count, WAVEFRONT_GROUP);
         queues.q.extend_launch = uvec4(count, 1, 1, 0);
         queues.q.extend_rays += count;
-        uint sorted = c.ray_sort_buckets > 0 ? count : 0;
-        queues.q.sort_groups = groups_for(sorted, SORT_ITEMS_PER_GROUP);
-        queues.q.sort_offsets_groups = uvec4(sorted > 0 ? 1 : 0, 1, 1, 0);
     } else if (queue == QUEUE_SHADE) {
         queues.q.shade_groups = groups_for(count, WAVEFRONT_GROUP);
-        uint sorted = c.sort_buckets > 0 ? count : 0;
-        queues.q.sort_groups = groups_for(sorted, SORT_ITEMS_PER_GROUP);
-        queues.q.sort_offsets_groups = uvec4(sorted > 0 ? 1 : 0, 1, 1, 0);
     } else {
         queues.q.connect_groups = groups_for(count, WAVEFRONT_GROUP);
         queues.q.connect_launch = uvec4(count, 1, 1, 0);
         queues.q.shadow_rays += count;
-        uint sorted = c.ray_sort_buckets > 0 ? count : 0;
-        queues.q.sort_groups = groups_for(sorted, SORT_ITEMS_PER_GROUP);
-        queues.q.sort_offsets_groups = uvec4(sorted > 0 ? 1 : 0, 1, 1, 0);
     }
+    // The sort before this launch, if any: the shade queue's, or the ray sort of the others.
+    bool sorting = queue == QUEUE_SHADE ? c.sort_buckets > 0 : c.ray_sort_buckets > 0;
+    uint sorted = sorting ? count : 0;
+    queues.q.sort_groups = groups_for(sorted, SORT_ITEMS_PER_GROUP);
+    queues.q.sort_offsets_groups = uvec4(sorted > 0 ? 1 : 0, 1, 1, 0);
     // Counter 0 is generate's; queue q's kernel is counter q + 1.
     Counters counters = Counters(c.kernel_counters);
     uint lanes = queue == QUEUE_SHADE ? WAVEFRONT_GROUP : c.launch_lanes;

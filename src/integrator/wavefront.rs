@@ -23,6 +23,7 @@ use super::renderer::{barrier, timed};
 
 /// Byte offsets inside `QueueState` of the indirect arguments.
 const fn offset(field: usize) -> u64 {
+    // usize -> u64 cannot lose bits on any target Vulkan runs on.
     field as u64
 }
 const EXTEND_GROUPS: u64 = offset(std::mem::offset_of!(QueueState, extend_groups));
