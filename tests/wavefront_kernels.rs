@@ -179,18 +179,7 @@ fn regenerate(
     };
     state.fill(&mut constants);
     let constants_buffer = upload(context, "constants", &[constants]);
-    let inputs = StepInputs {
-        constants: constants_buffer.address(),
-        queues: &queues,
-        extend_keys: constants.extend_keys,
-        extend_queue: constants.extend_queue,
-        sorted_extend_queue: constants.sorted_extend_queue,
-        connect_keys: constants.connect_keys,
-        sorted_connect_queue: constants.sorted_connect_queue,
-        shade_keys: constants.shade_keys,
-        shade_queue: constants.shade_queue,
-        sorted_shade_queue: constants.sorted_shade_queue,
-    };
+    let inputs = StepInputs::new(constants_buffer.address(), &queues, &constants);
     let mut profiler = Profiler::new(context, "regeneration", 4).unwrap();
     let mut commands = CommandBuffer::new(context, "regeneration").unwrap();
     commands.begin(context).unwrap();

@@ -347,18 +347,7 @@ impl Renderer {
         let run = match state {
             Some(state) => {
                 let kernels = WavefrontKernels::new(context, settings.backend, sort_buckets, sort_rays)?;
-                let inputs = StepInputs {
-                    constants: constants_buffer.address(),
-                    queues: &queues,
-                    extend_keys: constants.extend_keys,
-                    extend_queue: constants.extend_queue,
-                    sorted_extend_queue: constants.sorted_extend_queue,
-                    connect_keys: constants.connect_keys,
-                    sorted_connect_queue: constants.sorted_connect_queue,
-                    shade_keys: constants.shade_keys,
-                    shade_queue: constants.shade_queue,
-                    sorted_shade_queue: constants.sorted_shade_queue,
-                };
+                let inputs = StepInputs::new(constants_buffer.address(), &queues, &constants);
                 let rebuild = |commands: &mut CommandBuffer, profiler: &mut Profiler| {
                     if settings.rebuild_lights_every_pass {
                         lights.record_build(commands, &gpu_scene, Some(profiler))?;

@@ -15,7 +15,7 @@ use crate::gpu::{
     Buffer, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuResult, Profiler, RayTracingPipeline,
     RayTracingShaders, TraceBackend,
 };
-use crate::interface::{QueueState, WavefrontPush};
+use crate::interface::{PassConstants, QueueState, WavefrontPush};
 use crate::primitives::{CountingSort, SortArrays, SortLaunch};
 
 use super::kernel_graph::{Kernel, Queue};
@@ -120,6 +120,24 @@ pub struct StepInputs<'a> {
     pub sorted_shade_queue: u64,
 }
 
+impl<'a> StepInputs<'a> {
+    /// The inputs from filled pass constants that live in a buffer at `constants_address`.
+    pub fn new(constants_address: u64, queues: &'a Buffer, constants: &PassConstants) -> Self {
+        Self {
+            constants: constants_address,
+            queues,
+            extend_keys: constants.extend_keys,
+            extend_queue: constants.extend_queue,
+            sorted_extend_queue: constants.sorted_extend_queue,
+            connect_keys: constants.connect_keys,
+            sorted_connect_queue: constants.sorted_connect_queue,
+            shade_keys: constants.shade_keys,
+            shade_queue: constants.shade_queue,
+            sorted_shade_queue: constants.sorted_shade_queue,
+        }
+    }
+}
+
 impl WavefrontKernels {
     /// `sort_buckets`: the material sort's bucket count, or 0 for no sorting; `sort_rays`:
     /// whether extend sorts its rays first.
@@ -210,9 +228,9 @@ impl WavefrontKernels {
             }
             Kernel::Extend => {
                 self.prepare(pass, inputs, Queue::Extend);
-                self.record_ray_sort(
-                    pass,
-                    profiler,
+                self.record_sort(
+                    self.ray_sort.as_ref(),
+                    (pass, profiler),
                     inputs,
                     Queue::Extend,
                     [inputs.extend_keys, inputs.extend_queue, inputs.sorted_extend_queue],
@@ -223,20 +241,13 @@ impl WavefrontKernels {
             }
             Kernel::ShadeSurface => {
                 self.prepare(pass, inputs, Queue::Shade);
-                if let Some(sort) = &self.sort {
-                    let arrays = SortArrays {
-                        keys: inputs.shade_keys,
-                        values: inputs.shade_queue,
-                        sorted: inputs.sorted_shade_queue,
-                        count: queues.address() + LAUNCHED + 4 * Queue::Shade.index() as u64,
-                    };
-                    sort.record(
-                        pass,
-                        &arrays,
-                        SortLaunch::Indirect(queues, SORT_GROUPS, SORT_OFFSETS_GROUPS),
-                        &mut |pass, name, record| timed(backend, profiler, pass, name, record),
-                    )?;
-                }
+                self.record_sort(
+                    self.sort.as_ref(),
+                    (pass, profiler),
+                    inputs,
+                    Queue::Shade,
+                    [inputs.shade_keys, inputs.shade_queue, inputs.sorted_shade_queue],
+                )?;
                 timed(backend, profiler, pass, "shade_surface", &|pass| {
                     pass.dispatch_indirect(&self.shade, &push, queues, SHADE_GROUPS)
                 })?;
@@ -244,9 +255,9 @@ impl WavefrontKernels {
             Kernel::Connect => {
                 self.prepare(pass, inputs, Queue::Connect);
                 // Shadow paths are stored in queue order: the sort orders their indices.
-                self.record_ray_sort(
-                    pass,
-                    profiler,
+                self.record_sort(
+                    self.ray_sort.as_ref(),
+                    (pass, profiler),
                     inputs,
                     Queue::Connect,
                     [inputs.connect_keys, 0, inputs.sorted_connect_queue],
@@ -259,16 +270,17 @@ impl WavefrontKernels {
         Ok(())
     }
 
-    /// With the ray sort on, sorts `queue`'s launch by ray_sort_key: [keys, values, sorted].
-    fn record_ray_sort(
+    /// Where `sort` is on, sorts `queue`'s launch: [keys, values, sorted]; its passes are
+    /// timed as `sort_*` (shade queue), `ray_sort_*` (extend) or `shadow_sort_*` (connect).
+    fn record_sort(
         &self,
-        pass: &mut CommandBuffer,
-        profiler: &mut Profiler,
+        sort: Option<&CountingSort>,
+        (pass, profiler): (&mut CommandBuffer, &mut Profiler),
         inputs: &StepInputs<'_>,
         queue: Queue,
         [keys, values, sorted]: [u64; 3],
     ) -> GpuResult<()> {
-        let Some(sort) = &self.ray_sort else {
+        let Some(sort) = sort else {
             return Ok(());
         };
         let backend = self.backend;
@@ -280,8 +292,9 @@ impl WavefrontKernels {
             count: queues.address() + LAUNCHED + 4 * queue.index() as u64,
         };
         let prefix = match queue {
+            Queue::Extend => "ray_sort_",
+            Queue::Shade => "sort_",
             Queue::Connect => "shadow_sort_",
-            _ => "ray_sort_",
         };
         sort.record(
             pass,
