@@ -278,13 +278,13 @@ fn print_stats(settings: &RenderSettings, stats: &RenderStats) {
         );
     }
     println!(
-        "  {:<14} {:>10} {:>9} {:>9} {:>12} {:>12} {:>11}",
+        "  {:<20} {:>10} {:>9} {:>9} {:>12} {:>12} {:>11}",
         "kernel", "ms", "launches", "busy", "paths", "lane share", "slot share"
     );
     for kernel in &stats.kernels {
         let optional = |value: Option<String>| value.unwrap_or_else(|| "-".into());
         println!(
-            "  {:<14} {:>10.3} {:>9} {:>9} {:>12} {:>12} {:>11}",
+            "  {:<20} {:>10.3} {:>9} {:>9} {:>12} {:>12} {:>11}",
             kernel.name,
             kernel.milliseconds,
             kernel.launches,
