@@ -226,48 +226,46 @@ impl WavefrontKernels {
                     pass.dispatch_indirect(&self.generate, &push, queues, GENERATE_GROUPS)
                 })?;
             }
-            Kernel::Extend => {
-                self.prepare(pass, inputs, Queue::Extend);
-                self.record_sort(
-                    self.ray_sort.as_ref(),
-                    (pass, profiler),
-                    inputs,
-                    Queue::Extend,
-                    [inputs.extend_keys, inputs.extend_queue, inputs.sorted_extend_queue],
-                )?;
-                timed(backend, profiler, pass, "extend", &|pass| {
-                    self.extend.record(pass, &push, queues, EXTEND_GROUPS, EXTEND_LAUNCH)
-                })?;
-            }
-            Kernel::ShadeSurface => {
-                self.prepare(pass, inputs, Queue::Shade);
-                self.record_sort(
-                    self.sort.as_ref(),
-                    (pass, profiler),
-                    inputs,
-                    Queue::Shade,
-                    [inputs.shade_keys, inputs.shade_queue, inputs.sorted_shade_queue],
-                )?;
-                timed(backend, profiler, pass, "shade_surface", &|pass| {
-                    pass.dispatch_indirect(&self.shade, &push, queues, SHADE_GROUPS)
-                })?;
-            }
-            Kernel::Connect => {
-                self.prepare(pass, inputs, Queue::Connect);
-                // Shadow paths are stored in queue order: the sort orders their indices.
-                self.record_sort(
-                    self.ray_sort.as_ref(),
-                    (pass, profiler),
-                    inputs,
-                    Queue::Connect,
-                    [inputs.connect_keys, 0, inputs.sorted_connect_queue],
-                )?;
-                timed(backend, profiler, pass, "connect", &|pass| {
-                    self.connect.record(pass, &push, queues, CONNECT_GROUPS, CONNECT_LAUNCH)
-                })?;
-            }
+            Kernel::Extend => self.record_queue_kernel(
+                (pass, profiler),
+                inputs,
+                (Queue::Extend, self.ray_sort.as_ref()),
+                [inputs.extend_keys, inputs.extend_queue, inputs.sorted_extend_queue],
+                &|pass| self.extend.record(pass, &push, queues, EXTEND_GROUPS, EXTEND_LAUNCH),
+            )?,
+            Kernel::ShadeSurface => self.record_queue_kernel(
+                (pass, profiler),
+                inputs,
+                (Queue::Shade, self.sort.as_ref()),
+                [inputs.shade_keys, inputs.shade_queue, inputs.sorted_shade_queue],
+                &|pass| pass.dispatch_indirect(&self.shade, &push, queues, SHADE_GROUPS),
+            )?,
+            // Shadow paths are stored in queue order: the sort orders their indices.
+            Kernel::Connect => self.record_queue_kernel(
+                (pass, profiler),
+                inputs,
+                (Queue::Connect, self.ray_sort.as_ref()),
+                [inputs.connect_keys, 0, inputs.sorted_connect_queue],
+                &|pass| self.connect.record(pass, &push, queues, CONNECT_GROUPS, CONNECT_LAUNCH),
+            )?,
         }
         Ok(())
+    }
+
+    /// A queue kernel's step: its launch arguments from the queue's count, the sort where it is
+    /// on (`sort_arrays`: keys, values, sorted), then the launch, timed under the kernel's name.
+    fn record_queue_kernel(
+        &self,
+        (pass, profiler): (&mut CommandBuffer, &mut Profiler),
+        inputs: &StepInputs<'_>,
+        (queue, sort): (Queue, Option<&CountingSort>),
+        sort_arrays: [u64; 3],
+        launch: &dyn Fn(&mut CommandBuffer),
+    ) -> GpuResult<()> {
+        self.prepare(pass, inputs, queue);
+        self.record_sort(sort, (pass, profiler), inputs, queue, sort_arrays)?;
+        let name = super::kernel_graph::consumer(queue).name;
+        timed(self.backend, profiler, pass, name, launch)
     }
 
     /// Where `sort` is on, sorts `queue`'s launch: [keys, values, sorted]; its passes are
