@@ -5,6 +5,8 @@
 //! struct shared with shaders, declared once in `shader_interface.rs`.
 
 pub mod accel;
+pub mod bsdf;
+pub mod environment;
 pub mod film;
 pub mod gpu;
 pub mod info;

@@ -6,6 +6,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use wavetrace::environment::{Environment, EnvironmentMap};
 use wavetrace::gpu::{Context, ContextDesc, TraceBackend};
 use wavetrace::integrator::Renderer;
 use wavetrace::integrator::{Integrator, RenderSettings, RenderStats, Schedule};
@@ -90,6 +91,18 @@ struct RenderArgs {
     /// origin; auto: for scenes of 100,000 triangles or more.
     #[arg(long, value_enum, default_value_t = RaySort::Auto)]
     ray_sort: RaySort,
+    /// An equirectangular environment map (.hdr or .exr) lighting the scene from around it.
+    #[arg(long, value_name = "FILE", conflicts_with = "env_color")]
+    env: Option<PathBuf>,
+    /// A constant environment radiance (linear RGB).
+    #[arg(long, num_args = 3, value_names = ["R", "G", "B"], allow_negative_numbers = true)]
+    env_color: Option<Vec<f32>>,
+    /// Multiplies the environment's radiance.
+    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
+    env_strength: f32,
+    /// Turns the environment map about +Y, degrees (counter-clockwise seen from above).
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    env_rotation: f32,
     /// Print GPU time per kernel, samples/s and bytes of path state per path.
     #[arg(long)]
     stats: bool,
@@ -157,6 +170,39 @@ fn info(json: bool) -> Result<(), String> {
     Ok(())
 }
 
+/// The environment the arguments ask for, checked and loaded before any GPU work.
+fn environment(args: &RenderArgs) -> Result<Option<Environment>, String> {
+    if !(args.env_strength.is_finite() && args.env_strength >= 0.0) {
+        return Err(format!(
+            "--env-strength {}: must be finite and not negative",
+            args.env_strength
+        ));
+    }
+    if !args.env_rotation.is_finite() {
+        return Err(format!("--env-rotation {}: must be finite", args.env_rotation));
+    }
+    let mut environment = match (&args.env, args.env_color.as_deref()) {
+        (Some(path), _) => {
+            let map = EnvironmentMap::load(path).map_err(|e| e.to_string())?;
+            for warning in &map.warnings {
+                eprintln!("wavetrace: warning: {}: {warning}", path.display());
+            }
+            Environment::map(map)
+        }
+        (None, Some(&[r, g, b])) => {
+            let color = glam::Vec3::new(r, g, b);
+            if !(color.is_finite() && color.min_element() >= 0.0) {
+                return Err(format!("--env-color {r} {g} {b}: must be finite and not negative"));
+            }
+            Environment::constant(color)
+        }
+        _ => return Ok(None),
+    };
+    environment.strength = args.env_strength;
+    environment.rotation_degrees = args.env_rotation;
+    Ok(Some(environment))
+}
+
 fn render(args: &RenderArgs) -> Result<(), String> {
     // Checked before the render, so a typo does not cost a render.
     for output in &args.output {
@@ -179,6 +225,7 @@ fn render(args: &RenderArgs) -> Result<(), String> {
             (1024, ((1024.0 / aspect).round() as u32).max(1))
         }
     };
+    let environment = environment(args)?;
     let context = Context::new(&ContextDesc::default()).map_err(|e| e.to_string())?;
     let available = context.trace_backends();
     let backend = match args.trace {
@@ -198,6 +245,7 @@ fn render(args: &RenderArgs) -> Result<(), String> {
             IntegratorArg::Megakernel => Integrator::Megakernel,
         },
         light_selection: args.lights,
+        environment,
         rebuild_lights_every_pass: args.rebuild_lights,
         schedule: args.schedule,
         path_slots: args.path_slots,

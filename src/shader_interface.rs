@@ -87,16 +87,18 @@ gpu_structs! {
         triangle_count: u32,
     }
 
-    /// `kind`: 0 Lambertian, 1 perfect mirror, 2 smooth dielectric (`MATERIAL_*` in
-    /// shaders-glsl/include/bsdf.glsl, `MaterialKind` in src/scene/upload.rs).
+    /// A glTF metallic-roughness material with the extensions wavetrace reads
+    /// (shaders-glsl/include/bsdf.glsl says how they combine).
     struct GpuMaterial {
         base_color: Vec4,
         emission: Vec3,
-        kind: u32,
+        metallic: f32,
+        specular_color: Vec3,
+        roughness: f32,
+        specular: f32,
+        transmission: f32,
         ior: f32,
         pad0: u32,
-        pad1: u32,
-        pad2: u32,
     }
 
     /// Everything a wavefront kernel reads: scene tables, path state, queues, film, camera.
@@ -109,6 +111,8 @@ gpu_structs! {
         instances: u64,
         meshes: u64,
         materials: u64,
+        // Per-vertex normals beside `positions` (zero for meshes without).
+        normals: u64,
         top_level: u64,
         // Main paths, one entry per slot.
         ray_origins: u64,
@@ -178,6 +182,20 @@ gpu_structs! {
         // slots a range, so that shading reads the path state of one range at a time.
         sort_partitions: u32,
         sort_partition_size: u32,
+        // The environment (environment.glsl): ENVIRONMENT_NONE/CONSTANT/MAP, a map's RGB
+        // texels and the light tree over its pixels, the constant radiance or the map's
+        // multiplier, the map's turn about +Y in radians, and the chance that next-event
+        // estimation aims at the environment rather than an emissive triangle.
+        environment_texels: u64,
+        environment_tree: u64,
+        environment_color: Vec3,
+        environment_kind: u32,
+        environment_width: u32,
+        environment_height: u32,
+        environment_tree_arity: u32,
+        environment_rotation: f32,
+        environment_choice: f32,
+        pad_environment: u32,
     }
 
     /// Queue counters and the indirect arguments made from them; all GPU-written. Queue
@@ -282,6 +300,54 @@ gpu_structs! {
         tree: u64,
         counters: u64,
         cdf: u64,
+        count: u32,
+        pad0: u32,
+    }
+
+    /// Push constants of `environment/weights`: per pixel of a `width` x `height` map of RGB
+    /// `texels`, its luminance times the sine of its row's polar angle, into `weights`.
+    struct EnvironmentWeightsPush {
+        texels: u64,
+        weights: u64,
+        width: u32,
+        height: u32,
+        groups_x: u32,
+        pad0: u32,
+    }
+
+    /// One case of `diagnostics/bsdf_probe`: a BSDF (fields of bsdf.glsl's `Bsdf`), an
+    /// outgoing direction to sample from with `u`, and an incoming one to evaluate.
+    struct BsdfProbeCase {
+        base_color: Vec3,
+        metallic: f32,
+        specular_color: Vec3,
+        specular: f32,
+        alpha: f32,
+        transmission: f32,
+        ior: f32,
+        entering: u32,
+        wo: Vec3,
+        pad0: u32,
+        wi: Vec3,
+        pad1: u32,
+        u: Vec3,
+        pad2: u32,
+    }
+
+    /// What `diagnostics/bsdf_probe` found for a case: bsdf_eval at (wo, wi), and
+    /// bsdf_sample from wo; `flags`: 1 sampled, 2 transmitted, 4 delta.
+    struct BsdfProbeResult {
+        eval: Vec3,
+        eval_pdf: f32,
+        sample_wi: Vec3,
+        sample_pdf: f32,
+        sample_weight: Vec3,
+        flags: u32,
+    }
+
+    struct BsdfProbePush {
+        cases: u64,
+        results: u64,
         count: u32,
         pad0: u32,
     }

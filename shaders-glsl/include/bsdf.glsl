@@ -1,13 +1,57 @@
-// The BSDFs of the reference conventions: Lambertian, perfect mirror, smooth dielectric.
-// Each samples a direction and returns the throughput factor f * cos / pdf.
+// The glTF 2.0 metallic-roughness BSDF with KHR_materials_specular, _ior and _transmission:
+//   metallic x metal + (1 - metallic) x [transmission x glass + (1 - transmission) x plastic]
+// metal: GGX reflection with Schlick's Fresnel from baseColor (conductor_fresnel);
+// plastic: fresnel_mix of a GGX reflection layer over a Lambertian base (the specification's
+// dielectric_brdf, Schlick's Fresnel from the ior, specular colour and factor);
+// glass: a rough dielectric (Walter et al. 2007) whose transmission is tinted by baseColor.
+// GGX everywhere has height-correlated Smith masking-shadowing and is sampled by its visible
+// normals (Heitz 2018). The glass uses the exact dielectric Fresnel instead of Schlick's (the
+// specification's formulas are informative), so that it has total internal reflection and
+// its smooth limit is the reference conventions' smooth dielectric.
+//
+// Everything works in a local frame whose z is the shading normal turned towards `wo`, the
+// direction back along the incoming ray. A lobe with alpha below DELTA_ALPHA is a perfect
+// reflection or refraction: evaluation leaves it out and sampling reports it as delta (no
+// density for MIS). `entering` says wo is outside the medium (the front side). Evaluations
+// return f x |cos theta_i|; sampling returns that over the density. Refraction carries the
+// 1 / eta^2 of radiance transport.
+//
+// The CPU twin is src/bsdf/mod.rs; tests/bsdf.rs holds the two together and checks the math.
 #ifndef WAVETRACE_BSDF_GLSL
 #define WAVETRACE_BSDF_GLSL
 
-#define MATERIAL_LAMBERTIAN 0u
-#define MATERIAL_MIRROR 1u
-#define MATERIAL_DIELECTRIC 2u
-
 const float PI = 3.14159265358979;
+const float DELTA_ALPHA = 1e-3;
+
+struct Bsdf {
+    vec3 base_color;
+    float metallic;
+    // KHR_materials_specular's colour and factor.
+    vec3 specular_color;
+    float specular;
+    // GGX alpha: roughness squared.
+    float alpha;
+    float transmission;
+    float ior;
+};
+
+struct BsdfSample {
+    vec3 wi;
+    // f x |cos theta_i| / pdf.
+    vec3 weight;
+    // Solid-angle density of the whole BSDF's sampling at wi; 0 for a delta lobe.
+    float pdf;
+    bool transmitted;
+    bool delta;
+};
+
+float max3(vec3 v) {
+    return max(v.x, max(v.y, v.z));
+}
+
+float luminance_of(vec3 rgb) {
+    return dot(rgb, vec3(0.2126, 0.7152, 0.0722));
+}
 
 // An orthonormal basis around n (Duff et al. 2017, "Building an Orthonormal Basis, Revisited").
 void basis(vec3 n, out vec3 t, out vec3 b) {
@@ -18,12 +62,18 @@ void basis(vec3 n, out vec3 t, out vec3 b) {
     b = vec3(c, s + n.y * n.y * a, -n.y);
 }
 
-vec3 sample_cosine(vec3 n, vec2 u) {
+vec3 to_local(vec3 v, vec3 t, vec3 b, vec3 n) {
+    return vec3(dot(v, t), dot(v, b), dot(v, n));
+}
+
+vec3 from_local(vec3 v, vec3 t, vec3 b, vec3 n) {
+    return t * v.x + b * v.y + n * v.z;
+}
+
+vec3 sample_cosine_local(vec2 u) {
     float r = sqrt(u.x);
     float phi = 2.0 * PI * u.y;
-    vec3 t, b;
-    basis(n, t, b);
-    return normalize(t * (r * cos(phi)) + b * (r * sin(phi)) + n * sqrt(max(0.0, 1.0 - u.x)));
+    return vec3(r * cos(phi), r * sin(phi), sqrt(max(0.0, 1.0 - u.x)));
 }
 
 // Unpolarised Fresnel reflectance of a smooth dielectric; eta = n_incident / n_transmitted.
@@ -38,32 +88,211 @@ float fresnel_dielectric(float cos_i, float eta) {
     return 0.5 * (rs * rs + rp * rp);
 }
 
-// Samples the material at a surface whose normal n faces the incoming direction `wi`
-// (pointing towards the surface). Returns the throughput factor; `outgoing` is the new
-// direction and `below` says whether it leaves through the other side.
-vec3 sample_bsdf(GpuMaterial material, vec3 wi, vec3 n, bool entering, vec2 u, out vec3 outgoing, out bool below) {
-    below = false;
-    if (material.kind == MATERIAL_MIRROR) {
-        outgoing = reflect(wi, n);
-        return material.base_color.rgb;
+vec3 fresnel_schlick(vec3 f0, float cos_theta) {
+    float m = clamp(1.0 - cos_theta, 0.0, 1.0);
+    float m2 = m * m;
+    return f0 + (vec3(1.0) - f0) * (m2 * m2 * m);
+}
+
+float ggx_d(vec3 h, float alpha) {
+    float a2 = alpha * alpha;
+    float d = h.z * h.z * (a2 - 1.0) + 1.0;
+    return a2 / (PI * d * d);
+}
+
+float ggx_lambda(vec3 w, float alpha) {
+    float c2 = w.z * w.z;
+    float tan2 = max(0.0, 1.0 - c2) / max(c2, 1e-12);
+    return 0.5 * (sqrt(1.0 + alpha * alpha * tan2) - 1.0);
+}
+
+float ggx_g1(vec3 w, float alpha) {
+    return 1.0 / (1.0 + ggx_lambda(w, alpha));
+}
+
+float ggx_g2(vec3 wo, vec3 wi, float alpha) {
+    return 1.0 / (1.0 + ggx_lambda(wo, alpha) + ggx_lambda(wi, alpha));
+}
+
+// A microfacet normal seen from wo (wo.z > 0), distributed as D_wo(h) = G1(wo) max(0, wo.h)
+// D(h) / wo.z (Heitz 2018, "Sampling the GGX Distribution of Visible Normals").
+vec3 ggx_sample_visible(vec3 wo, float alpha, vec2 u) {
+    vec3 vh = normalize(vec3(alpha * wo.x, alpha * wo.y, wo.z));
+    float lensq = vh.x * vh.x + vh.y * vh.y;
+    vec3 t1 = lensq > 0.0 ? vec3(-vh.y, vh.x, 0.0) * inversesqrt(lensq) : vec3(1.0, 0.0, 0.0);
+    vec3 t2 = cross(vh, t1);
+    float r = sqrt(u.x);
+    float phi = 2.0 * PI * u.y;
+    float p1 = r * cos(phi);
+    float p2 = r * sin(phi);
+    float s = 0.5 * (1.0 + vh.z);
+    p2 = (1.0 - s) * sqrt(max(0.0, 1.0 - p1 * p1)) + s * p2;
+    vec3 nh = p1 * t1 + p2 * t2 + sqrt(max(0.0, 1.0 - p1 * p1 - p2 * p2)) * vh;
+    return normalize(vec3(alpha * nh.x, alpha * nh.y, max(1e-7, nh.z)));
+}
+
+// The density of ggx_sample_visible's h, without the max(0, wo.h) (callers check the sign).
+float ggx_visible_density(vec3 wo, vec3 h, float alpha) {
+    return ggx_g1(wo, alpha) * abs(dot(wo, h)) * ggx_d(h, alpha) / wo.z;
+}
+
+// KHR_materials_specular's dielectric f0: from the ior, tinted, at most 1.
+vec3 dielectric_f0(Bsdf b) {
+    float r = (b.ior - 1.0) / (b.ior + 1.0);
+    return min(vec3(r * r) * b.specular_color, vec3(1.0));
+}
+
+// The glass reflection's tint: the specular colour, as far as f0 allows it.
+vec3 glass_tint(Bsdf b) {
+    float r = (b.ior - 1.0) / (b.ior + 1.0);
+    return min(b.specular_color, vec3(1.0 / max(r * r, 1e-6)));
+}
+
+bool bsdf_is_smooth(Bsdf b) {
+    return b.alpha < DELTA_ALPHA;
+}
+
+// Whether any lobe has a density to evaluate (else next-event estimation cannot help).
+bool bsdf_has_density(Bsdf b) {
+    bool opaque = b.metallic < 1.0 && b.transmission < 1.0;
+    return !bsdf_is_smooth(b) || (opaque && max3(b.base_color) > 0.0);
+}
+
+// Chance of sampling each lobe from wo (metal, plastic's specular layer, plastic's diffuse
+// base, glass), in proportion to an estimate of what each reflects at that angle.
+vec4 lobe_probabilities(Bsdf b, float cos_o) {
+    float dielectric = 1.0 - b.metallic;
+    float opaque = dielectric * (1.0 - b.transmission);
+    float layer = b.specular * max3(fresnel_schlick(dielectric_f0(b), cos_o));
+    vec4 w = vec4(b.metallic * luminance_of(fresnel_schlick(b.base_color, cos_o)), opaque * layer,
+                  opaque * (1.0 - layer) * luminance_of(b.base_color), dielectric * b.transmission);
+    // A lobe that is there but reflects almost nothing keeps a small chance: its f is not
+    // exactly 0 at every angle, so its density must not be either.
+    w = max(w, vec4(b.metallic, opaque * b.specular, opaque * max3(b.base_color), 0.0) * 1e-3);
+    float total = w.x + w.y + w.z + w.w;
+    return total > 0.0 ? w / total : vec4(0.0);
+}
+
+// The relative index wi meets when it refracts from wo's side to the other.
+float refraction_eta(Bsdf b, bool entering) {
+    return entering ? b.ior : 1.0 / b.ior;
+}
+
+// f x |cos theta_i| of every non-delta lobe, and the density with which bsdf_sample picks wi.
+vec3 bsdf_eval(Bsdf b, vec3 wo, vec3 wi, bool entering, out float pdf) {
+    pdf = 0.0;
+    if (wo.z <= 0.0 || wi.z == 0.0) {
+        return vec3(0.0);
     }
-    if (material.kind == MATERIAL_DIELECTRIC) {
-        float eta = entering ? 1.0 / material.ior : material.ior;
-        float cos_i = -dot(wi, n);
-        float reflectance = fresnel_dielectric(cos_i, eta);
-        if (u.x < reflectance) {
-            outgoing = reflect(wi, n);
-        } else {
-            outgoing = refract(wi, n, eta);
-            below = true;
+    vec4 p = lobe_probabilities(b, wo.z);
+    bool smooth_lobes = bsdf_is_smooth(b);
+    float dielectric = 1.0 - b.metallic;
+    float opaque = dielectric * (1.0 - b.transmission);
+    if (wi.z > 0.0) {
+        vec3 h = normalize(wo + wi);
+        float cos_h = max(dot(wo, h), 0.0);
+        vec3 layer = b.specular * fresnel_schlick(dielectric_f0(b), cos_h);
+        vec3 f = opaque * (1.0 - max3(layer)) * b.base_color * (wi.z / PI);
+        pdf = p.z * wi.z / PI;
+        if (!smooth_lobes) {
+            float microfacet = ggx_d(h, b.alpha) * ggx_g2(wo, wi, b.alpha) / (4.0 * wo.z);
+            float reflected = dot(wo, h) > 0.0 ? ggx_g1(wo, b.alpha) * ggx_d(h, b.alpha) / (4.0 * wo.z) : 0.0;
+            float glass_fresnel = b.specular * fresnel_dielectric(cos_h, 1.0 / refraction_eta(b, entering));
+            f += microfacet * (b.metallic * fresnel_schlick(b.base_color, cos_h) + opaque * layer
+                               + dielectric * b.transmission * glass_fresnel * glass_tint(b));
+            pdf += reflected * (p.x + p.y + p.w * glass_fresnel);
         }
-        // Chosen by Fresnel, so f * cos / pdf = 1. The solid-angle factor eta^2 of
-        // refraction is left out: every camera path that reaches a light leaves the
-        // (closed) dielectric again, so the factors cancel.
-        return vec3(1.0);
+        return f;
     }
-    outgoing = sample_cosine(n, u);
-    return material.base_color.rgb;
+    if (smooth_lobes || b.transmission <= 0.0 || dielectric <= 0.0) {
+        return vec3(0.0);
+    }
+    float eta = refraction_eta(b, entering);
+    vec3 h = normalize(wo + wi * eta);
+    if (h.z < 0.0) {
+        h = -h;
+    }
+    float cos_o = dot(wo, h);
+    float cos_i = dot(wi, h);
+    if (cos_o <= 0.0 || cos_i >= 0.0) {
+        return vec3(0.0);
+    }
+    float transmitted = 1.0 - b.specular * fresnel_dielectric(cos_o, 1.0 / eta);
+    float denominator = cos_i + cos_o / eta;
+    denominator *= denominator;
+    float jacobian = abs(cos_i) / denominator;
+    float d = ggx_d(h, b.alpha);
+    pdf = p.w * transmitted * ggx_g1(wo, b.alpha) * d * cos_o / wo.z * jacobian;
+    float f = d * ggx_g2(wo, wi, b.alpha) * transmitted * cos_o * jacobian / wo.z / (eta * eta);
+    return dielectric * b.transmission * b.base_color * f;
+}
+
+// Samples wi from wo with u in [0,1)^3: u.z picks the lobe (and, rescaled, glass's
+// reflection or refraction), u.xy the direction. False when no direction comes out.
+bool bsdf_sample(Bsdf b, vec3 wo, bool entering, vec3 u, out BsdfSample s) {
+    s = BsdfSample(vec3(0.0, 0.0, 1.0), vec3(0.0), 0.0, false, false);
+    if (wo.z <= 0.0) {
+        return false;
+    }
+    vec4 p = lobe_probabilities(b, wo.z);
+    if (p == vec4(0.0)) {
+        return false;
+    }
+    bool smooth_lobes = bsdf_is_smooth(b);
+    float dielectric = 1.0 - b.metallic;
+    if (u.z < p.z) {
+        s.wi = sample_cosine_local(u.xy);
+    } else {
+        vec3 h = smooth_lobes ? vec3(0.0, 0.0, 1.0) : ggx_sample_visible(wo, b.alpha, u.xy);
+        float cos_h = dot(wo, h);
+        if (cos_h <= 0.0) {
+            return false;
+        }
+        vec3 reflected = reflect(-wo, h);
+        float glass_start = p.z + p.x + p.y;
+        if (u.z >= glass_start) {
+            float eta = refraction_eta(b, entering);
+            float reflectance = b.specular * fresnel_dielectric(cos_h, 1.0 / eta);
+            float v = (u.z - glass_start) / p.w;
+            if (v < reflectance) {
+                s.wi = reflected;
+                if (smooth_lobes) {
+                    s.weight = dielectric * b.transmission * glass_tint(b) / p.w;
+                }
+            } else {
+                s.wi = refract(-wo, h, 1.0 / eta);
+                s.transmitted = true;
+                if (s.wi == vec3(0.0)) {
+                    return false;
+                }
+                if (smooth_lobes) {
+                    s.weight = dielectric * b.transmission * b.base_color / (p.w * eta * eta);
+                }
+            }
+        } else {
+            s.wi = reflected;
+            if (smooth_lobes) {
+                vec3 value = u.z < p.z + p.x
+                                 ? b.metallic * fresnel_schlick(b.base_color, cos_h) / p.x
+                                 : dielectric * (1.0 - b.transmission) * b.specular
+                                       * fresnel_schlick(dielectric_f0(b), cos_h) / p.y;
+                s.weight = value;
+            }
+        }
+        if (smooth_lobes) {
+            s.delta = true;
+            return s.transmitted ? s.wi.z < 0.0 : s.wi.z > 0.0;
+        }
+    }
+    if (s.transmitted ? s.wi.z >= 0.0 : s.wi.z <= 0.0) {
+        return false;
+    }
+    vec3 f = bsdf_eval(b, wo, s.wi, entering, s.pdf);
+    if (!(s.pdf > 0.0)) {
+        return false;
+    }
+    s.weight = f / s.pdf;
+    return true;
 }
 
 #endif

@@ -1,12 +1,14 @@
-// Next-event estimation's light choice in the wavefront kernels: a light (an emissive
-// triangle) by the pass's selection strategy (light_tree.glsl), then a uniform point on it;
-// and, for a light that a path hits by BSDF sampling, the density with which this would have
-// chosen the same point, from the same stored tree, for the MIS weight.
+// Next-event estimation's light choice: the environment with probability
+// `environment_choice`, else a light (an emissive triangle) by the pass's selection strategy
+// (light_tree.glsl), then a uniform point on it; and, for a light that a path hits by BSDF
+// sampling, the density with which this would have chosen the same point, from the same
+// stored tree, for the MIS weight.
 #ifndef WAVETRACE_LIGHTS_GLSL
 #define WAVETRACE_LIGHTS_GLSL
 
 #include "scene.glsl"
 #include "light_tree.glsl"
+#include "environment.glsl"
 
 layout(buffer_reference, scalar) readonly buffer LightMap { uvec2 v[]; };
 layout(buffer_reference, scalar) readonly buffer FirstLights { uint v[]; };
@@ -54,12 +56,69 @@ float light_hit_area_density(PassConstants c, uint instance, uint triangle, floa
     }
     float probability = light_selection_probability(c.light_selection, c.light_tree, c.light_cdf, c.light_count,
                                                     c.light_tree_arity, first + triangle);
-    return probability / area;
+    return (1.0 - c.environment_choice) * probability / area;
+}
+
+// What next-event estimation aims at from `origin`: a direction, how far a shadow ray must
+// reach, the radiance arriving, and the solid-angle density of this choice.
+struct LightSample {
+    vec3 direction;
+    float distance;
+    vec3 radiance;
+    float pdf;
+};
+
+bool sample_direct_light(PassConstants c, vec3 origin, float u_light, vec2 u_point, out LightSample s) {
+    s = LightSample(vec3(0.0, 1.0, 0.0), 0.0, vec3(0.0), 0.0);
+    float p_environment = c.environment_choice;
+    if (u_light < p_environment) {
+        float u_pixel = min(u_light / p_environment, float_below(1.0));
+        float pdf;
+        if (!environment_sample(c, u_pixel, u_point, s.direction, s.radiance, pdf)) {
+            return false;
+        }
+        s.distance = ENVIRONMENT_DISTANCE;
+        s.pdf = p_environment * pdf;
+        return true;
+    }
+    if (c.light_count == 0) {
+        return false;
+    }
+    u_light = min((u_light - p_environment) / (1.0 - p_environment), float_below(1.0));
+    vec3 position;
+    vec3 normal;
+    float area_density;
+    if (!sample_light(c, u_light, u_point, position, normal, s.radiance, area_density)) {
+        return false;
+    }
+    vec3 to_light = position - origin;
+    float distance2 = dot(to_light, to_light);
+    s.distance = sqrt(distance2);
+    s.direction = to_light / s.distance;
+    float cos_light = -dot(s.direction, normal);
+    if (!(cos_light > 0.0)) {
+        return false;
+    }
+    s.pdf = (1.0 - p_environment) * area_density * distance2 / cos_light;
+    return s.pdf > 0.0;
 }
 
 float power_heuristic(float a, float b) {
     float a2 = a * a;
     return a2 / (a2 + b * b);
+}
+
+// What a path that leaves the scene along `direction` brings back from the environment,
+// weighted against next-event estimation (throughput.w as in shade_hit).
+vec3 environment_seen(PassConstants c, vec3 direction, vec4 throughput) {
+    if (c.environment_kind == ENVIRONMENT_NONE) {
+        return vec3(0.0);
+    }
+    float weight = 1.0;
+    if (throughput.w > 0.0) {
+        weight = power_heuristic(throughput.w, c.environment_choice * environment_pdf(c, direction));
+    }
+    return throughput.xyz * environment_radiance(c, direction) * weight;
 }
 
 #endif

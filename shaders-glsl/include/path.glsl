@@ -30,13 +30,22 @@ struct ShadowRay {
     vec3 contribution;
 };
 
+// The BSDF of a material (textures will modulate it here).
+Bsdf material_bsdf(GpuMaterial m) {
+    return Bsdf(m.base_color.rgb, m.metallic, m.specular_color, m.specular, m.roughness * m.roughness,
+                m.transmission, m.ior);
+}
+
 // What a hit on segment `bounce` of the path (ray `origin` + t `direction`, throughput with
-// the last BSDF density in w: 0 after a delta BSDF or the camera, where emission counts in
+// the last BSDF density in w: 0 after a delta lobe or the camera, where emission counts in
 // full) does. Emission is seen from the front face only (the side the geometric normal points
 // to, flipped for mirrored instances) and weighted against next-event estimation by the power
 // heuristic; unless the path has reached max_depth segments, one light sample and one
-// BSDF-sampled continuation follow. Returns whether the path goes on, with `origin`,
-// `direction` and `throughput` its next segment.
+// BSDF-sampled continuation follow. The BSDF works around the interpolated vertex normal;
+// directions on the wrong side of the geometric surface for what they do (a reflection below
+// it, a refraction above) are dropped, so smooth shading never leaks light through a surface.
+// Returns whether the path goes on, with `origin`, `direction` and `throughput` its next
+// segment.
 bool shade_hit(PassConstants c, uint pixel, uint sample_index, uint bounce, HitRecord hit, inout vec3 origin,
                inout vec3 direction, inout vec4 throughput, out vec3 emitted, out bool has_shadow,
                out ShadowRay shadow) {
@@ -70,47 +79,55 @@ bool shade_hit(PassConstants c, uint pixel, uint sample_index, uint bounce, HitR
     vec3 hit_point = origin + direction * hit.t;
     float epsilon = 1e-4 * max(1.0, max(abs(hit_point.x), max(abs(hit_point.y), abs(hit_point.z))));
 
-    if (material.kind == MATERIAL_LAMBERTIAN && c.light_count > 0) {
-        float u_light = wt_random(c.seed, pixel, sample_index, dimension_bounce, 2);
-        vec2 u_point = vec2(wt_random(c.seed, pixel, sample_index, dimension_bounce, 3),
-                            wt_random(c.seed, pixel, sample_index, dimension_bounce, 4));
-        vec3 light_point;
-        vec3 light_normal;
-        vec3 light_radiance;
-        float light_area_density;
-        bool chosen = sample_light(c, u_light, u_point, light_point, light_normal, light_radiance, light_area_density);
-        vec3 shadow_origin = hit_point + facing * epsilon;
-        vec3 to_light = light_point - shadow_origin;
-        float distance2 = dot(to_light, to_light);
-        float distance = sqrt(distance2);
-        vec3 wl = to_light / distance;
-        float cos_surface = dot(wl, facing);
-        float cos_light = -dot(wl, light_normal);
-        if (chosen && cos_surface > 0.0 && cos_light > 0.0) {
-            float light_pdf = light_area_density * distance2 / cos_light;
-            float bsdf_pdf = cos_surface / PI;
-            vec3 contribution = throughput.xyz * material.base_color.rgb / PI * cos_surface * light_radiance / light_pdf
-                                * power_heuristic(light_pdf, bsdf_pdf);
+    vec3 shading = interpolated_normal(c.normals, c.indices, surface, hit.primitive,
+                                       triangle_barycentrics(surface, hit_point));
+    shading = dot(shading, facing) < 0.0 ? -shading : shading;
+    vec3 wo = -direction;
+    if (!(dot(shading, wo) > 1e-6)) {
+        shading = facing;
+    }
+    shading = normalize(shading);
+    vec3 tangent;
+    vec3 bitangent;
+    basis(shading, tangent, bitangent);
+    vec3 wo_local = to_local(wo, tangent, bitangent, shading);
+    Bsdf bsdf = material_bsdf(material);
+
+    float u_light = wt_random(c.seed, pixel, sample_index, dimension_bounce, 2);
+    vec2 u_point = vec2(wt_random(c.seed, pixel, sample_index, dimension_bounce, 3),
+                        wt_random(c.seed, pixel, sample_index, dimension_bounce, 4));
+    LightSample light;
+    if (bsdf_has_density(bsdf) && sample_direct_light(c, hit_point, u_light, u_point, light)) {
+        bool through = dot(light.direction, facing) < 0.0;
+        vec3 wi_local = to_local(light.direction, tangent, bitangent, shading);
+        float bsdf_pdf;
+        vec3 f = bsdf_eval(bsdf, wo_local, wi_local, front, bsdf_pdf);
+        if ((wi_local.z < 0.0) == through && any(greaterThan(f, vec3(0.0)))) {
+            vec3 shadow_origin = hit_point + (through ? -facing : facing) * epsilon;
+            vec3 contribution =
+                throughput.xyz * f * light.radiance / light.pdf * power_heuristic(light.pdf, bsdf_pdf);
             has_shadow = true;
-            shadow = ShadowRay(shadow_origin, distance * (1.0 - 1e-4), wl, contribution);
+            shadow = ShadowRay(shadow_origin, light.distance * (1.0 - 1e-4), light.direction, contribution);
         }
     }
 
-    vec2 u = vec2(wt_random(c.seed, pixel, sample_index, dimension_bounce, 0),
-                  wt_random(c.seed, pixel, sample_index, dimension_bounce, 1));
-    vec3 outgoing;
-    bool below;
-    // `entering` is about the dielectric's medium: its front side is the outside.
-    vec3 factor = sample_bsdf(material, direction, facing, front, u, outgoing, below);
-    vec3 next_throughput = throughput.xyz * factor;
-    if (all(equal(next_throughput, vec3(0.0)))) {
+    vec3 u = vec3(wt_random(c.seed, pixel, sample_index, dimension_bounce, 0),
+                  wt_random(c.seed, pixel, sample_index, dimension_bounce, 1),
+                  wt_random(c.seed, pixel, sample_index, dimension_bounce, 5));
+    BsdfSample s;
+    if (!bsdf_sample(bsdf, wo_local, front, u, s)) {
+        return false;
+    }
+    vec3 outgoing = from_local(s.wi, tangent, bitangent, shading);
+    bool below = dot(outgoing, facing) < 0.0;
+    vec3 next_throughput = throughput.xyz * s.weight;
+    if (below != s.transmitted || all(equal(next_throughput, vec3(0.0)))) {
         return false;
     }
     // Offset along the normal, to the side the new ray leaves from, against self-hits.
     origin = hit_point + (below ? -facing : facing) * epsilon;
     direction = outgoing;
-    float bsdf_pdf = material.kind == MATERIAL_LAMBERTIAN ? max(dot(outgoing, facing), 0.0) / PI : 0.0;
-    throughput = vec4(next_throughput, bsdf_pdf);
+    throughput = vec4(next_throughput, s.delta ? 0.0 : s.pdf);
     return true;
 }
 

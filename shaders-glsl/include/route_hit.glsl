@@ -1,9 +1,12 @@
 // Shared by both extend backends: a hit is recorded and queued for shading with its material's
-// sort key; a miss ends the path (no environment light yet) and frees its slot.
+// sort key; a miss adds what the environment sends back along the ray, ends the path and
+// frees its slot.
 #ifndef WAVETRACE_ROUTE_HIT_GLSL
 #define WAVETRACE_ROUTE_HIT_GLSL
 
 #include "queues.glsl"
+#include "lights.glsl"
+#include "film.glsl"
 
 // Materials share buckets only when there are more materials than buckets: neighbours in the
 // material table then share one.
@@ -27,6 +30,10 @@ uint shade_sort_key(PassConstants c, uint mesh, uint path) {
 void route_hit(PassConstants c, uint path, bool hit, HitRecord record) {
     uint slot = enqueue(QUEUE_SHADE, hit);
     if (!hit) {
+        if (c.environment_kind != ENVIRONMENT_NONE) {
+            vec3 seen = environment_seen(c, Vec3s(c.ray_directions).v[path], Vec4s(c.throughputs).v[path]);
+            film_add(c.film, Uints(c.path_pixels).v[path], film_quantize(seen));
+        }
         Uints(c.path_pixels).v[path] = INACTIVE_PATH;
         return;
     }

@@ -22,6 +22,7 @@ uvec2 trace_path(PassConstants c, uint pixel) {
         HitRecord hit;
         extension_rays += 1;
         if (!trace_closest(c, origin, direction, hit)) {
+            film += film_quantize(environment_seen(c, direction, throughput));
             break;
         }
         vec3 emitted;

@@ -10,6 +10,7 @@ pub mod wavefront;
 
 pub use renderer::{KernelStats, RenderStats, Renderer};
 
+use crate::environment::Environment;
 use crate::gpu::TraceBackend;
 use crate::lights::LightSelection;
 
@@ -37,6 +38,8 @@ pub struct RenderSettings {
     /// Sort the rays waiting for extend and connect by direction and origin (wavefront);
     /// `None`: when the scene has `RAY_SORT_AUTO_TRIANGLES` triangles or more.
     pub sort_rays: Option<bool>,
+    /// Light from around the scene; `None`: black.
+    pub environment: Option<Environment>,
 }
 
 impl RenderSettings {
@@ -56,6 +59,7 @@ impl RenderSettings {
             path_slots: None,
             sort_by_material: false,
             sort_rays: None,
+            environment: None,
         }
     }
 }

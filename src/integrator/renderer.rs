@@ -5,6 +5,7 @@
 use std::any::Any;
 
 use crate::accel::SceneAccel;
+use crate::environment::GpuEnvironment;
 use crate::film::RgbImage;
 use crate::gpu::{
     Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult, MemoryLocation, Profiler, ScopeTiming,
@@ -179,6 +180,7 @@ pub struct Renderer {
     _constants: Buffer,
     _accel: SceneAccel,
     _scene: GpuScene,
+    _environment: GpuEnvironment,
 }
 
 fn check_settings(settings: &RenderSettings, context: &Context) -> GpuResult<()> {
@@ -231,6 +233,7 @@ impl Renderer {
         let gpu_scene = GpuScene::upload(context, scene)?;
         let accel = SceneAccel::build(context, scene, &gpu_scene.meshes)?;
         let lights = LightSampler::new(context, scene, &gpu_scene, settings.light_selection)?;
+        let environment = GpuEnvironment::new(context, settings.environment.as_ref())?;
         let film = Buffer::new(
             context,
             "film",
@@ -294,6 +297,7 @@ impl Renderer {
             instances: gpu_scene.instances.address(),
             meshes: gpu_scene.mesh_table.address(),
             materials: gpu_scene.materials.address(),
+            normals: gpu_scene.meshes.normals.address(),
             top_level: accel.top_level.address(),
             queues: queues.address(),
             kernel_counters: counters.address(),
@@ -330,6 +334,7 @@ impl Renderer {
             },
             ..PassConstants::default()
         };
+        environment.fill(&mut constants, light_tables.count);
         if let Some(state) = &state {
             state.fill(&mut constants);
             shade_sort(settings, sort_rays, material_count, state.slots()).fill(&mut constants);
@@ -340,7 +345,8 @@ impl Renderer {
         context.run_once("clear film and build lights", |commands| {
             commands.fill_buffer(&film, 0, film.size(), 0);
             lights.record_flatten(commands, None)?;
-            lights.record_build(commands, &gpu_scene, None)
+            lights.record_build(commands, &gpu_scene, None)?;
+            environment.record_build(commands)
         })?;
 
         let sorts = state.as_ref().map(PathState::sorts);
@@ -419,6 +425,7 @@ impl Renderer {
             lights,
             _constants: constants_buffer,
             _accel: accel,
+            _environment: environment,
             _scene: gpu_scene,
         })
     }

@@ -197,6 +197,9 @@ impl Importer {
                 roughness: pbr.roughness_factor(),
                 emission: Vec3::from_array(material.emissive_factor()) * strength,
                 specular: material.specular().map_or(1.0, |s| s.specular_factor()),
+                specular_color: material
+                    .specular()
+                    .map_or(Vec3::ONE, |s| Vec3::from_array(s.specular_color_factor())),
                 transmission: material.transmission().map_or(0.0, |t| t.transmission_factor()),
                 ior: material.ior().unwrap_or(1.5),
             });

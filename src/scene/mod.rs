@@ -15,7 +15,7 @@ use glam::{Mat4, Vec2, Vec3, Vec4};
 
 pub use camera::PinholeCamera;
 pub use error::SceneError;
-pub use upload::{gpu_material, GpuMeshes, GpuScene, MaterialKind, MeshRange};
+pub use upload::{gpu_material, GpuMeshes, GpuScene, MeshRange};
 
 /// One triangle mesh: a glTF primitive with its own material. A glTF mesh of several
 /// primitives becomes several `Mesh`es; a mesh used by several nodes is stored once.
@@ -65,6 +65,8 @@ pub struct Material {
     pub emission: Vec3,
     /// `KHR_materials_specular.specularFactor` (1 when absent).
     pub specular: f32,
+    /// `KHR_materials_specular.specularColorFactor` (white when absent).
+    pub specular_color: Vec3,
     /// `KHR_materials_transmission.transmissionFactor` (0 when absent).
     pub transmission: f32,
     /// `KHR_materials_ior.ior` (1.5 when absent).
@@ -81,6 +83,7 @@ impl Default for Material {
             roughness: 1.0,
             emission: Vec3::ZERO,
             specular: 1.0,
+            specular_color: Vec3::ONE,
             transmission: 0.0,
             ior: 1.5,
         }

@@ -1,42 +1,10 @@
 //! The scene in GPU buffers: every mesh's positions and indices concatenated into one buffer
-//! each, and the instance, mesh and material tables that kernels index (`scene.glsl`).
+//! each (normals beside positions), and the instance, mesh and material tables that kernels index (`scene.glsl`).
 
 use crate::gpu::{Buffer, BufferUsage, Context, GpuResult, TriangleGeometry};
 use crate::interface::{GpuInstance, GpuMaterial, GpuMesh};
 
 use super::Scene;
-
-/// Which BSDF a material gets (the `kind` of `GpuMaterial`, `MATERIAL_*` in bsdf.glsl).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u32)]
-pub enum MaterialKind {
-    Lambertian = 0,
-    Mirror = 1,
-    Dielectric = 2,
-}
-
-impl MaterialKind {
-    /// The reference conventions' three materials; anything else is rendered as Lambertian
-    /// with its base colour (with a warning) until the glTF BRDF lands.
-    pub fn of(material: &super::Material) -> Self {
-        if material.transmission >= 1.0 && material.roughness == 0.0 {
-            MaterialKind::Dielectric
-        } else if material.metallic >= 1.0 && material.roughness == 0.0 {
-            MaterialKind::Mirror
-        } else {
-            if material.metallic != 0.0 || material.specular != 0.0 || material.transmission != 0.0 {
-                log::warn!(
-                    "material {}: metallic {}, specular {}, transmission {} rendered as Lambertian (the glTF BRDF is not built yet)",
-                    material.name,
-                    material.metallic,
-                    material.specular,
-                    material.transmission
-                );
-            }
-            MaterialKind::Lambertian
-        }
-    }
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MeshRange {
@@ -48,6 +16,8 @@ pub struct MeshRange {
 
 pub struct GpuMeshes {
     pub positions: Buffer,
+    /// One per position; zero for every vertex of a mesh without normals.
+    pub normals: Buffer,
     pub indices: Buffer,
     pub ranges: Vec<MeshRange>,
 }
@@ -55,6 +25,7 @@ pub struct GpuMeshes {
 impl GpuMeshes {
     pub fn upload(context: &Context, scene: &Scene) -> GpuResult<Self> {
         let mut positions = Vec::new();
+        let mut normals = Vec::new();
         let mut indices = Vec::new();
         let mut ranges = Vec::new();
         for mesh in &scene.meshes {
@@ -65,6 +36,10 @@ impl GpuMeshes {
                 triangle_count: mesh.triangle_count() as u32,
             });
             positions.extend(mesh.positions.iter().map(|p| p.to_array()));
+            match &mesh.normals {
+                Some(n) => normals.extend(n.iter().map(|n| n.to_array())),
+                None => normals.resize(positions.len(), [0.0f32; 3]),
+            }
             // Indices stay local to their mesh: each bottom level sees its own vertices only.
             indices.extend_from_slice(&mesh.indices);
         }
@@ -74,6 +49,7 @@ impl GpuMeshes {
         };
         Ok(Self {
             positions: Buffer::from_slice(context, "scene positions", &positions, usage)?,
+            normals: Buffer::from_slice(context, "scene normals", &normals, BufferUsage::STORAGE)?,
             indices: Buffer::from_slice(context, "scene indices", &indices, usage)?,
             ranges,
         })
@@ -144,10 +120,12 @@ pub fn gpu_material(material: &super::Material) -> GpuMaterial {
     GpuMaterial {
         base_color: material.base_color,
         emission: material.emission,
-        kind: MaterialKind::of(material) as u32,
+        metallic: material.metallic,
+        specular_color: material.specular_color,
+        roughness: material.roughness,
+        specular: material.specular,
+        transmission: material.transmission,
         ior: material.ior,
         pad0: 0,
-        pad1: 0,
-        pad2: 0,
     }
 }

@@ -1,0 +1,117 @@
+//! Equirectangular environment maps from Radiance HDR (`.hdr`) or OpenEXR (`.exr`) files, as
+//! linear RGB in row-major order from the top row (+Y) down.
+
+use std::path::{Path, PathBuf};
+
+use glam::Vec3;
+
+/// The most pixels a map may have: its tree and texels stay far inside GPU limits.
+pub const MAX_PIXELS: u64 = 1 << 28;
+
+#[derive(Debug, thiserror::Error)]
+pub enum EnvironmentError {
+    #[error("{path}: environment maps must be .hdr or .exr")]
+    UnsupportedFormat { path: PathBuf },
+    #[error("{path}: cannot read the environment map: {problem}")]
+    Unreadable { path: PathBuf, problem: String },
+    #[error("{path}: environment map of {width}x{height} pixels: {problem}")]
+    BadSize {
+        path: PathBuf,
+        width: u32,
+        height: u32,
+        problem: String,
+    },
+}
+
+#[derive(Clone, PartialEq)]
+pub struct EnvironmentMap {
+    pub source: PathBuf,
+    pub width: u32,
+    pub height: u32,
+    pub texels: Vec<Vec3>,
+    /// What was changed on load, e.g. negative or NaN texels set to zero.
+    pub warnings: Vec<String>,
+}
+
+impl std::fmt::Debug for EnvironmentMap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "EnvironmentMap({}, {}x{})",
+            self.source.display(),
+            self.width,
+            self.height
+        )
+    }
+}
+
+impl EnvironmentMap {
+    pub fn load(path: &Path) -> Result<Self, EnvironmentError> {
+        let format = match path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            Some("hdr") => image::ImageFormat::Hdr,
+            Some("exr") => image::ImageFormat::OpenExr,
+            _ => {
+                return Err(EnvironmentError::UnsupportedFormat {
+                    path: path.to_path_buf(),
+                })
+            }
+        };
+        let unreadable = |problem: String| EnvironmentError::Unreadable {
+            path: path.to_path_buf(),
+            problem,
+        };
+        let file = std::fs::File::open(path).map_err(|e| unreadable(e.to_string()))?;
+        let mut reader = image::ImageReader::with_format(std::io::BufReader::new(file), format);
+        // The decoder's own limits would refuse large but reasonable panoramas.
+        reader.no_limits();
+        let decoded = reader.decode().map_err(|e| unreadable(e.to_string()))?;
+        let rgb = decoded.into_rgb32f();
+        let texels = rgb.pixels().map(|p| Vec3::from_array(p.0)).collect();
+        Self::from_texels(path, rgb.width(), rgb.height(), texels)
+    }
+
+    /// A map from texels in memory (tests, generated skies); checks the size and clears
+    /// texels that are not finite and non-negative, with a warning.
+    pub fn from_texels(path: &Path, width: u32, height: u32, mut texels: Vec<Vec3>) -> Result<Self, EnvironmentError> {
+        let bad_size = |problem: &str| EnvironmentError::BadSize {
+            path: path.to_path_buf(),
+            width,
+            height,
+            problem: problem.to_string(),
+        };
+        if width == 0 || height == 0 {
+            return Err(bad_size("it is empty"));
+        }
+        if u64::from(width) * u64::from(height) > MAX_PIXELS {
+            return Err(bad_size(&format!("more than {MAX_PIXELS} pixels")));
+        }
+        if texels.len() != width as usize * height as usize {
+            return Err(bad_size(&format!("{} texels given", texels.len())));
+        }
+        let mut cleared = 0usize;
+        for texel in &mut texels {
+            if !texel.is_finite() || texel.min_element() < 0.0 {
+                *texel = Vec3::ZERO;
+                cleared += 1;
+            }
+        }
+        let mut warnings = Vec::new();
+        if cleared > 0 {
+            let warning = format!("{cleared} texel(s) negative, NaN or infinite: set to black");
+            log::warn!("{}: {warning}", path.display());
+            warnings.push(warning);
+        }
+        Ok(Self {
+            source: path.to_path_buf(),
+            width,
+            height,
+            texels,
+            warnings,
+        })
+    }
+}
