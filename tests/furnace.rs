@@ -5,67 +5,14 @@
 
 mod common;
 
-use glam::{Mat4, Vec2, Vec3, Vec4};
+use glam::{Vec2, Vec3, Vec4};
 use wavetrace::bsdf::ggx_directional_albedo;
 use wavetrace::environment::Environment;
 use wavetrace::film::RgbImage;
 use wavetrace::integrator::{Integrator, RenderSettings, Renderer};
-use wavetrace::scene::{Camera, Instance, Material, Mesh, PinholeCamera, Scene};
+use wavetrace::scene::{Material, PinholeCamera, Scene};
 
 const SIZE: u32 = 48;
-const CAMERA_DISTANCE: f32 = 4.0;
-const YFOV_DEGREES: f32 = 36.0;
-
-/// A unit sphere at the origin with its exact normals, fine enough that the tessellation
-/// stays within the tolerances (a flat facet would see other angles than the normals say).
-fn sphere(material: Material) -> Scene {
-    let (rings, segments) = (96u32, 192u32);
-    let mut positions = Vec::new();
-    for ring in 0..=rings {
-        let theta = std::f32::consts::PI * ring as f32 / rings as f32;
-        for segment in 0..=segments {
-            let phi = std::f32::consts::TAU * segment as f32 / segments as f32;
-            positions.push(Vec3::new(
-                theta.sin() * phi.cos(),
-                theta.cos(),
-                -theta.sin() * phi.sin(),
-            ));
-        }
-    }
-    let mut indices = Vec::new();
-    let row = segments + 1;
-    for ring in 0..rings {
-        for segment in 0..segments {
-            let a = ring * row + segment;
-            let (b, c, d) = (a + row, a + row + 1, a + 1);
-            indices.extend_from_slice(&[a, b, c, a, c, d]);
-        }
-    }
-    let normals = positions.clone();
-    Scene {
-        source: "furnace sphere".into(),
-        meshes: vec![Mesh {
-            name: "sphere".into(),
-            positions,
-            normals: Some(normals),
-            uvs: None,
-            indices,
-            material: 0,
-        }],
-        instances: vec![Instance {
-            mesh: 0,
-            world_from_object: Mat4::IDENTITY,
-            node: "sphere".into(),
-        }],
-        materials: vec![material],
-        camera: Some(Camera {
-            world_from_camera: Mat4::from_translation(Vec3::Z * CAMERA_DISTANCE),
-            yfov: YFOV_DEGREES.to_radians(),
-            aspect_ratio: Some(1.0),
-        }),
-        warnings: Vec::new(),
-    }
-}
 
 fn white(metallic: f32, roughness: f32, specular: f32, transmission: f32) -> Material {
     Material {
@@ -147,7 +94,7 @@ fn check_invisible(label: &str, scene: &Scene, image: &RgbImage, mean_tolerance:
 
 #[test]
 fn a_white_lambertian_sphere_disappears_in_both_integrators() {
-    let scene = sphere(white(0.0, 1.0, 0.0, 0.0));
+    let scene = common::sphere_scene(white(0.0, 1.0, 0.0, 0.0));
     for integrator in [Integrator::Wavefront, Integrator::Megakernel] {
         for image in render(&scene, integrator, 64, 8) {
             check_invisible(&format!("lambertian {integrator:?}"), &scene, &image, 2e-3, 0.2);
@@ -157,13 +104,13 @@ fn a_white_lambertian_sphere_disappears_in_both_integrators() {
 
 #[test]
 fn white_smooth_metal_and_clear_glass_disappear() {
-    let mirror = sphere(white(1.0, 0.0, 1.0, 0.0));
+    let mirror = common::sphere_scene(white(1.0, 0.0, 1.0, 0.0));
     for image in render(&mirror, Integrator::Wavefront, 4, 8) {
         check_invisible("smooth metal", &mirror, &image, 5e-4, 1e-4);
     }
     // Glass keeps every path (Fresnel only splits it) until the depth limit; light that
     // bounces inside more than 16 times is the little that is missing.
-    let glass = sphere(white(0.0, 0.0, 1.0, 1.0));
+    let glass = common::sphere_scene(white(0.0, 0.0, 1.0, 1.0));
     for image in render(&glass, Integrator::Wavefront, 64, 16) {
         check_invisible("smooth glass", &glass, &image, 3e-3, 0.15);
     }
@@ -173,7 +120,7 @@ fn white_smooth_metal_and_clear_glass_disappear() {
 fn rough_white_metal_loses_what_single_scattering_ggx_predicts() {
     for roughness in [0.3f32, 0.6, 1.0] {
         let alpha = roughness * roughness;
-        let scene = sphere(white(1.0, roughness, 1.0, 0.0));
+        let scene = common::sphere_scene(white(1.0, roughness, 1.0, 0.0));
         // E(mu) tabulated and interpolated: the CPU's expectation for each pixel.
         let table: Vec<f64> = (0..=64)
             .map(|i| ggx_directional_albedo((i as f32 / 64.0).max(1e-3), alpha, 48))

@@ -66,3 +66,61 @@ pub fn intersect(origin: glam::Vec3, direction: glam::Vec3, v: [glam::Vec3; 3]) 
     }
     Some(e2.dot(q) / det)
 }
+
+use glam::{Mat4, Vec3};
+use wavetrace::scene::{Camera, Instance, Material, Mesh, Scene};
+
+pub const SPHERE_CAMERA_DISTANCE: f32 = 4.0;
+pub const SPHERE_YFOV_DEGREES: f32 = 36.0;
+
+/// A unit sphere at the origin with its exact normals, seen from (0, 0, 4) down -Z with a
+/// 36-degree field of view, fine enough that the tessellation
+/// stays within the tolerances (a flat facet would see other angles than the normals say).
+pub fn sphere_scene(material: Material) -> Scene {
+    let (rings, segments) = (96u32, 192u32);
+    let mut positions = Vec::new();
+    for ring in 0..=rings {
+        let theta = std::f32::consts::PI * ring as f32 / rings as f32;
+        for segment in 0..=segments {
+            let phi = std::f32::consts::TAU * segment as f32 / segments as f32;
+            positions.push(Vec3::new(
+                theta.sin() * phi.cos(),
+                theta.cos(),
+                -theta.sin() * phi.sin(),
+            ));
+        }
+    }
+    let mut indices = Vec::new();
+    let row = segments + 1;
+    for ring in 0..rings {
+        for segment in 0..segments {
+            let a = ring * row + segment;
+            let (b, c, d) = (a + row, a + row + 1, a + 1);
+            indices.extend_from_slice(&[a, b, c, a, c, d]);
+        }
+    }
+    let normals = positions.clone();
+    Scene {
+        source: "furnace sphere".into(),
+        meshes: vec![Mesh {
+            name: "sphere".into(),
+            positions,
+            normals: Some(normals),
+            uvs: None,
+            indices,
+            material: 0,
+        }],
+        instances: vec![Instance {
+            mesh: 0,
+            world_from_object: Mat4::IDENTITY,
+            node: "sphere".into(),
+        }],
+        materials: vec![material],
+        camera: Some(Camera {
+            world_from_camera: Mat4::from_translation(Vec3::Z * SPHERE_CAMERA_DISTANCE),
+            yfov: SPHERE_YFOV_DEGREES.to_radians(),
+            aspect_ratio: Some(1.0),
+        }),
+        warnings: Vec::new(),
+    }
+}
