@@ -26,7 +26,11 @@ fn sky() -> Vec<Vec3> {
         for x in 0..MAP_WIDTH {
             let u = (x as f32 + 0.5) / MAP_WIDTH as f32;
             let v = (y as f32 + 0.5) / MAP_HEIGHT as f32;
-            let mut texel = Vec3::new(0.3 + 0.2 * (6.28 * u).sin(), 0.5 * (1.0 - v), 0.2 + 0.3 * v);
+            let mut texel = Vec3::new(
+                0.3 + 0.2 * (std::f32::consts::TAU * u).sin(),
+                0.5 * (1.0 - v),
+                0.2 + 0.3 * v,
+            );
             if (5..7).contains(&x) && (4..6).contains(&y) {
                 texel = Vec3::new(60.0, 50.0, 40.0);
             }
