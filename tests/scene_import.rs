@@ -370,3 +370,36 @@ fn a_scene_without_camera_is_framed_whole_and_says_so() {
         .1
         .is_none());
 }
+
+#[test]
+fn material_parameters_that_are_not_rendered_are_named_once() {
+    let dir = temp_dir("ignored");
+    let mut document = tiny_gltf(&QUAD, Some(&QUAD_INDICES), [1.0; 3], true);
+    // A 1x1 PNG is enough for a texture reference; its content is not read.
+    document["images"] = json!([{"uri": "leaf.png"}]);
+    document["textures"] = json!([{"source": 0}]);
+    document["extensionsUsed"] = json!(["KHR_materials_volume", "KHR_materials_clearcoat"]);
+    document["materials"] = json!([
+        {"name": "leaf", "alphaMode": "MASK", "alphaCutoff": 0.4,
+         "pbrMetallicRoughness": {"baseColorTexture": {"index": 0}},
+         "extensions": {"KHR_materials_volume": {"thicknessFactor": 0.1},
+                        "KHR_materials_clearcoat": {"clearcoatFactor": 1.0}}},
+        {"name": "plain", "pbrMetallicRoughness": {"metallicFactor": 0.0}}
+    ]);
+    let scene = Scene::load(&write(&dir, "ignored.gltf", &document)).unwrap();
+    let about_leaf: Vec<&String> = scene.warnings.iter().filter(|w| w.contains("material leaf")).collect();
+    assert_eq!(about_leaf.len(), 1, "{:?}", scene.warnings);
+    for name in [
+        "baseColorTexture",
+        "alphaMode Mask",
+        "KHR_materials_volume",
+        "KHR_materials_clearcoat",
+    ] {
+        assert!(about_leaf[0].contains(name), "{name} missing from {}", about_leaf[0]);
+    }
+    assert!(
+        !scene.warnings.iter().any(|w| w.contains("material plain")),
+        "{:?}",
+        scene.warnings
+    );
+}

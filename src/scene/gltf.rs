@@ -180,13 +180,11 @@ impl Importer {
                 .name()
                 .map_or_else(|| format!("material {}", material.index().unwrap_or(0)), str::to_string);
             let pbr = material.pbr_metallic_roughness();
-            let textured = pbr.base_color_texture().is_some()
-                || pbr.metallic_roughness_texture().is_some()
-                || material.emissive_texture().is_some()
-                || material.normal_texture().is_some();
-            if textured {
+            let ignored = ignored_parameters(&material);
+            if !ignored.is_empty() {
                 self.warn(format!(
-                    "material {name}: textures are not supported yet; rendering with its factors"
+                    "material {name}: ignored (rendered without): {}",
+                    ignored.join(", ")
                 ));
             }
             let strength = material.emissive_strength().unwrap_or(1.0);
@@ -504,6 +502,58 @@ impl Importer {
         }
         Ok(())
     }
+}
+
+/// What of a material wavetrace does not render, by its glTF names.
+fn ignored_parameters(material: &gltf::Material) -> Vec<String> {
+    let pbr = material.pbr_metallic_roughness();
+    let mut ignored = Vec::new();
+    let mut texture = |present: bool, name: &str| {
+        if present {
+            ignored.push(name.to_string());
+        }
+    };
+    texture(pbr.base_color_texture().is_some(), "baseColorTexture");
+    texture(pbr.metallic_roughness_texture().is_some(), "metallicRoughnessTexture");
+    texture(material.normal_texture().is_some(), "normalTexture");
+    texture(
+        material.occlusion_texture().is_some(),
+        "occlusionTexture (a path tracer computes occlusion)",
+    );
+    texture(material.emissive_texture().is_some(), "emissiveTexture");
+    if let Some(specular) = material.specular() {
+        texture(
+            specular.specular_texture().is_some(),
+            "KHR_materials_specular.specularTexture",
+        );
+        texture(
+            specular.specular_color_texture().is_some(),
+            "KHR_materials_specular.specularColorTexture",
+        );
+    }
+    if let Some(transmission) = material.transmission() {
+        texture(
+            transmission.transmission_texture().is_some(),
+            "KHR_materials_transmission.transmissionTexture",
+        );
+    }
+    match material.alpha_mode() {
+        gltf::material::AlphaMode::Opaque => {}
+        mode => ignored.push(format!("alphaMode {mode:?} (rendered opaque)")),
+    }
+    if material.volume().is_some() {
+        ignored.push("KHR_materials_volume".into());
+    }
+    if material.unlit() {
+        ignored.push("KHR_materials_unlit (rendered lit)".into());
+    }
+    if material.pbr_specular_glossiness().is_some() {
+        ignored.push("KHR_materials_pbrSpecularGlossiness (rendered with its metallic-roughness fallback)".into());
+    }
+    if let Some(others) = material.extensions() {
+        ignored.extend(others.keys().cloned());
+    }
+    ignored
 }
 
 /// Strips and fans as a triangle list, keeping every triangle's winding counter-clockwise.
