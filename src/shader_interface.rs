@@ -98,7 +98,10 @@ gpu_structs! {
         specular: f32,
         transmission: f32,
         ior: f32,
+        // Beer's law inside a KHR_materials_volume, per unit length (0: clear).
+        absorption: Vec3,
         pad0: u32,
+        pad1: u32,
     }
 
     /// Everything a wavefront kernel reads: scene tables, path state, queues, film, camera.

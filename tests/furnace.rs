@@ -154,3 +154,48 @@ fn rough_white_metal_loses_what_single_scattering_ggx_predicts() {
         }
     }
 }
+
+#[test]
+fn coloured_glass_absorbs_by_beers_law_along_each_chord() {
+    // Index-matched (ior 1): nothing reflects or bends, so each pixel sees the environment
+    // through the sphere along a straight chord, dimmed by exp(-absorption x length).
+    let absorption = Vec3::new(0.2, 0.7, 1.5);
+    let scene = common::sphere_scene(Material {
+        ior: 1.0,
+        absorption,
+        ..white(0.0, 0.0, 1.0, 1.0)
+    });
+    let (camera, _) = PinholeCamera::for_scene(&scene, SIZE, SIZE);
+    let (pixels, _) = sphere_pixels(&scene);
+    for image in render(&scene, Integrator::Wavefront, 256, 4) {
+        let (mut worst, mut signed) = (0.0f32, glam::DVec3::ZERO);
+        for &(index, _) in &pixels {
+            let (x, y) = ((index as u32 % SIZE) as f32, (index as u32 / SIZE) as f32);
+            // The box filter's average over a 4x4 grid of the pixel.
+            let mut expected = Vec3::ZERO;
+            for j in 0..4 {
+                for i in 0..4 {
+                    let jitter = Vec2::new((i as f32 + 0.5) / 4.0, (j as f32 + 0.5) / 4.0);
+                    let (origin, d) = camera.ray(Vec2::new(x, y), jitter, SIZE, SIZE);
+                    let b = origin.dot(d);
+                    let chord = 2.0 * (b * b - (origin.length_squared() - 1.0)).max(0.0).sqrt();
+                    expected += (-absorption * chord).exp() / 16.0;
+                }
+            }
+            let seen = Vec3::from_array(image.pixels[index]);
+            let error = (seen - expected) / expected;
+            worst = worst.max(error.abs().max_element());
+            signed += error.as_dvec3() / pixels.len() as f64;
+        }
+        // Single pixels carry the box filter's sampling noise (the chord changes across a
+        // pixel); their mean carries none of it, and no bias.
+        assert!(
+            worst < 0.03,
+            "Beer's law off by {worst} (relative) somewhere on the sphere"
+        );
+        assert!(
+            signed.abs().max_element() < 2e-3,
+            "Beer's law off by {signed} on average"
+        );
+    }
+}

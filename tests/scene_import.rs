@@ -382,7 +382,7 @@ fn material_parameters_that_are_not_rendered_are_named_once() {
     document["materials"] = json!([
         {"name": "leaf", "alphaMode": "MASK", "alphaCutoff": 0.4,
          "pbrMetallicRoughness": {"baseColorTexture": {"index": 0}},
-         "extensions": {"KHR_materials_volume": {"thicknessFactor": 0.1},
+         "extensions": {"KHR_materials_volume": {"thicknessFactor": 0.1, "thicknessTexture": {"index": 0}},
                         "KHR_materials_clearcoat": {"clearcoatFactor": 1.0}}},
         {"name": "plain", "pbrMetallicRoughness": {"metallicFactor": 0.0}}
     ]);
@@ -392,7 +392,7 @@ fn material_parameters_that_are_not_rendered_are_named_once() {
     for name in [
         "baseColorTexture",
         "alphaMode Mask",
-        "KHR_materials_volume",
+        "KHR_materials_volume.thicknessTexture",
         "KHR_materials_clearcoat",
     ] {
         assert!(about_leaf[0].contains(name), "{name} missing from {}", about_leaf[0]);

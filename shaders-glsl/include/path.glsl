@@ -59,6 +59,11 @@ bool shade_hit(PassConstants c, uint pixel, uint sample_index, uint bounce, HitR
     }
     GpuMaterial material = Materials(c.materials).v[surface.mesh.material];
     bool front = dot(normal, direction) < 0.0;
+    // A back face seen from inside: the segment ran through this material's volume (closed
+    // meshes, media not nested beyond touching), so Beer's law applies along it.
+    if (!front) {
+        throughput.xyz *= exp(-material.absorption * hit.t);
+    }
     vec3 n = normalize(normal);
     float last_bsdf_pdf = throughput.w;
     if (front && luminance(material.emission) > 0.0) {

@@ -200,6 +200,9 @@ impl Importer {
                     .map_or(Vec3::ONE, |s| Vec3::from_array(s.specular_color_factor())),
                 transmission: material.transmission().map_or(0.0, |t| t.transmission_factor()),
                 ior: material.ior().unwrap_or(1.5),
+                absorption: material.volume().map_or(Vec3::ZERO, |v| {
+                    beer_coefficient(Vec3::from_array(v.attenuation_color()), v.attenuation_distance())
+                }),
             });
         }
         materials
@@ -504,6 +507,16 @@ impl Importer {
     }
 }
 
+/// KHR_materials_volume's attenuation as an absorption coefficient per unit length: light
+/// of `color` is left after `distance`. The default distance (infinity) means clear.
+fn beer_coefficient(color: Vec3, distance: f32) -> Vec3 {
+    if !(distance.is_finite() && distance > 0.0) {
+        return Vec3::ZERO;
+    }
+    let remaining = color.clamp(Vec3::splat(1e-6), Vec3::ONE);
+    -Vec3::new(remaining.x.ln(), remaining.y.ln(), remaining.z.ln()) / distance
+}
+
 /// What of a material wavetrace does not render, by its glTF names.
 fn ignored_parameters(material: &gltf::Material) -> Vec<String> {
     let pbr = material.pbr_metallic_roughness();
@@ -537,12 +550,15 @@ fn ignored_parameters(material: &gltf::Material) -> Vec<String> {
             "KHR_materials_transmission.transmissionTexture",
         );
     }
+    if let Some(volume) = material.volume() {
+        texture(
+            volume.thickness_texture().is_some(),
+            "KHR_materials_volume.thicknessTexture",
+        );
+    }
     match material.alpha_mode() {
         gltf::material::AlphaMode::Opaque => {}
         mode => ignored.push(format!("alphaMode {mode:?} (rendered opaque)")),
-    }
-    if material.volume().is_some() {
-        ignored.push("KHR_materials_volume".into());
     }
     if material.unlit() {
         ignored.push("KHR_materials_unlit (rendered lit)".into());

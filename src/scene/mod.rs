@@ -71,6 +71,9 @@ pub struct Material {
     pub transmission: f32,
     /// `KHR_materials_ior.ior` (1.5 when absent).
     pub ior: f32,
+    /// `KHR_materials_volume`'s Beer's law coefficient, -ln(attenuationColor) /
+    /// attenuationDistance per unit length; zero without a volume.
+    pub absorption: Vec3,
 }
 
 impl Default for Material {
@@ -86,6 +89,7 @@ impl Default for Material {
             specular_color: Vec3::ONE,
             transmission: 0.0,
             ior: 1.5,
+            absorption: Vec3::ZERO,
         }
     }
 }

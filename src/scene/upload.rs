@@ -126,6 +126,8 @@ pub fn gpu_material(material: &super::Material) -> GpuMaterial {
         specular: material.specular,
         transmission: material.transmission,
         ior: material.ior,
+        absorption: material.absorption,
         pad0: 0,
+        pad1: 0,
     }
 }
