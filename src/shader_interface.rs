@@ -102,6 +102,22 @@ gpu_structs! {
         absorption: Vec3,
         pad0: u32,
         pad1: u32,
+        // Textures (textures.glsl): slots in the bindless array for base colour, metallic-
+        // roughness, normal and emissive (!0: none; 0: the magenta stand-in), each read at
+        // TEXCOORD_0 through a KHR_texture_transform, x_axis.xy y_axis.xy here and the
+        // offsets two by two below.
+        textures: UVec4,
+        base_color_uv: Vec4,
+        metallic_roughness_uv: Vec4,
+        normal_uv: Vec4,
+        emissive_uv: Vec4,
+        base_color_and_metallic_roughness_uv_offsets: Vec4,
+        normal_and_emissive_uv_offsets: Vec4,
+        normal_scale: f32,
+        // ALPHA_OPAQUE, ALPHA_MASK (below alpha_cutoff is a hole) or ALPHA_BLEND.
+        alpha_mode: u32,
+        alpha_cutoff: f32,
+        pad2: u32,
     }
 
     /// Everything a wavefront kernel reads: scene tables, path state, queues, film, camera.
@@ -114,8 +130,11 @@ gpu_structs! {
         instances: u64,
         meshes: u64,
         materials: u64,
-        // Per-vertex normals beside `positions` (zero for meshes without).
+        // Per-vertex normals, TEXCOORD_0 and tangents beside `positions` (zero for meshes
+        // without).
         normals: u64,
+        uvs: u64,
+        tangents: u64,
         top_level: u64,
         // Main paths, one entry per slot.
         ray_origins: u64,

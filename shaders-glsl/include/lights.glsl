@@ -9,6 +9,7 @@
 #include "scene.glsl"
 #include "light_tree.glsl"
 #include "environment.glsl"
+#include "textures.glsl"
 
 layout(buffer_reference, scalar) readonly buffer LightMap { uvec2 v[]; };
 layout(buffer_reference, scalar) readonly buffer FirstLights { uint v[]; };
@@ -42,7 +43,14 @@ bool sample_light(PassConstants c, float u_light, vec2 u_point, out vec3 positio
     float b0 = 1.0 - s;
     float b1 = u_point.y * s;
     position = emitter.p0 * b0 + emitter.p1 * b1 + emitter.p2 * (1.0 - b0 - b1);
-    radiance = Materials(c.materials).v[emitter.mesh.material].emission;
+    GpuMaterial material = Materials(c.materials).v[emitter.mesh.material];
+    radiance = material.emission;
+    if (material.textures.w != NO_TEXTURE) {
+        uvec3 vertices = triangle_vertices(c.indices, emitter, entry.y);
+        vec2 uv = interpolated_uv(c.uvs, vertices, vec3(b0, b1, 1.0 - b0 - b1));
+        // No cone reaches a light sample: the finest level.
+        radiance = material_emission(material, uv, -64.0);
+    }
     area_density = probability / (0.5 * twice_area);
     return true;
 }

@@ -9,6 +9,7 @@
 #include "rng.glsl"
 #include "bsdf.glsl"
 #include "lights.glsl"
+#include "textures.glsl"
 
 // Box-filter jitter from dimensions 0 and 1 of bounce 0.
 void camera_ray(PassConstants c, uint pixel, uint sample_index, out vec3 origin, out vec3 direction) {
@@ -30,10 +31,12 @@ struct ShadowRay {
     vec3 contribution;
 };
 
-// The BSDF of a material (textures will modulate it here).
-Bsdf material_bsdf(GpuMaterial m) {
-    return Bsdf(m.base_color.rgb, m.metallic, m.specular_color, m.specular, m.roughness * m.roughness,
-                m.transmission, m.ior);
+// The BSDF of a material at texture coordinate uv.
+Bsdf material_bsdf(GpuMaterial m, vec2 uv, float log_footprint) {
+    vec3 base = material_base_color(m, uv, log_footprint).rgb;
+    vec2 metallic_roughness = material_metallic_roughness(m, uv, log_footprint);
+    return Bsdf(base, metallic_roughness.x, m.specular_color, m.specular,
+                metallic_roughness.y * metallic_roughness.y, m.transmission, m.ior);
 }
 
 // What a hit on segment `bounce` of the path (ray `origin` + t `direction`, throughput with
@@ -59,6 +62,16 @@ bool shade_hit(PassConstants c, uint pixel, uint sample_index, uint bounce, HitR
     }
     GpuMaterial material = Materials(c.materials).v[surface.mesh.material];
     bool front = dot(normal, direction) < 0.0;
+    vec3 hit_point = origin + direction * hit.t;
+    uvec3 vertices = triangle_vertices(c.indices, surface, hit.primitive);
+    vec3 weights = barycentric_weights(triangle_barycentrics(surface, hit_point));
+    vec2 uv = interpolated_uv(c.uvs, vertices, weights);
+    // The ray cone from the camera's pixel, its width at the hit (the spread of primary rays
+    // over this segment's length), in UV units.
+    float cone_width = hit.t * 2.0 * c.tan_half_yfov / float(c.height);
+    float cos_view = max(abs(dot(normal, direction)) / max(length(normal), 1e-30), 0.1);
+    float log_footprint = log2(max(cone_width / cos_view, 1e-30))
+                          + 0.5 * log2(max(triangle_uv_area2(c.uvs, vertices), 1e-30) / max(length(normal), 1e-30));
     // A back face seen from inside: the segment ran through this material's volume (closed
     // meshes, media not nested beyond touching), so Beer's law applies along it.
     if (!front) {
@@ -73,7 +86,7 @@ bool shade_hit(PassConstants c, uint pixel, uint sample_index, uint bounce, HitR
             float light_pdf = area_density * hit.t * hit.t / max(-dot(n, direction), 1e-8);
             weight = power_heuristic(last_bsdf_pdf, light_pdf);
         }
-        emitted = throughput.xyz * material.emission * weight;
+        emitted = throughput.xyz * material_emission(material, uv, log_footprint) * weight;
     }
     if (bounce + 1 >= c.max_depth) {
         return false;
@@ -81,11 +94,20 @@ bool shade_hit(PassConstants c, uint pixel, uint sample_index, uint bounce, HitR
 
     vec3 facing = front ? n : -n;
     uint dimension_bounce = bounce + 1;
-    vec3 hit_point = origin + direction * hit.t;
     float epsilon = 1e-4 * max(1.0, max(abs(hit_point.x), max(abs(hit_point.y), abs(hit_point.z))));
 
-    vec3 shading = interpolated_normal(c.normals, c.indices, surface, hit.primitive,
-                                       triangle_barycentrics(surface, hit_point));
+    vec3 shading = interpolated_normal(c.normals, vertices, surface.instance, weights);
+    shading = dot(shading, shading) > 0.0 ? normalize(shading) : n;
+    vec4 vertex_tangent = interpolated_tangent(c.tangents, vertices, surface.instance, weights);
+    if (material.textures.z != NO_TEXTURE && dot(vertex_tangent.xyz, vertex_tangent.xyz) > 0.0) {
+        vec3 mapped = material_normal(material, uv, log_footprint);
+        vec3 t = vertex_tangent.xyz - shading * dot(shading, vertex_tangent.xyz);
+        if (dot(t, t) > 0.0) {
+            t = normalize(t);
+            mapped = t * mapped.x + cross(shading, t) * (vertex_tangent.w * mapped.y) + shading * mapped.z;
+            shading = dot(mapped, mapped) > 0.0 ? normalize(mapped) : shading;
+        }
+    }
     shading = dot(shading, facing) < 0.0 ? -shading : shading;
     vec3 wo = -direction;
     if (!(dot(shading, wo) > 1e-6)) {
@@ -96,7 +118,7 @@ bool shade_hit(PassConstants c, uint pixel, uint sample_index, uint bounce, HitR
     vec3 bitangent;
     basis(shading, tangent, bitangent);
     vec3 wo_local = to_local(wo, tangent, bitangent, shading);
-    Bsdf bsdf = material_bsdf(material);
+    Bsdf bsdf = material_bsdf(material, uv, log_footprint);
 
     float u_light = wt_random(c.seed, pixel, sample_index, dimension_bounce, 2);
     vec2 u_point = vec2(wt_random(c.seed, pixel, sample_index, dimension_bounce, 3),

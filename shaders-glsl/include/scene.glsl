@@ -8,6 +8,8 @@
 
 layout(buffer_reference, scalar) readonly buffer Positions { vec3 v[]; };
 layout(buffer_reference, scalar) readonly buffer Normals { vec3 v[]; };
+layout(buffer_reference, scalar) readonly buffer Uvs { vec2 v[]; };
+layout(buffer_reference, scalar) readonly buffer Tangents { vec4 v[]; };
 layout(buffer_reference, scalar) readonly buffer Indices { uint v[]; };
 layout(buffer_reference, scalar) readonly buffer Instances { GpuInstance v[]; };
 layout(buffer_reference, scalar) readonly buffer Meshes { GpuMesh v[]; };
@@ -61,21 +63,54 @@ vec2 triangle_barycentrics(WorldTriangle w, vec3 p) {
     return vec2(d11 * d20 - d01 * d21, d00 * d21 - d01 * d20) / denominator;
 }
 
-// The interpolated vertex normal in world space (unnormalised sign: either side), or zero
-// for a mesh without normals (whose vertices store zero).
-vec3 interpolated_normal(uint64_t normals, uint64_t indices, WorldTriangle w, uint triangle, vec2 barycentrics) {
+// The scene-wide indices of a triangle's three vertices (into positions, normals, ...).
+uvec3 triangle_vertices(uint64_t indices, WorldTriangle w, uint triangle) {
     Indices index = Indices(indices);
-    Normals normal = Normals(normals);
     uint first = w.mesh.first_index + 3 * triangle;
-    vec3 n = normal.v[w.mesh.first_vertex + index.v[first]] * (1.0 - barycentrics.x - barycentrics.y)
-             + normal.v[w.mesh.first_vertex + index.v[first + 1]] * barycentrics.x
-             + normal.v[w.mesh.first_vertex + index.v[first + 2]] * barycentrics.y;
-    // Normals transform by the inverse transpose; the cofactor matrix is that times the
-    // determinant, whose size normalisation removes and whose sign callers do not use.
-    vec3 c0 = vec3(w.instance.row0.x, w.instance.row1.x, w.instance.row2.x);
-    vec3 c1 = vec3(w.instance.row0.y, w.instance.row1.y, w.instance.row2.y);
-    vec3 c2 = vec3(w.instance.row0.z, w.instance.row1.z, w.instance.row2.z);
-    return cross(c1, c2) * n.x + cross(c2, c0) * n.y + cross(c0, c1) * n.z;
+    return uvec3(index.v[first], index.v[first + 1], index.v[first + 2]) + w.mesh.first_vertex;
+}
+
+vec3 barycentric_weights(vec2 barycentrics) {
+    return vec3(1.0 - barycentrics.x - barycentrics.y, barycentrics.x, barycentrics.y);
+}
+
+// The object-to-world 3x3 part of an instance, as columns.
+mat3 instance_linear(GpuInstance instance) {
+    return transpose(mat3(instance.row0.xyz, instance.row1.xyz, instance.row2.xyz));
+}
+
+// The interpolated vertex normal in world space (unnormalised), or zero for a mesh without
+// normals (whose vertices store zero). Normals transform by the inverse transpose: the
+// cofactor matrix over the determinant, whose size normalisation removes and whose sign a
+// mirroring instance supplies.
+vec3 interpolated_normal(uint64_t normals, uvec3 vertices, GpuInstance instance, vec3 weights) {
+    Normals normal = Normals(normals);
+    vec3 n = normal.v[vertices.x] * weights.x + normal.v[vertices.y] * weights.y + normal.v[vertices.z] * weights.z;
+    mat3 m = instance_linear(instance);
+    vec3 world = cross(m[1], m[2]) * n.x + cross(m[2], m[0]) * n.y + cross(m[0], m[1]) * n.z;
+    return instance.flips_winding != 0 ? -world : world;
+}
+
+vec2 interpolated_uv(uint64_t uvs, uvec3 vertices, vec3 weights) {
+    Uvs uv = Uvs(uvs);
+    return uv.v[vertices.x] * weights.x + uv.v[vertices.y] * weights.y + uv.v[vertices.z] * weights.z;
+}
+
+// The triangle's area in UV space (twice it, as the world's below is).
+float triangle_uv_area2(uint64_t uvs, uvec3 vertices) {
+    Uvs uv = Uvs(uvs);
+    vec2 a = uv.v[vertices.y] - uv.v[vertices.x];
+    vec2 b = uv.v[vertices.z] - uv.v[vertices.x];
+    return abs(a.x * b.y - a.y * b.x);
+}
+
+// The interpolated tangent in world space (xyz, unnormalised) and the bitangent's sign (w),
+// flipped for a mirroring instance; zero for a mesh without tangents.
+vec4 interpolated_tangent(uint64_t tangents, uvec3 vertices, GpuInstance instance, vec3 weights) {
+    Tangents tangent = Tangents(tangents);
+    vec4 t = tangent.v[vertices.x] * weights.x + tangent.v[vertices.y] * weights.y + tangent.v[vertices.z] * weights.z;
+    float sign = tangent.v[vertices.x].w < 0.0 ? -1.0 : 1.0;
+    return vec4(instance_linear(instance) * t.xyz, instance.flips_winding != 0 ? -sign : sign);
 }
 
 float luminance(vec3 rgb) {

@@ -43,6 +43,8 @@ pub struct Capabilities {
     pub max_compute_workgroup_size: [u32; 3],
     pub max_compute_workgroup_invocations: u32,
     pub max_compute_workgroup_count: [u32; 3],
+    /// Sampled images one shader stage may see: bounds the bindless texture array.
+    pub max_sampled_images: u32,
     pub max_push_constants_size: u32,
     pub timestamp_period_ns: f32,
     pub timestamp_valid_bits: u32,
@@ -355,6 +357,12 @@ fn probe(instance: &Instance, index: usize, raw: vk::PhysicalDevice) -> GpuResul
             max_compute_workgroup_size: limits.max_compute_work_group_size,
             max_compute_workgroup_invocations: limits.max_compute_work_group_invocations,
             max_compute_workgroup_count: limits.max_compute_work_group_count,
+            max_sampled_images: limits
+                .max_per_stage_descriptor_sampled_images
+                .min(limits.max_per_stage_descriptor_samplers)
+                .min(limits.max_descriptor_set_sampled_images)
+                .min(limits.max_descriptor_set_samplers)
+                .min(limits.max_per_stage_resources),
             max_push_constants_size: limits.max_push_constants_size,
             timestamp_period_ns: limits.timestamp_period,
             timestamp_valid_bits,
@@ -414,6 +422,7 @@ mod tests {
             max_compute_workgroup_size: [1024, 1024, 64],
             max_compute_workgroup_invocations: 1024,
             max_compute_workgroup_count: [65535; 3],
+            max_sampled_images: 1 << 20,
             max_push_constants_size: 128,
             timestamp_period_ns: 1.0,
             timestamp_valid_bits: 64,

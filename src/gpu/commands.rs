@@ -22,6 +22,8 @@ pub struct CommandBuffer {
     recorded: bool,
     /// The last submission that used this buffer; it must finish before re-recording or drop.
     last_ticket: Option<SubmitTicket>,
+    /// Bound as set 0 with every pipeline (`use_textures`); null: none.
+    pub(crate) texture_set: vk::DescriptorSet,
 }
 
 /// Groups of a dispatch, 2D when one dimension cannot hold them all.
@@ -82,6 +84,7 @@ impl CommandBuffer {
             recording: false,
             recorded: false,
             last_ticket: None,
+            texture_set: vk::DescriptorSet::null(),
         })
     }
 
@@ -190,11 +193,26 @@ impl CommandBuffer {
         unsafe { self.raw_device().cmd_dispatch_indirect(self.raw, args.raw, offset) };
     }
 
+    /// Binds the texture set, if any, for a pipeline of `layout` just bound. Layouts differ in
+    /// their push-constant ranges, so a set bound for one is not kept for the next.
+    pub(crate) fn bind_textures(&mut self, bind_point: vk::PipelineBindPoint, layout: vk::PipelineLayout) {
+        if self.texture_set == vk::DescriptorSet::null() {
+            return;
+        }
+        // SAFETY: every pipeline layout has the texture layout as set 0 (pipeline.rs,
+        // rt_pipeline.rs); the set outlives the recording (its owner's contract).
+        unsafe {
+            self.raw_device()
+                .cmd_bind_descriptor_sets(self.raw, bind_point, layout, 0, &[self.texture_set], &[])
+        };
+    }
+
     fn bind_compute<P: Pod>(&mut self, pipeline: &ComputePipeline<P>, push: &P) {
         // SAFETY: the layout's push range covers size_of::<P>() (checked at pipeline creation).
         unsafe {
             self.raw_device()
                 .cmd_bind_pipeline(self.raw, vk::PipelineBindPoint::COMPUTE, pipeline.raw);
+            self.bind_textures(vk::PipelineBindPoint::COMPUTE, pipeline.layout);
             self.raw_device().cmd_push_constants(
                 self.raw,
                 pipeline.layout,

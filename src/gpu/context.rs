@@ -49,6 +49,9 @@ pub(crate) struct Shared {
     acceleration_structure: ash::khr::acceleration_structure::Device,
     ray_tracing_pipeline: Option<ash::khr::ray_tracing_pipeline::Device>,
     timeline: vk::Semaphore,
+    /// Set 0 of every pipeline layout: the bindless texture array (`gpu::textures`).
+    pub(crate) texture_layout: vk::DescriptorSetLayout,
+    pub(crate) max_textures: u32,
     last_submitted: AtomicU64,
     timeout: Duration,
     backends: Vec<TraceBackend>,
@@ -165,6 +168,25 @@ impl Context {
         // SAFETY: a plain object creation on the live device.
         let timeline = unsafe { device.create_semaphore(&semaphore_info, None) }.vk("vkCreateSemaphore")?;
 
+        let max_textures = adapter
+            .capabilities
+            .max_sampled_images
+            .clamp(1, super::textures::MAX_TEXTURES);
+        let binding_flags =
+            [vk::DescriptorBindingFlags::PARTIALLY_BOUND | vk::DescriptorBindingFlags::VARIABLE_DESCRIPTOR_COUNT];
+        let mut flags_info = vk::DescriptorSetLayoutBindingFlagsCreateInfo::default().binding_flags(&binding_flags);
+        let bindings = [vk::DescriptorSetLayoutBinding::default()
+            .binding(0)
+            .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
+            .descriptor_count(max_textures)
+            .stage_flags(vk::ShaderStageFlags::ALL)];
+        let layout_info = vk::DescriptorSetLayoutCreateInfo::default()
+            .bindings(&bindings)
+            .push_next(&mut flags_info);
+        // SAFETY: a plain object creation on the live device.
+        let texture_layout =
+            unsafe { device.create_descriptor_set_layout(&layout_info, None) }.vk("vkCreateDescriptorSetLayout")?;
+
         let debug_utils = instance
             .debug_utils
             .as_ref()
@@ -187,6 +209,8 @@ impl Context {
             acceleration_structure,
             ray_tracing_pipeline,
             timeline,
+            texture_layout,
+            max_textures,
             last_submitted: AtomicU64::new(0),
             timeout,
             backends,
@@ -332,6 +356,7 @@ impl Drop for Shared {
         unsafe {
             let _ = self.device.device_wait_idle();
             self.device.destroy_semaphore(self.timeline, None);
+            self.device.destroy_descriptor_set_layout(self.texture_layout, None);
             ManuallyDrop::drop(&mut self.allocator);
             self.device.destroy_device(None);
         }

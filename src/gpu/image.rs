@@ -16,6 +16,8 @@ use super::error::{GpuError, GpuResult, VkResultExt};
 pub enum ImageFormat {
     Rgba32Float,
     Rgba8Unorm,
+    /// Colour textures: the sampler decodes sRGB to linear before filtering.
+    Rgba8Srgb,
 }
 
 impl ImageFormat {
@@ -23,13 +25,14 @@ impl ImageFormat {
         match self {
             ImageFormat::Rgba32Float => vk::Format::R32G32B32A32_SFLOAT,
             ImageFormat::Rgba8Unorm => vk::Format::R8G8B8A8_UNORM,
+            ImageFormat::Rgba8Srgb => vk::Format::R8G8B8A8_SRGB,
         }
     }
 
     pub fn bytes_per_pixel(self) -> u64 {
         match self {
             ImageFormat::Rgba32Float => 16,
-            ImageFormat::Rgba8Unorm => 4,
+            ImageFormat::Rgba8Unorm | ImageFormat::Rgba8Srgb => 4,
         }
     }
 }
@@ -41,6 +44,7 @@ pub struct Image {
     allocation: Option<Allocation>,
     width: u32,
     height: u32,
+    levels: u32,
     format: ImageFormat,
     name: String,
 }
@@ -49,6 +53,35 @@ impl Image {
     /// A device-local image usable as a storage image, a sampled image and a copy source or
     /// destination; it starts in the UNDEFINED layout (`CommandBuffer::prepare_general`).
     pub fn new(context: &Context, name: &str, width: u32, height: u32, format: ImageFormat) -> GpuResult<Self> {
+        let usage = vk::ImageUsageFlags::STORAGE
+            | vk::ImageUsageFlags::SAMPLED
+            | vk::ImageUsageFlags::TRANSFER_SRC
+            | vk::ImageUsageFlags::TRANSFER_DST;
+        Self::create(context, name, width, height, 1, format, usage)
+    }
+
+    /// A sampled-only image with `levels` mip levels, filled by `CommandBuffer::upload_texture`.
+    pub fn texture(
+        context: &Context,
+        name: &str,
+        width: u32,
+        height: u32,
+        levels: u32,
+        format: ImageFormat,
+    ) -> GpuResult<Self> {
+        let usage = vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST;
+        Self::create(context, name, width, height, levels, format, usage)
+    }
+
+    fn create(
+        context: &Context,
+        name: &str,
+        width: u32,
+        height: u32,
+        levels: u32,
+        format: ImageFormat,
+        usage: vk::ImageUsageFlags,
+    ) -> GpuResult<Self> {
         let shared = &context.shared;
         if width == 0 || height == 0 {
             return Err(GpuError::InvalidUse {
@@ -64,16 +97,11 @@ impl Image {
                 height,
                 depth: 1,
             })
-            .mip_levels(1)
+            .mip_levels(levels)
             .array_layers(1)
             .samples(vk::SampleCountFlags::TYPE_1)
             .tiling(vk::ImageTiling::OPTIMAL)
-            .usage(
-                vk::ImageUsageFlags::STORAGE
-                    | vk::ImageUsageFlags::SAMPLED
-                    | vk::ImageUsageFlags::TRANSFER_SRC
-                    | vk::ImageUsageFlags::TRANSFER_DST,
-            )
+            .usage(usage)
             .initial_layout(vk::ImageLayout::UNDEFINED);
         // SAFETY: plain object creation on the live device.
         let raw = unsafe { shared.device.create_image(&info, None) }.vk("vkCreateImage")?;
@@ -104,6 +132,7 @@ impl Image {
             allocation: Some(allocation),
             width,
             height,
+            levels,
             format,
             name: name.to_string(),
         };
@@ -119,7 +148,7 @@ impl Image {
             .image(raw)
             .view_type(vk::ImageViewType::TYPE_2D)
             .format(format.vk())
-            .subresource_range(color_range());
+            .subresource_range(color_range(levels));
         // SAFETY: the image has bound memory.
         image.view = unsafe { shared.device.create_image_view(&view_info, None) }.vk("vkCreateImageView")?;
         shared.set_name(raw, name);
@@ -141,10 +170,10 @@ impl Image {
     }
 }
 
-fn color_range() -> vk::ImageSubresourceRange {
+fn color_range(levels: u32) -> vk::ImageSubresourceRange {
     vk::ImageSubresourceRange::default()
         .aspect_mask(vk::ImageAspectFlags::COLOR)
-        .level_count(1)
+        .level_count(levels)
         .layer_count(1)
 }
 
@@ -174,7 +203,7 @@ impl CommandBuffer {
             .old_layout(vk::ImageLayout::UNDEFINED)
             .new_layout(vk::ImageLayout::GENERAL)
             .image(image.raw)
-            .subresource_range(color_range());
+            .subresource_range(color_range(1));
         let barriers = [barrier];
         let dependency = vk::DependencyInfo::default().image_memory_barriers(&barriers);
         // SAFETY: recording state is upheld by the caller.
@@ -191,9 +220,74 @@ impl CommandBuffer {
                 image.raw,
                 vk::ImageLayout::GENERAL,
                 &color,
-                &[color_range()],
+                &[color_range(1)],
             )
         };
+    }
+
+    /// Fills every mip level of a texture from `staging` (level after level, rows packed, at
+    /// `level_offsets`) and leaves it ready for sampling by any shader.
+    pub fn upload_texture(&mut self, image: &Image, staging: &Buffer, level_offsets: &[u64]) {
+        let transition = |old, new, src_stage, src_access, dst_stage, dst_access| {
+            vk::ImageMemoryBarrier2::default()
+                .src_stage_mask(src_stage)
+                .src_access_mask(src_access)
+                .dst_stage_mask(dst_stage)
+                .dst_access_mask(dst_access)
+                .old_layout(old)
+                .new_layout(new)
+                .image(image.raw)
+                .subresource_range(color_range(image.levels))
+        };
+        let to_copy = [transition(
+            vk::ImageLayout::UNDEFINED,
+            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+            vk::PipelineStageFlags2::NONE,
+            vk::AccessFlags2::NONE,
+            vk::PipelineStageFlags2::COPY,
+            vk::AccessFlags2::TRANSFER_WRITE,
+        )];
+        let regions: Vec<vk::BufferImageCopy> = level_offsets
+            .iter()
+            .enumerate()
+            .map(|(level, &offset)| {
+                vk::BufferImageCopy::default()
+                    .buffer_offset(offset)
+                    .image_subresource(
+                        vk::ImageSubresourceLayers::default()
+                            .aspect_mask(vk::ImageAspectFlags::COLOR)
+                            .mip_level(level as u32)
+                            .layer_count(1),
+                    )
+                    .image_extent(vk::Extent3D {
+                        width: (image.width >> level).max(1),
+                        height: (image.height >> level).max(1),
+                        depth: 1,
+                    })
+            })
+            .collect();
+        let to_read = [transition(
+            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+            vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+            vk::PipelineStageFlags2::COPY,
+            vk::AccessFlags2::TRANSFER_WRITE,
+            vk::PipelineStageFlags2::ALL_COMMANDS,
+            vk::AccessFlags2::SHADER_SAMPLED_READ,
+        )];
+        // SAFETY: recording state is upheld by the caller; the regions lie inside the image's
+        // levels and the staging buffer (the caller sized it from the same level sizes).
+        unsafe {
+            let device = self.raw_device();
+            device.cmd_pipeline_barrier2(self.raw, &vk::DependencyInfo::default().image_memory_barriers(&to_copy));
+            device.cmd_copy_buffer_to_image(
+                self.raw,
+                staging.raw,
+                image.raw,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                &regions,
+            );
+            device.cmd_pipeline_barrier2(self.raw, &vk::DependencyInfo::default().image_memory_barriers(&to_read));
+        }
     }
 
     /// Copies a whole image in the GENERAL layout into `buffer`, rows packed.

@@ -15,6 +15,7 @@ mod pipeline;
 mod profiler;
 mod rt_pipeline;
 pub mod shaders;
+mod textures;
 
 pub use acceleration::{build_bottom_levels, build_top_level, AccelerationStructure, TlasInstance, TriangleGeometry};
 pub use adapter::{enumerate_adapters, Adapter, Capabilities, TraceBackend};
@@ -27,3 +28,4 @@ pub use instance::{Instance, MessageCounts, Validation};
 pub use pipeline::ComputePipeline;
 pub use profiler::{Profiler, Scope, ScopeTiming};
 pub use rt_pipeline::{RayTracingPipeline, RayTracingShaders};
+pub use textures::{SamplerDesc, TextureData, TextureSet, Wrap, MAX_TEXTURES};

@@ -76,11 +76,10 @@ impl<P: Pod> ComputePipeline<P> {
             .stage_flags(vk::ShaderStageFlags::COMPUTE)
             .offset(0)
             .size(push_size)];
-        let layout_info = vk::PipelineLayoutCreateInfo::default().push_constant_ranges(if push_size > 0 {
-            &push_ranges[..]
-        } else {
-            &[]
-        });
+        let set_layouts = [shared.texture_layout];
+        let layout_info = vk::PipelineLayoutCreateInfo::default()
+            .set_layouts(&set_layouts)
+            .push_constant_ranges(if push_size > 0 { &push_ranges[..] } else { &[] });
         // SAFETY: plain object creation on the live device.
         let layout = match unsafe { shared.device.create_pipeline_layout(&layout_info, None) } {
             Ok(layout) => layout,

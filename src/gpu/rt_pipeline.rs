@@ -127,7 +127,10 @@ impl<P: Pod> RayTracingPipeline<P> {
         let push_ranges = [vk::PushConstantRange::default()
             .stage_flags(PUSH_STAGES)
             .size(push_size)];
-        let layout_info = vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&push_ranges);
+        let set_layouts = [shared.texture_layout];
+        let layout_info = vk::PipelineLayoutCreateInfo::default()
+            .set_layouts(&set_layouts)
+            .push_constant_ranges(&push_ranges);
         // SAFETY: plain object creation.
         let layout = match unsafe { shared.device.create_pipeline_layout(&layout_info, None) } {
             Ok(layout) => layout,
@@ -275,6 +278,7 @@ impl CommandBuffer {
         unsafe {
             self.raw_device()
                 .cmd_bind_pipeline(self.raw, vk::PipelineBindPoint::RAY_TRACING_KHR, pipeline.raw);
+            self.bind_textures(vk::PipelineBindPoint::RAY_TRACING_KHR, pipeline.layout);
             self.raw_device()
                 .cmd_push_constants(self.raw, pipeline.layout, PUSH_STAGES, 0, bytemuck::bytes_of(push));
         }

@@ -298,6 +298,8 @@ impl Renderer {
             meshes: gpu_scene.mesh_table.address(),
             materials: gpu_scene.materials.address(),
             normals: gpu_scene.meshes.normals.address(),
+            uvs: gpu_scene.meshes.uvs.address(),
+            tangents: gpu_scene.meshes.tangents.address(),
             top_level: accel.top_level.address(),
             queues: queues.address(),
             kernel_counters: counters.address(),
@@ -353,7 +355,7 @@ impl Renderer {
         let run = match state {
             Some(state) => {
                 let kernels = WavefrontKernels::new(context, settings.backend, sort_buckets, sort_rays)?;
-                let inputs = StepInputs::new(constants_buffer.address(), &queues, &constants);
+                let inputs = StepInputs::new(constants_buffer.address(), &queues, &constants, &gpu_scene.textures);
                 let rebuild = |commands: &mut CommandBuffer, profiler: &mut Profiler| {
                     if settings.rebuild_lights_every_pass {
                         lights.record_build(commands, &gpu_scene, Some(profiler))?;
@@ -395,6 +397,7 @@ impl Renderer {
                     1 + megakernel::PROFILER_SCOPES + lights.profiler_scopes(),
                 )?;
                 pass.begin(context)?;
+                pass.use_textures(&gpu_scene.textures);
                 profiler.reset(&mut pass);
                 let whole_pass = profiler.begin(&mut pass, SUBMISSION_SCOPE)?;
                 if settings.rebuild_lights_every_pass {

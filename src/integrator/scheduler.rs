@@ -110,6 +110,7 @@ impl Scheduler {
             let mut commands = CommandBuffer::new(context, name)?;
             let mut profiler = Profiler::new(context, name, scopes)?;
             commands.begin(context)?;
+            commands.use_textures(inputs.textures);
             profiler.reset(&mut commands);
             let whole = profiler.begin(&mut commands, SUBMISSION_SCOPE)?;
             if kernels_in_order.first() == Some(&Kernel::Generate) {

@@ -11,6 +11,7 @@
 //! (`scheduler.rs`) decide in which order steps run.
 
 use crate::gpu::shaders::{ids, ShaderId};
+use crate::gpu::TextureSet;
 use crate::gpu::{
     Buffer, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuResult, Profiler, RayTracingPipeline,
     RayTracingShaders, TraceBackend,
@@ -110,6 +111,8 @@ pub const RAY_SORT_BUCKETS: u32 = 512;
 pub struct StepInputs<'a> {
     pub constants: u64,
     pub queues: &'a Buffer,
+    /// Set 0 of every step's pipelines.
+    pub textures: &'a TextureSet,
     pub extend_keys: u64,
     pub extend_queue: u64,
     pub sorted_extend_queue: u64,
@@ -122,8 +125,14 @@ pub struct StepInputs<'a> {
 
 impl<'a> StepInputs<'a> {
     /// The inputs from filled pass constants that live in a buffer at `constants_address`.
-    pub fn new(constants_address: u64, queues: &'a Buffer, constants: &PassConstants) -> Self {
+    pub fn new(
+        constants_address: u64,
+        queues: &'a Buffer,
+        constants: &PassConstants,
+        textures: &'a TextureSet,
+    ) -> Self {
         Self {
+            textures,
             constants: constants_address,
             queues,
             extend_keys: constants.extend_keys,

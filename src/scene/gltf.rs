@@ -5,14 +5,20 @@
 //! What wavetrace cannot use yet (textures, points and lines, orthographic cameras) is
 //! skipped with a warning that names the material, mesh or node.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use base64::Engine as _;
-use glam::{Mat4, Vec2, Vec3, Vec4};
+use glam::{Affine2, Mat4, Vec2, Vec3, Vec4};
 use gltf::accessor::{DataType, Dimensions};
 use gltf::mesh::Mode;
 
-use super::{Camera, Instance, Material, Mesh, Scene, SceneError};
+use crate::gpu::{SamplerDesc, Wrap};
+
+use super::tangents;
+use super::textures::{mip_chain, uv_transform, Texture, TextureRef};
+use super::{AlphaMode, Camera, Instance, Material, Mesh, Scene, SceneError};
 
 /// Deeper node hierarchies than this are taken for cycles (glTF forbids cycles, but a
 /// malformed file may have one, and recursion must end).
@@ -29,12 +35,14 @@ pub fn import(path: &Path) -> Result<Scene, SceneError> {
         warnings: Vec::new(),
     };
     let buffers = importer.load_buffers(&document)?;
-    let materials = importer.materials(&document);
+    let mut textures = TextureImporter::default();
+    let materials = importer.materials(&document, &buffers, &mut textures);
     let mut scene = Scene {
         source: path.to_path_buf(),
         meshes: Vec::new(),
         instances: Vec::new(),
         materials,
+        textures: textures.textures,
         camera: None,
         warnings: Vec::new(),
     };
@@ -173,7 +181,12 @@ impl Importer {
         std::fs::read(&file).map_err(|e| error(format!("cannot read {}: {e}", file.display())))
     }
 
-    fn materials(&mut self, document: &gltf::Gltf) -> Vec<Material> {
+    fn materials(
+        &mut self,
+        document: &gltf::Gltf,
+        buffers: &[Vec<u8>],
+        textures: &mut TextureImporter,
+    ) -> Vec<Material> {
         let mut materials = Vec::new();
         for material in document.materials() {
             let name = material
@@ -188,6 +201,19 @@ impl Importer {
                 ));
             }
             let strength = material.emissive_strength().unwrap_or(1.0);
+            let mut texture = |info: Option<(gltf::Texture, Option<gltf::texture::TextureTransform>, u32)>,
+                               srgb: bool,
+                               scale: f32| {
+                info.map(|(texture, transform, tex_coord)| {
+                    self.texture_ref(&name, buffers, textures, &texture, transform, tex_coord, srgb, scale)
+                })
+            };
+            let base_color_texture = texture(pbr.base_color_texture().map(info), true, 1.0);
+            let metallic_roughness_texture = texture(pbr.metallic_roughness_texture().map(info), false, 1.0);
+            let emissive_texture = texture(material.emissive_texture().map(info), true, 1.0);
+            let normal = material.normal_texture();
+            let normal_scale = normal.as_ref().map_or(1.0, |n| n.scale());
+            let normal_texture = texture(normal.map(|n| (n.texture(), None, n.tex_coord())), false, normal_scale);
             materials.push(Material {
                 name,
                 base_color: Vec4::from_array(pbr.base_color_factor()),
@@ -203,6 +229,15 @@ impl Importer {
                 absorption: material.volume().map_or(Vec3::ZERO, |v| {
                     beer_coefficient(Vec3::from_array(v.attenuation_color()), v.attenuation_distance())
                 }),
+                base_color_texture,
+                metallic_roughness_texture,
+                normal_texture,
+                emissive_texture,
+                alpha: match material.alpha_mode() {
+                    gltf::material::AlphaMode::Opaque => AlphaMode::Opaque,
+                    gltf::material::AlphaMode::Mask => AlphaMode::Mask(material.alpha_cutoff().unwrap_or(0.5)),
+                    gltf::material::AlphaMode::Blend => AlphaMode::Blend,
+                },
             });
         }
         materials
@@ -309,6 +344,12 @@ impl Importer {
                         scene.materials.len() as u32 - 1
                     }),
                 };
+                let normal_mapped = scene.materials[converted.material as usize].normal_texture.is_some();
+                if normal_mapped && converted.tangents.is_none() && !tangents::generate(&mut converted) {
+                    self.warn(format!(
+                        "mesh {label}: its material has a normal texture but the mesh lacks NORMAL or TEXCOORD_0 (or MikkTSpace failed); the normal texture is ignored"
+                    ));
+                }
                 if converted.indices.is_empty() {
                     self.warn(format!("mesh {label}: no triangles left; skipped"));
                     row.push(None);
@@ -353,6 +394,16 @@ impl Importer {
         if let Some(accessor) = &uvs_accessor {
             self.check_accessor(label, "TEXCOORD_0", accessor, buffers, &uv_types)?;
         }
+        let tangents_accessor = primitive.get(&gltf::Semantic::Tangents);
+        if let Some(accessor) = &tangents_accessor {
+            self.check_accessor(
+                label,
+                "TANGENT",
+                accessor,
+                buffers,
+                &[(DataType::F32, Dimensions::Vec4)],
+            )?;
+        }
         if let Some(accessor) = primitive.indices() {
             let index_types = [
                 (DataType::U8, Dimensions::Scalar),
@@ -373,9 +424,11 @@ impl Importer {
         let uvs: Option<Vec<Vec2>> = reader
             .read_tex_coords(0)
             .map(|t| t.into_f32().map(Vec2::from_array).collect());
+        let tangents: Option<Vec<Vec4>> = reader.read_tangents().map(|t| t.map(Vec4::from_array).collect());
         for (name, count) in [
             ("NORMAL", normals.as_ref().map(Vec::len)),
             ("TEXCOORD_0", uvs.as_ref().map(Vec::len)),
+            ("TANGENT", tangents.as_ref().map(Vec::len)),
         ] {
             if let Some(count) = count.filter(|&c| c != vertex_count) {
                 return Err(self.mesh_error(
@@ -432,6 +485,7 @@ impl Importer {
             positions,
             normals: normals.flatten(),
             uvs,
+            tangents: tangents.filter(|t| t.iter().all(|t| t.is_finite())),
             indices,
             material: 0,
         }))
@@ -507,6 +561,134 @@ impl Importer {
     }
 }
 
+/// A texture reference's parts: the texture, its KHR_texture_transform, its TEXCOORD set.
+fn info(i: gltf::texture::Info) -> (gltf::Texture, Option<gltf::texture::TextureTransform>, u32) {
+    let transform = i.texture_transform();
+    (i.texture(), transform, i.tex_coord())
+}
+
+/// Decoded images and the textures made of them, each made once.
+#[derive(Default)]
+struct TextureImporter {
+    /// Per glTF image: RGBA8, size; `None` when it could not be read or decoded.
+    images: HashMap<usize, Option<(Arc<Vec<u8>>, u32, u32)>>,
+    /// (image, sRGB, sampler) -> index in `textures`.
+    made: HashMap<(usize, bool, Option<usize>), u32>,
+    textures: Vec<Texture>,
+}
+
+fn wrap(mode: gltf::texture::WrappingMode) -> Wrap {
+    match mode {
+        gltf::texture::WrappingMode::Repeat => Wrap::Repeat,
+        gltf::texture::WrappingMode::MirroredRepeat => Wrap::MirroredRepeat,
+        gltf::texture::WrappingMode::ClampToEdge => Wrap::ClampToEdge,
+    }
+}
+
+fn sampler_desc(sampler: &gltf::texture::Sampler) -> SamplerDesc {
+    use gltf::texture::{MagFilter, MinFilter};
+    let (linear_min, linear_mip) = match sampler.min_filter() {
+        Some(MinFilter::Nearest) | Some(MinFilter::NearestMipmapNearest) => (false, false),
+        Some(MinFilter::NearestMipmapLinear) => (false, true),
+        Some(MinFilter::Linear) | Some(MinFilter::LinearMipmapNearest) => (true, false),
+        Some(MinFilter::LinearMipmapLinear) | None => (true, true),
+    };
+    SamplerDesc {
+        wrap_u: wrap(sampler.wrap_s()),
+        wrap_v: wrap(sampler.wrap_t()),
+        linear_mag: !matches!(sampler.mag_filter(), Some(MagFilter::Nearest)),
+        linear_min,
+        linear_mip,
+    }
+}
+
+impl Importer {
+    /// A material's reference to a texture, decoding its image on first use. An image that
+    /// cannot be had is a warning naming the material, and the reference renders magenta.
+    #[allow(clippy::too_many_arguments)]
+    fn texture_ref(
+        &mut self,
+        material: &str,
+        buffers: &[Vec<u8>],
+        textures: &mut TextureImporter,
+        texture: &gltf::Texture,
+        transform: Option<gltf::texture::TextureTransform>,
+        tex_coord: u32,
+        srgb: bool,
+        scale: f32,
+    ) -> TextureRef {
+        let image = texture.source();
+        let index = image.index();
+        let mut tex_coord = tex_coord;
+        let transform = transform.map_or(Affine2::IDENTITY, |t| {
+            if let Some(set) = t.tex_coord() {
+                tex_coord = set;
+            }
+            uv_transform(Vec2::from_array(t.offset()), t.rotation(), Vec2::from_array(t.scale()))
+        });
+        if tex_coord != 0 {
+            self.warn(format!(
+                "material {material}: texture {} uses TEXCOORD_{tex_coord}; wavetrace reads TEXCOORD_0 only",
+                texture.index()
+            ));
+        }
+        if !textures.images.contains_key(&index) {
+            let decoded = match self.decode_image(&image, buffers) {
+                Ok(decoded) => Some(decoded),
+                Err(problem) => {
+                    self.warn(format!(
+                        "material {material}: image {index}{}: {problem}; rendered magenta",
+                        image.name().map_or(String::new(), |n| format!(" ({n})"))
+                    ));
+                    None
+                }
+            };
+            textures.images.insert(index, decoded);
+        }
+        let Some((rgba, width, height)) = textures.images[&index].clone() else {
+            return TextureRef {
+                texture: None,
+                transform,
+                scale,
+            };
+        };
+        let key = (index, srgb, texture.sampler().index());
+        let slot = *textures.made.entry(key).or_insert_with(|| {
+            textures.textures.push(Texture {
+                name: image.name().map_or_else(|| format!("image {index}"), str::to_string),
+                width,
+                height,
+                srgb,
+                levels: Arc::new(mip_chain(rgba.to_vec(), width, height, srgb)),
+                sampler: sampler_desc(&texture.sampler()),
+            });
+            textures.textures.len() as u32 - 1
+        });
+        TextureRef {
+            texture: Some(slot),
+            transform,
+            scale,
+        }
+    }
+
+    fn decode_image(&self, image: &gltf::Image, buffers: &[Vec<u8>]) -> Result<(Arc<Vec<u8>>, u32, u32), String> {
+        let bytes = match image.source() {
+            gltf::image::Source::View { view, .. } => {
+                let buffer = &buffers[view.buffer().index()];
+                buffer
+                    .get(view.offset()..view.offset() + view.length())
+                    .ok_or_else(|| format!("buffer view {} is past the end of its buffer", view.index()))?
+                    .to_vec()
+            }
+            gltf::image::Source::Uri { uri, .. } => self.read_uri(image.index(), uri).map_err(|e| e.to_string())?,
+        };
+        let decoded = image::load_from_memory(&bytes).map_err(|e| format!("cannot decode: {e}"))?;
+        let rgba = decoded.into_rgba8();
+        let (width, height) = rgba.dimensions();
+        Ok((Arc::new(rgba.into_raw()), width, height))
+    }
+}
+
 /// KHR_materials_volume's attenuation as an absorption coefficient per unit length: light
 /// of `color` is left after `distance`. The default distance (infinity) means clear.
 fn beer_coefficient(color: Vec3, distance: f32) -> Vec3 {
@@ -519,21 +701,16 @@ fn beer_coefficient(color: Vec3, distance: f32) -> Vec3 {
 
 /// What of a material wavetrace does not render, by its glTF names.
 fn ignored_parameters(material: &gltf::Material) -> Vec<String> {
-    let pbr = material.pbr_metallic_roughness();
     let mut ignored = Vec::new();
     let mut texture = |present: bool, name: &str| {
         if present {
             ignored.push(name.to_string());
         }
     };
-    texture(pbr.base_color_texture().is_some(), "baseColorTexture");
-    texture(pbr.metallic_roughness_texture().is_some(), "metallicRoughnessTexture");
-    texture(material.normal_texture().is_some(), "normalTexture");
     texture(
         material.occlusion_texture().is_some(),
         "occlusionTexture (a path tracer computes occlusion)",
     );
-    texture(material.emissive_texture().is_some(), "emissiveTexture");
     if let Some(specular) = material.specular() {
         texture(
             specular.specular_texture().is_some(),
@@ -555,10 +732,6 @@ fn ignored_parameters(material: &gltf::Material) -> Vec<String> {
             volume.thickness_texture().is_some(),
             "KHR_materials_volume.thicknessTexture",
         );
-    }
-    match material.alpha_mode() {
-        gltf::material::AlphaMode::Opaque => {}
-        mode => ignored.push(format!("alphaMode {mode:?} (rendered opaque)")),
     }
     if material.unlit() {
         ignored.push("KHR_materials_unlit (rendered lit)".into());

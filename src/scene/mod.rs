@@ -7,6 +7,8 @@
 mod camera;
 mod error;
 pub mod gltf;
+pub mod tangents;
+pub mod textures;
 mod upload;
 
 use std::path::{Path, PathBuf};
@@ -15,7 +17,8 @@ use glam::{Mat4, Vec2, Vec3, Vec4};
 
 pub use camera::PinholeCamera;
 pub use error::SceneError;
-pub use upload::{gpu_material, GpuMeshes, GpuScene, MeshRange};
+pub use textures::{Texture, TextureRef};
+pub use upload::{gpu_material, GpuMeshes, GpuScene, MeshRange, ALPHA_BLEND, ALPHA_MASK, ALPHA_OPAQUE, NO_TEXTURE};
 
 /// One triangle mesh: a glTF primitive with its own material. A glTF mesh of several
 /// primitives becomes several `Mesh`es; a mesh used by several nodes is stored once.
@@ -27,6 +30,9 @@ pub struct Mesh {
     /// Per-vertex shading normals; `None` means shade with the geometric normal.
     pub normals: Option<Vec<Vec3>>,
     pub uvs: Option<Vec<Vec2>>,
+    /// MikkTSpace tangents (xyz) with the bitangent's sign (w), from the file or generated
+    /// for normal-mapped meshes.
+    pub tangents: Option<Vec<Vec4>>,
     /// Three indices per triangle, counter-clockwise seen from the front.
     pub indices: Vec<u32>,
     pub material: u32,
@@ -74,6 +80,23 @@ pub struct Material {
     /// `KHR_materials_volume`'s Beer's law coefficient, -ln(attenuationColor) /
     /// attenuationDistance per unit length; zero without a volume.
     pub absorption: Vec3,
+    pub base_color_texture: Option<TextureRef>,
+    /// Roughness in G, metalness in B.
+    pub metallic_roughness_texture: Option<TextureRef>,
+    pub normal_texture: Option<TextureRef>,
+    pub emissive_texture: Option<TextureRef>,
+    pub alpha: AlphaMode,
+}
+
+/// glTF's `alphaMode`: what base colour's alpha means.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum AlphaMode {
+    #[default]
+    Opaque,
+    /// Cut out where alpha is below the cutoff, in traversal (shadows too).
+    Mask(f32),
+    /// Partly transparent: a ray passes with probability 1 - alpha.
+    Blend,
 }
 
 impl Default for Material {
@@ -90,6 +113,11 @@ impl Default for Material {
             transmission: 0.0,
             ior: 1.5,
             absorption: Vec3::ZERO,
+            base_color_texture: None,
+            metallic_roughness_texture: None,
+            normal_texture: None,
+            emissive_texture: None,
+            alpha: AlphaMode::Opaque,
         }
     }
 }
@@ -116,6 +144,7 @@ pub struct Scene {
     pub meshes: Vec<Mesh>,
     pub instances: Vec<Instance>,
     pub materials: Vec<Material>,
+    pub textures: Vec<Texture>,
     /// `None` when the file has none; the renderer then frames the bounding box.
     pub camera: Option<Camera>,
     /// What was skipped or approximated on import, each naming the mesh, node or material.

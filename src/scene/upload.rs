@@ -1,10 +1,12 @@
 //! The scene in GPU buffers: every mesh's positions and indices concatenated into one buffer
 //! each (normals beside positions), and the instance, mesh and material tables that kernels index (`scene.glsl`).
 
-use crate::gpu::{Buffer, BufferUsage, Context, GpuResult, TriangleGeometry};
+use crate::gpu::{Buffer, BufferUsage, Context, GpuResult, TextureData, TextureSet, TriangleGeometry};
 use crate::interface::{GpuInstance, GpuMaterial, GpuMesh};
 
-use super::Scene;
+use glam::{UVec4, Vec2, Vec4};
+
+use super::{AlphaMode, Scene};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MeshRange {
@@ -18,6 +20,10 @@ pub struct GpuMeshes {
     pub positions: Buffer,
     /// One per position; zero for every vertex of a mesh without normals.
     pub normals: Buffer,
+    /// TEXCOORD_0 per position; zero for a mesh without.
+    pub uvs: Buffer,
+    /// Tangent and bitangent sign per position; zero for a mesh without.
+    pub tangents: Buffer,
     pub indices: Buffer,
     pub ranges: Vec<MeshRange>,
 }
@@ -26,6 +32,8 @@ impl GpuMeshes {
     pub fn upload(context: &Context, scene: &Scene) -> GpuResult<Self> {
         let mut positions = Vec::new();
         let mut normals = Vec::new();
+        let mut uvs = Vec::new();
+        let mut tangents = Vec::new();
         let mut indices = Vec::new();
         let mut ranges = Vec::new();
         for mesh in &scene.meshes {
@@ -40,6 +48,14 @@ impl GpuMeshes {
                 Some(n) => normals.extend(n.iter().map(|n| n.to_array())),
                 None => normals.resize(positions.len(), [0.0f32; 3]),
             }
+            match &mesh.uvs {
+                Some(t) => uvs.extend(t.iter().map(|t| t.to_array())),
+                None => uvs.resize(positions.len(), [0.0f32; 2]),
+            }
+            match &mesh.tangents {
+                Some(t) => tangents.extend(t.iter().map(|t| t.to_array())),
+                None => tangents.resize(positions.len(), [0.0f32; 4]),
+            }
             // Indices stay local to their mesh: each bottom level sees its own vertices only.
             indices.extend_from_slice(&mesh.indices);
         }
@@ -50,6 +66,8 @@ impl GpuMeshes {
         Ok(Self {
             positions: Buffer::from_slice(context, "scene positions", &positions, usage)?,
             normals: Buffer::from_slice(context, "scene normals", &normals, BufferUsage::STORAGE)?,
+            uvs: Buffer::from_slice(context, "scene uvs", &uvs, BufferUsage::STORAGE)?,
+            tangents: Buffer::from_slice(context, "scene tangents", &tangents, BufferUsage::STORAGE)?,
             indices: Buffer::from_slice(context, "scene indices", &indices, usage)?,
             ranges,
         })
@@ -73,6 +91,8 @@ pub struct GpuScene {
     pub instances: Buffer,
     pub mesh_table: Buffer,
     pub materials: Buffer,
+    /// Every texture in the bindless array, slot 0 the magenta stand-in.
+    pub textures: TextureSet,
 }
 
 impl GpuScene {
@@ -106,17 +126,65 @@ impl GpuScene {
             })
             .collect();
         let materials: Vec<GpuMaterial> = scene.materials.iter().map(gpu_material).collect();
+        let texture_data: Vec<TextureData> = scene
+            .textures
+            .iter()
+            .map(|t| TextureData {
+                name: &t.name,
+                width: t.width,
+                height: t.height,
+                srgb: t.srgb,
+                levels: &t.levels,
+                sampler: t.sampler,
+            })
+            .collect();
+        let textures = TextureSet::new(context, &texture_data)?;
         Ok(Self {
             instances: Buffer::from_slice(context, "scene instances", &instances, BufferUsage::STORAGE)?,
             mesh_table: Buffer::from_slice(context, "scene meshes", &mesh_table, BufferUsage::STORAGE)?,
             materials: Buffer::from_slice(context, "scene materials", &materials, BufferUsage::STORAGE)?,
+            textures,
             meshes,
         })
     }
 }
 
+/// No texture (`textures` of `GpuMaterial`).
+pub const NO_TEXTURE: u32 = u32::MAX;
+/// `alpha_mode` of `GpuMaterial` (ALPHA_* in textures.glsl).
+pub const ALPHA_OPAQUE: u32 = 0;
+pub const ALPHA_MASK: u32 = 1;
+pub const ALPHA_BLEND: u32 = 2;
+
+/// A texture reference's slot in the bindless array (scene texture i is slot i + 1) and its
+/// transform as two vectors (x_axis.xy, y_axis.xy | offset).
+fn texture_slot(reference: &Option<super::TextureRef>) -> (u32, Vec4, Vec2) {
+    match reference {
+        None => (NO_TEXTURE, Vec4::new(1.0, 0.0, 0.0, 1.0), Vec2::ZERO),
+        Some(r) => (
+            r.texture.map_or(0, |t| t + 1),
+            Vec4::new(
+                r.transform.matrix2.x_axis.x,
+                r.transform.matrix2.x_axis.y,
+                r.transform.matrix2.y_axis.x,
+                r.transform.matrix2.y_axis.y,
+            ),
+            r.transform.translation,
+        ),
+    }
+}
+
 /// A material as the kernels read it.
 pub fn gpu_material(material: &super::Material) -> GpuMaterial {
+    let (base, base_uv, base_offset) = texture_slot(&material.base_color_texture);
+    let (mr, mr_uv, mr_offset) = texture_slot(&material.metallic_roughness_texture);
+    let (normal, normal_uv, normal_offset) = texture_slot(&material.normal_texture);
+    let (emissive, emissive_uv, emissive_offset) = texture_slot(&material.emissive_texture);
+    let (alpha_mode, alpha_cutoff) = match material.alpha {
+        AlphaMode::Opaque => (ALPHA_OPAQUE, 0.0),
+        AlphaMode::Mask(cutoff) => (ALPHA_MASK, cutoff),
+        AlphaMode::Blend => (ALPHA_BLEND, 0.0),
+    };
     GpuMaterial {
         base_color: material.base_color,
         emission: material.emission,
@@ -127,7 +195,16 @@ pub fn gpu_material(material: &super::Material) -> GpuMaterial {
         transmission: material.transmission,
         ior: material.ior,
         absorption: material.absorption,
-        pad0: 0,
-        pad1: 0,
+        textures: UVec4::new(base, mr, normal, emissive),
+        base_color_uv: base_uv,
+        metallic_roughness_uv: mr_uv,
+        normal_uv,
+        emissive_uv,
+        base_color_and_metallic_roughness_uv_offsets: base_offset.extend(mr_offset.x).extend(mr_offset.y),
+        normal_and_emissive_uv_offsets: normal_offset.extend(emissive_offset.x).extend(emissive_offset.y),
+        normal_scale: material.normal_texture.map_or(1.0, |t| t.scale),
+        alpha_mode,
+        alpha_cutoff,
+        ..GpuMaterial::default()
     }
 }

@@ -107,6 +107,7 @@ pub fn sphere_scene(material: Material) -> Scene {
             positions,
             normals: Some(normals),
             uvs: None,
+            tangents: None,
             indices,
             material: 0,
         }],
@@ -116,6 +117,7 @@ pub fn sphere_scene(material: Material) -> Scene {
             node: "sphere".into(),
         }],
         materials: vec![material],
+        textures: Vec::new(),
         camera: Some(Camera {
             world_from_camera: Mat4::from_translation(Vec3::Z * SPHERE_CAMERA_DISTANCE),
             yfov: SPHERE_YFOV_DEGREES.to_radians(),

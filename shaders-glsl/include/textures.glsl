@@ -1,0 +1,66 @@
+// The scene's textures: a bindless array of combined image samplers (set 0, binding 0 of
+// every pipeline; src/gpu/textures.rs), indexed per material with nonuniformEXT. Slot 0 is a
+// magenta stand-in for images that failed to load. The level of detail comes from a ray cone
+// (Akenine-Moller et al. 2019, "Texture Level of Detail Strategies for Real-Time Ray
+// Tracing"): the cone's width at the hit over the triangle's texels per world unit.
+#ifndef WAVETRACE_TEXTURES_GLSL
+#define WAVETRACE_TEXTURES_GLSL
+
+#extension GL_EXT_nonuniform_qualifier : require
+
+layout(set = 0, binding = 0) uniform sampler2D scene_textures[];
+
+const uint NO_TEXTURE = 0xffffffffu;
+const uint ALPHA_OPAQUE = 0u;
+const uint ALPHA_MASK = 1u;
+const uint ALPHA_BLEND = 2u;
+
+// KHR_texture_transform: x_axis in m.xy, y_axis in m.zw, then the offset.
+vec2 transform_uv(vec4 m, vec2 offset, vec2 uv) {
+    return vec2(m.x * uv.x + m.z * uv.y, m.y * uv.x + m.w * uv.y) + offset;
+}
+
+// `log_footprint`: log2 of the cone's width in UV units (before the texture's size).
+vec4 sample_texture(uint slot, vec2 uv, float log_footprint) {
+    ivec2 size = textureSize(scene_textures[nonuniformEXT(slot)], 0);
+    float lod = log_footprint + 0.5 * log2(float(size.x) * float(size.y));
+    return textureLod(scene_textures[nonuniformEXT(slot)], uv, max(lod, 0.0));
+}
+
+vec4 material_base_color(GpuMaterial m, vec2 uv, float log_footprint) {
+    if (m.textures.x == NO_TEXTURE) {
+        return m.base_color;
+    }
+    vec2 t = transform_uv(m.base_color_uv, m.base_color_and_metallic_roughness_uv_offsets.xy, uv);
+    return m.base_color * sample_texture(m.textures.x, t, log_footprint);
+}
+
+// Metallic and roughness (B and G of their texture).
+vec2 material_metallic_roughness(GpuMaterial m, vec2 uv, float log_footprint) {
+    if (m.textures.y == NO_TEXTURE) {
+        return vec2(m.metallic, m.roughness);
+    }
+    vec2 t = transform_uv(m.metallic_roughness_uv, m.base_color_and_metallic_roughness_uv_offsets.zw, uv);
+    vec4 texel = sample_texture(m.textures.y, t, log_footprint);
+    return vec2(m.metallic * texel.b, m.roughness * texel.g);
+}
+
+vec3 material_emission(GpuMaterial m, vec2 uv, float log_footprint) {
+    if (m.textures.w == NO_TEXTURE) {
+        return m.emission;
+    }
+    vec2 t = transform_uv(m.emissive_uv, m.normal_and_emissive_uv_offsets.zw, uv);
+    return m.emission * sample_texture(m.textures.w, t, log_footprint).rgb;
+}
+
+// The tangent-space normal of the normal texture, its xy scaled; (0, 0, 1) without one.
+vec3 material_normal(GpuMaterial m, vec2 uv, float log_footprint) {
+    if (m.textures.z == NO_TEXTURE) {
+        return vec3(0.0, 0.0, 1.0);
+    }
+    vec2 t = transform_uv(m.normal_uv, m.normal_and_emissive_uv_offsets.xy, uv);
+    vec3 n = sample_texture(m.textures.z, t, log_footprint).xyz * 2.0 - 1.0;
+    return vec3(n.xy * m.normal_scale, n.z);
+}
+
+#endif
