@@ -5,7 +5,7 @@
 mod common;
 
 use glam::{UVec4, Vec3};
-use wavetrace::gpu::{Buffer, BufferUsage, CommandBuffer, Context, Profiler};
+use wavetrace::gpu::{Buffer, BufferUsage, CommandBuffer, Context, Profiler, TextureSet};
 use wavetrace::integrator::kernel_graph::Kernel;
 use wavetrace::integrator::path_state::{PathState, Sorts};
 use wavetrace::integrator::wavefront::{tiled_pixel, StepInputs, WavefrontKernels};
@@ -179,7 +179,8 @@ fn regenerate(
     };
     state.fill(&mut constants);
     let constants_buffer = upload(context, "constants", &[constants]);
-    let inputs = StepInputs::new(constants_buffer.address(), &queues, &constants);
+    let textures = TextureSet::new(context, &[]).unwrap();
+    let inputs = StepInputs::new(constants_buffer.address(), &queues, &constants, &textures);
     let mut profiler = Profiler::new(context, "regeneration", 4).unwrap();
     let mut commands = CommandBuffer::new(context, "regeneration").unwrap();
     commands.begin(context).unwrap();

@@ -567,11 +567,14 @@ fn info(i: gltf::texture::Info) -> (gltf::Texture, Option<gltf::texture::Texture
     (i.texture(), transform, i.tex_coord())
 }
 
+/// RGBA8 texels, width, height.
+type DecodedImage = (Arc<Vec<u8>>, u32, u32);
+
 /// Decoded images and the textures made of them, each made once.
 #[derive(Default)]
 struct TextureImporter {
     /// Per glTF image: RGBA8, size; `None` when it could not be read or decoded.
-    images: HashMap<usize, Option<(Arc<Vec<u8>>, u32, u32)>>,
+    images: HashMap<usize, Option<DecodedImage>>,
     /// (image, sRGB, sampler) -> index in `textures`.
     made: HashMap<(usize, bool, Option<usize>), u32>,
     textures: Vec<Texture>,
@@ -632,7 +635,7 @@ impl Importer {
                 texture.index()
             ));
         }
-        if !textures.images.contains_key(&index) {
+        if let std::collections::hash_map::Entry::Vacant(entry) = textures.images.entry(index) {
             let decoded = match self.decode_image(&image, buffers) {
                 Ok(decoded) => Some(decoded),
                 Err(problem) => {
@@ -643,7 +646,7 @@ impl Importer {
                     None
                 }
             };
-            textures.images.insert(index, decoded);
+            entry.insert(decoded);
         }
         let Some((rgba, width, height)) = textures.images[&index].clone() else {
             return TextureRef {
@@ -671,7 +674,7 @@ impl Importer {
         }
     }
 
-    fn decode_image(&self, image: &gltf::Image, buffers: &[Vec<u8>]) -> Result<(Arc<Vec<u8>>, u32, u32), String> {
+    fn decode_image(&self, image: &gltf::Image, buffers: &[Vec<u8>]) -> Result<DecodedImage, String> {
         let bytes = match image.source() {
             gltf::image::Source::View { view, .. } => {
                 let buffer = &buffers[view.buffer().index()];

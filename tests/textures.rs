@@ -1,0 +1,301 @@
+//! Textured glTF scenes, written here, whose pixels are predictable: a checkerboard base
+//! colour (through KHR_texture_transform, nearest filtering) on a white Lambertian quad under
+//! a uniform environment shows each check's linear colour; an emissive texture shows its
+//! texels; a mirror whose normal texture tilts it by a known angle reflects the environment
+//! map where the tilt says; an image that cannot be decoded renders magenta with a warning.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use base64::Engine as _;
+use glam::{Vec2, Vec3};
+use serde_json::{json, Value};
+use wavetrace::environment::{Environment, EnvironmentMap};
+use wavetrace::film::RgbImage;
+use wavetrace::integrator::{RenderSettings, Renderer};
+use wavetrace::scene::{PinholeCamera, Scene};
+
+const SIZE: u32 = 64;
+
+fn png_data_uri(width: u32, height: u32, rgba: &[u8]) -> String {
+    let mut bytes = Vec::new();
+    {
+        let mut encoder = png::Encoder::new(&mut bytes, width, height);
+        encoder.set_color(png::ColorType::Rgba);
+        encoder.set_depth(png::BitDepth::Eight);
+        let mut writer = encoder.write_header().unwrap();
+        writer.write_image_data(rgba).unwrap();
+    }
+    format!(
+        "data:image/png;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    )
+}
+
+fn srgb_to_linear(v: u8) -> f32 {
+    let c = f32::from(v) / 255.0;
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+/// Quads in the plane z = 0 facing +Z, each `[x0, x1]` wide and 2 tall, with UVs (0,0) at the
+/// top left; a camera at z = 3 looking down -Z. `materials` and `images` are the file's.
+fn quads_gltf(quads: &[([f32; 2], usize)], materials: Value, images: Value, textures: Value, samplers: Value) -> Value {
+    let mut bytes: Vec<u8> = Vec::new();
+    let mut accessors = Vec::new();
+    let mut views = Vec::new();
+    let mut meshes = Vec::new();
+    let mut nodes = Vec::new();
+    for (i, &([x0, x1], material)) in quads.iter().enumerate() {
+        let positions = [[x0, -1.0, 0.0f32], [x1, -1.0, 0.0], [x1, 1.0, 0.0], [x0, 1.0, 0.0]];
+        let normals = [[0.0, 0.0, 1.0f32]; 4];
+        let uvs = [[0.0, 1.0f32], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]];
+        let indices = [0u32, 1, 2, 0, 2, 3];
+        let mut add = |data: Vec<u8>, count: usize, component: u32, kind: &str| {
+            views.push(json!({"buffer": 0, "byteOffset": bytes.len(), "byteLength": data.len()}));
+            accessors
+                .push(json!({"bufferView": views.len() - 1, "componentType": component, "count": count, "type": kind}));
+            bytes.extend(data);
+            accessors.len() - 1
+        };
+        let floats = |v: &[f32]| v.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>();
+        let p = add(floats(positions.as_flattened()), 4, 5126, "VEC3");
+        let n = add(floats(normals.as_flattened()), 4, 5126, "VEC3");
+        let t = add(floats(uvs.as_flattened()), 4, 5126, "VEC2");
+        let x = add(
+            indices.iter().flat_map(|i| i.to_le_bytes()).collect(),
+            6,
+            5125,
+            "SCALAR",
+        );
+        meshes.push(json!({"name": format!("quad {i}"), "primitives": [{
+            "attributes": {"POSITION": p, "NORMAL": n, "TEXCOORD_0": t}, "indices": x, "material": material}]}));
+        nodes.push(json!({"mesh": i}));
+    }
+    nodes.push(json!({"camera": 0, "translation": [0.0, 0.0, 3.0]}));
+    json!({
+        "asset": {"version": "2.0"},
+        "extensionsUsed": ["KHR_texture_transform", "KHR_materials_specular"],
+        "scene": 0,
+        "scenes": [{"nodes": (0..nodes.len()).collect::<Vec<_>>()}],
+        "nodes": nodes,
+        "cameras": [{"type": "perspective", "perspective": {"yfov": 0.9, "aspectRatio": 1.0, "znear": 0.01}}],
+        "meshes": meshes,
+        "materials": materials,
+        "images": images,
+        "textures": textures,
+        "samplers": samplers,
+        "buffers": [{"byteLength": bytes.len(),
+                     "uri": format!("data:application/octet-stream;base64,{}",
+                                    base64::engine::general_purpose::STANDARD.encode(&bytes))}],
+        "bufferViews": views,
+        "accessors": accessors,
+    })
+}
+
+fn write(name: &str, document: &Value) -> PathBuf {
+    let dir = std::env::temp_dir().join("wavetrace-textures-test");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_vec_pretty(document).unwrap()).unwrap();
+    path
+}
+
+fn render(scene: &Scene, environment: Environment, spp: u32) -> Vec<RgbImage> {
+    let gpu = common::gpu();
+    let mut images = Vec::new();
+    for &backend in gpu.context.trace_backends() {
+        let settings = RenderSettings {
+            environment: Some(environment.clone()),
+            ..RenderSettings::new(SIZE, SIZE, spp, 4, backend)
+        };
+        images.push(Renderer::new(&gpu.context, scene, &settings).unwrap().render().unwrap());
+    }
+    gpu.finish();
+    images
+}
+
+/// Where on the z = 0 plane each pixel's centre looks.
+fn plane_points(scene: &Scene) -> Vec<Option<Vec2>> {
+    let (camera, _) = PinholeCamera::for_scene(scene, SIZE, SIZE);
+    (0..SIZE * SIZE)
+        .map(|i| {
+            let (origin, d) = camera.ray(
+                Vec2::new((i % SIZE) as f32, (i / SIZE) as f32),
+                Vec2::splat(0.5),
+                SIZE,
+                SIZE,
+            );
+            let t = -origin.z / d.z;
+            (t > 0.0).then(|| (origin + d * t).truncate())
+        })
+        .collect()
+}
+
+const CHECK_A: [u8; 4] = [200, 40, 30, 255];
+const CHECK_B: [u8; 4] = [20, 90, 230, 255];
+const GLOW_A: [u8; 4] = [255, 128, 0, 255];
+const GLOW_B: [u8; 4] = [10, 200, 60, 255];
+
+fn linear(texel: [u8; 4]) -> Vec3 {
+    Vec3::new(
+        srgb_to_linear(texel[0]),
+        srgb_to_linear(texel[1]),
+        srgb_to_linear(texel[2]),
+    )
+}
+
+#[test]
+fn base_colour_and_emissive_textures_show_their_texels() {
+    let checker: Vec<u8> = [CHECK_A, CHECK_B, CHECK_B, CHECK_A].concat();
+    let glow: Vec<u8> = [GLOW_A, GLOW_B, GLOW_B, GLOW_A].concat();
+    let document = quads_gltf(
+        &[([-1.9, -0.1], 0), ([0.1, 1.9], 1)],
+        json!([
+            {"name": "checker", "pbrMetallicRoughness": {"metallicFactor": 0.0, "baseColorTexture": {"index": 0,
+                "extensions": {"KHR_texture_transform": {"scale": [2.0, 2.0]}}}},
+             "extensions": {"KHR_materials_specular": {"specularFactor": 0.0}}},
+            {"name": "glow", "emissiveFactor": [1.0, 1.0, 1.0], "emissiveTexture": {"index": 1},
+             "pbrMetallicRoughness": {"metallicFactor": 0.0, "baseColorFactor": [0.0, 0.0, 0.0, 1.0]},
+             "extensions": {"KHR_materials_specular": {"specularFactor": 0.0}}}
+        ]),
+        json!([{"uri": png_data_uri(2, 2, &checker)}, {"uri": png_data_uri(2, 2, &glow)}]),
+        json!([{"source": 0, "sampler": 0}, {"source": 1, "sampler": 0}]),
+        json!([{"magFilter": 9728, "minFilter": 9728}]),
+    );
+    let scene = Scene::load(&write("checker.gltf", &document)).unwrap();
+    assert!(
+        scene.warnings.iter().all(|w| !w.contains("material")),
+        "{:?}",
+        scene.warnings
+    );
+    let points = plane_points(&scene);
+    for image in render(&scene, Environment::constant(Vec3::ONE), 64) {
+        let mut checked = 0;
+        let (mut seen_sum, mut expected_sum) = (Vec3::ZERO, Vec3::ZERO);
+        for (pixel, point) in image.pixels.iter().zip(&points) {
+            let Some(p) = *point else { continue };
+            let seen = Vec3::from_array(*pixel);
+            // UV across a quad: u from x0 to x1, v from the top (y = 1) down.
+            let (expected, u, v) = if (-1.85..-0.15).contains(&p.x) {
+                // Scaled by 2: four checks of 2x2 texels across the quad.
+                let (u, v) = ((p.x + 1.9) / 1.8 * 2.0, (1.0 - p.y) / 2.0 * 2.0);
+                let texel = ((u * 2.0).floor() as i32 + (v * 2.0).floor() as i32) % 2;
+                (linear(if texel == 0 { CHECK_A } else { CHECK_B }), u * 2.0, v * 2.0)
+            } else if (0.15..1.85).contains(&p.x) {
+                let (u, v) = ((p.x - 0.1) / 1.8, (1.0 - p.y) / 2.0);
+                let texel = ((u * 2.0).floor() as i32 + (v * 2.0).floor() as i32) % 2;
+                (linear(if texel == 0 { GLOW_A } else { GLOW_B }), u * 2.0, v * 2.0)
+            } else {
+                continue;
+            };
+            // Away from the checks' edges, where a pixel would straddle two.
+            let near_edge = |x: f32| (x - x.round()).abs() < 0.08;
+            if p.y.abs() > 0.95 || near_edge(u) || near_edge(v) {
+                continue;
+            }
+            seen_sum += seen;
+            expected_sum += expected;
+            // Lambertian under a uniform sky: each pixel's estimate carries noise (2% at this
+            // spp), their mean none; the other check's colour is far off either way.
+            assert!(
+                ((seen - expected).abs() / expected.max(Vec3::splat(0.05))).max_element() < 0.1,
+                "at {p}: {seen} where the texture gives {expected}"
+            );
+            checked += 1;
+        }
+        assert!(checked > 500, "only {checked} pixels checked");
+        let ratio = seen_sum / expected_sum;
+        assert!((ratio - Vec3::ONE).abs().max_element() < 0.01, "mean ratio {ratio}");
+    }
+}
+
+#[test]
+fn a_normal_texture_tilts_a_mirror_by_its_angle() {
+    // Tangent-space normal tilted 20 degrees towards +u (the tangent, +X here).
+    let tilt = 20f32.to_radians();
+    let encode = |x: f32| ((x * 0.5 + 0.5) * 255.0).round() as u8;
+    let texel = [encode(tilt.sin()), encode(0.0), encode(tilt.cos()), 255];
+    let document = quads_gltf(
+        &[([-1.5, 1.5], 0)],
+        json!([{"name": "tilted mirror", "normalTexture": {"index": 0},
+                "pbrMetallicRoughness": {"metallicFactor": 1.0, "roughnessFactor": 0.0}}]),
+        json!([{"uri": png_data_uri(1, 1, &texel)}]),
+        json!([{"source": 0}]),
+        json!([]),
+    );
+    let scene = Scene::load(&write("tilted.gltf", &document)).unwrap();
+    assert!(
+        scene.meshes[0].tangents.is_some(),
+        "MikkTSpace tangents were not generated"
+    );
+    // A map that changes with azimuth: red rises with u.
+    let (width, height) = (256u32, 8u32);
+    let texels: Vec<Vec3> = (0..width * height)
+        .map(|i| {
+            let u = ((i % width) as f32 + 0.5) / width as f32;
+            Vec3::new(u, 1.0 - u, 0.25)
+        })
+        .collect();
+    let map = EnvironmentMap::from_texels(Path::new("azimuth"), width, height, texels).unwrap();
+    let decoded = Vec3::new(f32::from(texel[0]), f32::from(texel[1]), f32::from(texel[2])) / 255.0 * 2.0 - 1.0;
+    let normal = decoded.normalize();
+    let points = plane_points(&scene);
+    let (camera, _) = PinholeCamera::for_scene(&scene, SIZE, SIZE);
+    for image in render(&scene, Environment::map(map), 4) {
+        let mut checked = 0;
+        for (i, (pixel, point)) in image.pixels.iter().zip(&points).enumerate() {
+            let Some(p) = *point else { continue };
+            if p.x.abs() > 1.4 || p.y.abs() > 0.9 {
+                continue;
+            }
+            let (_, d) = camera.ray(
+                Vec2::new((i as u32 % SIZE) as f32, (i as u32 / SIZE) as f32),
+                Vec2::splat(0.5),
+                SIZE,
+                SIZE,
+            );
+            let r = d - 2.0 * d.dot(normal) * normal;
+            let u = (r.x.atan2(-r.z) / std::f32::consts::TAU).rem_euclid(1.0);
+            let seen = Vec3::from_array(*pixel);
+            assert!(
+                (seen.x - u).abs() < 0.02,
+                "at {p}: red {} where the tilt reflects towards u = {u}",
+                seen.x
+            );
+            checked += 1;
+        }
+        assert!(checked > 1000, "only {checked} pixels checked");
+    }
+}
+
+#[test]
+fn an_undecodable_image_is_a_warning_and_magenta() {
+    let document = quads_gltf(
+        &[([-1.5, 1.5], 0)],
+        json!([{"name": "broken", "pbrMetallicRoughness": {"metallicFactor": 0.0, "baseColorTexture": {"index": 0}},
+                "extensions": {"KHR_materials_specular": {"specularFactor": 0.0}}}]),
+        json!([{"uri": "data:image/png;base64,bm90IGEgcG5n"}]),
+        json!([{"source": 0}]),
+        json!([]),
+    );
+    let scene = Scene::load(&write("broken.gltf", &document)).unwrap();
+    assert!(
+        scene
+            .warnings
+            .iter()
+            .any(|w| w.contains("material broken") && w.contains("magenta")),
+        "{:?}",
+        scene.warnings
+    );
+    let image = render(&scene, Environment::constant(Vec3::ONE), 64).remove(0);
+    let centre = Vec3::from_array(image.pixel(SIZE as usize / 2, SIZE as usize / 2));
+    assert!(
+        (centre - Vec3::new(1.0, 0.0, 1.0)).abs().max_element() < 0.08,
+        "{centre}"
+    );
+}
