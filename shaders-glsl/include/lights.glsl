@@ -67,25 +67,27 @@ float light_hit_area_density(PassConstants c, uint instance, uint triangle, floa
     return (1.0 - c.environment_choice) * probability / area;
 }
 
-// What next-event estimation aims at from `origin`: a direction, how far a shadow ray must
-// reach, the radiance arriving, and the solid-angle density of this choice.
+// What next-event estimation aims at: a point on an emissive triangle (with its front
+// normal and the density per unit area of choosing it), or a direction towards the
+// environment (with the density per solid angle); the radiance arriving from it.
 struct LightSample {
-    vec3 direction;
-    float distance;
-    vec3 radiance;
+    vec3 point_or_direction;
+    bool at_infinity;
+    vec3 normal;
     float pdf;
+    vec3 radiance;
 };
 
-bool sample_direct_light(PassConstants c, vec3 origin, float u_light, vec2 u_point, out LightSample s) {
-    s = LightSample(vec3(0.0, 1.0, 0.0), 0.0, vec3(0.0), 0.0);
+bool sample_direct_light(PassConstants c, float u_light, vec2 u_point, out LightSample s) {
+    s = LightSample(vec3(0.0, 1.0, 0.0), false, vec3(0.0), 0.0, vec3(0.0));
     float p_environment = c.environment_choice;
     if (u_light < p_environment) {
         float u_pixel = min(u_light / p_environment, float_below(1.0));
         float pdf;
-        if (!environment_sample(c, u_pixel, u_point, s.direction, s.radiance, pdf)) {
+        if (!environment_sample(c, u_pixel, u_point, s.point_or_direction, s.radiance, pdf)) {
             return false;
         }
-        s.distance = ENVIRONMENT_DISTANCE;
+        s.at_infinity = true;
         s.pdf = p_environment * pdf;
         return true;
     }
@@ -93,22 +95,30 @@ bool sample_direct_light(PassConstants c, vec3 origin, float u_light, vec2 u_poi
         return false;
     }
     u_light = min((u_light - p_environment) / (1.0 - p_environment), float_below(1.0));
-    vec3 position;
-    vec3 normal;
     float area_density;
-    if (!sample_light(c, u_light, u_point, position, normal, s.radiance, area_density)) {
+    if (!sample_light(c, u_light, u_point, s.point_or_direction, s.normal, s.radiance, area_density)) {
         return false;
     }
-    vec3 to_light = position - origin;
-    float distance2 = dot(to_light, to_light);
-    s.distance = sqrt(distance2);
-    s.direction = to_light / s.distance;
-    float cos_light = -dot(s.direction, normal);
-    if (!(cos_light > 0.0)) {
-        return false;
-    }
-    s.pdf = (1.0 - p_environment) * area_density * distance2 / cos_light;
+    s.pdf = (1.0 - p_environment) * area_density;
     return s.pdf > 0.0;
+}
+
+// The shadow segment from `origin` to a light sample: direction, length, and the sample's
+// density per solid angle seen from there. False when the light faces away.
+bool light_segment(LightSample s, vec3 origin, out vec3 direction, out float distance, out float pdf) {
+    if (s.at_infinity) {
+        direction = s.point_or_direction;
+        distance = ENVIRONMENT_DISTANCE;
+        pdf = s.pdf;
+        return true;
+    }
+    vec3 to_light = s.point_or_direction - origin;
+    float distance2 = dot(to_light, to_light);
+    distance = sqrt(distance2);
+    direction = to_light / distance;
+    float cos_light = -dot(direction, s.normal);
+    pdf = s.pdf * distance2 / cos_light;
+    return cos_light > 0.0 && pdf > 0.0;
 }
 
 float power_heuristic(float a, float b) {

@@ -124,17 +124,24 @@ bool shade_hit(PassConstants c, uint pixel, uint sample_index, uint bounce, HitR
     vec2 u_point = vec2(wt_random(c.seed, pixel, sample_index, dimension_bounce, 3),
                         wt_random(c.seed, pixel, sample_index, dimension_bounce, 4));
     LightSample light;
-    if (bsdf_has_density(bsdf) && sample_direct_light(c, hit_point, u_light, u_point, light)) {
-        bool through = dot(light.direction, facing) < 0.0;
-        vec3 wi_local = to_local(light.direction, tangent, bitangent, shading);
-        float bsdf_pdf;
-        vec3 f = bsdf_eval(bsdf, wo_local, wi_local, front, bsdf_pdf);
-        if ((wi_local.z < 0.0) == through && any(greaterThan(f, vec3(0.0)))) {
-            vec3 shadow_origin = hit_point + (through ? -facing : facing) * epsilon;
-            vec3 contribution =
-                throughput.xyz * f * light.radiance / light.pdf * power_heuristic(light.pdf, bsdf_pdf);
-            has_shadow = true;
-            shadow = ShadowRay(shadow_origin, light.distance * (1.0 - 1e-4), light.direction, contribution);
+    if (bsdf_has_density(bsdf) && sample_direct_light(c, u_light, u_point, light)) {
+        // The shadow ray starts off the surface on the light's side, and aims from there.
+        vec3 towards = light.at_infinity ? light.point_or_direction : light.point_or_direction - hit_point;
+        bool through = dot(towards, facing) < 0.0;
+        vec3 shadow_origin = hit_point + (through ? -facing : facing) * epsilon;
+        vec3 wl;
+        float distance;
+        float light_pdf;
+        if (light_segment(light, shadow_origin, wl, distance, light_pdf)) {
+            vec3 wi_local = to_local(wl, tangent, bitangent, shading);
+            float bsdf_pdf;
+            vec3 f = bsdf_eval(bsdf, wo_local, wi_local, front, bsdf_pdf);
+            if ((wi_local.z < 0.0) == through && any(greaterThan(f, vec3(0.0)))) {
+                vec3 contribution =
+                    throughput.xyz * f * light.radiance / light_pdf * power_heuristic(light_pdf, bsdf_pdf);
+                has_shadow = true;
+                shadow = ShadowRay(shadow_origin, distance * (1.0 - 1e-4), wl, contribution);
+            }
         }
     }
 

@@ -8,15 +8,15 @@
 #extension GL_EXT_shader_atomic_int64 : require
 
 #include "wavefront.glsl"
+#include "alpha.glsl"
 
 layout(local_size_x = WAVEFRONT_GROUP) in;
 
 bool trace_closest(PassConstants c, vec3 origin, vec3 direction, out HitRecord hit) {
     rayQueryEXT query;
-    rayQueryInitializeEXT(query, accelerationStructureEXT(c.top_level), gl_RayFlagsOpaqueEXT, 0xff, origin, 0.0,
+    rayQueryInitializeEXT(query, accelerationStructureEXT(c.top_level), gl_RayFlagsNoneEXT, 0xff, origin, 0.0,
                           direction, 1e30);
-    while (rayQueryProceedEXT(query)) {
-    }
+    PROCEED_WITH_ALPHA(c, query, origin, direction)
     hit = HitRecord(-1.0, 0, 0, 0);
     // The committed-intersection getters are undefined without a hit (lavapipe faults).
     if (rayQueryGetIntersectionTypeEXT(query, true) != gl_RayQueryCommittedIntersectionTriangleEXT) {
@@ -30,9 +30,8 @@ bool trace_closest(PassConstants c, vec3 origin, vec3 direction, out HitRecord h
 bool trace_occluded(PassConstants c, vec3 origin, vec3 direction, float t_max) {
     rayQueryEXT query;
     rayQueryInitializeEXT(query, accelerationStructureEXT(c.top_level),
-                          gl_RayFlagsOpaqueEXT | gl_RayFlagsTerminateOnFirstHitEXT, 0xff, origin, 0.0, direction, t_max);
-    while (rayQueryProceedEXT(query)) {
-    }
+                          gl_RayFlagsTerminateOnFirstHitEXT, 0xff, origin, 0.0, direction, t_max);
+    PROCEED_WITH_ALPHA(c, query, origin, direction)
     return rayQueryGetIntersectionTypeEXT(query, true) != gl_RayQueryCommittedIntersectionNoneEXT;
 }
 

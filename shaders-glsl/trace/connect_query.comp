@@ -8,6 +8,7 @@
 
 #include "queues.glsl"
 #include "connect.glsl"
+#include "alpha.glsl"
 
 layout(local_size_x = WAVEFRONT_GROUP) in;
 
@@ -22,9 +23,8 @@ void main() {
     vec3 direction = Vec3s(c.shadow_directions).v[shadow];
     rayQueryEXT query;
     rayQueryInitializeEXT(query, accelerationStructureEXT(c.top_level),
-                          gl_RayFlagsOpaqueEXT | gl_RayFlagsTerminateOnFirstHitEXT, 0xff,
+                          gl_RayFlagsTerminateOnFirstHitEXT, 0xff,
                           origin.xyz, 0.0, direction, origin.w);
-    while (rayQueryProceedEXT(query)) {
-    }
+    PROCEED_WITH_ALPHA(c, query, origin.xyz, direction)
     finish_connect(c, shadow, rayQueryGetIntersectionTypeEXT(query, true) != gl_RayQueryCommittedIntersectionNoneEXT);
 }

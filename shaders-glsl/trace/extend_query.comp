@@ -6,6 +6,7 @@
 
 #define SUBGROUP_APPEND
 #include "route_hit.glsl"
+#include "alpha.glsl"
 
 layout(local_size_x = WAVEFRONT_GROUP) in;
 
@@ -21,10 +22,9 @@ void main() {
     vec3 origin = Vec3s(c.ray_origins).v[path];
     vec3 direction = Vec3s(c.ray_directions).v[path];
     rayQueryEXT query;
-    rayQueryInitializeEXT(query, accelerationStructureEXT(c.top_level), gl_RayFlagsOpaqueEXT, 0xff,
+    rayQueryInitializeEXT(query, accelerationStructureEXT(c.top_level), gl_RayFlagsNoneEXT, 0xff,
                           origin, 0.0, direction, 1e30);
-    while (rayQueryProceedEXT(query)) {
-    }
+    PROCEED_WITH_ALPHA(c, query, origin, direction)
     // The committed-intersection getters are undefined without a hit (lavapipe faults), so
     // they are called only after the type says there is one.
     bool hit = rayQueryGetIntersectionTypeEXT(query, true) == gl_RayQueryCommittedIntersectionTriangleEXT;

@@ -1,13 +1,15 @@
 //! The scene's acceleration structures: one bottom level per mesh (shared by all of its
 //! instances, compacted after the build) and one top level over all instances. An instance's
 //! custom index is its mesh's index, so a hit finds its vertices and material; the instance
-//! index (`gl_InstanceID`) finds its transform.
+//! index (`gl_InstanceID`) finds its transform. Meshes of alpha-masked or blended materials
+//! are the only non-opaque geometry: their candidate hits go through the alpha test
+//! (`alpha.glsl`) in traversal.
 
 use crate::gpu::{
     build_bottom_levels, build_top_level, AccelerationStructure, Buffer, BufferUsage, Context, GpuError, GpuResult,
     TlasInstance,
 };
-use crate::scene::{GpuMeshes, Scene};
+use crate::scene::{AlphaMode, GpuMeshes, Mesh, Scene};
 
 pub struct SceneAccel {
     pub top_level: AccelerationStructure,
@@ -16,7 +18,13 @@ pub struct SceneAccel {
 }
 
 impl SceneAccel {
+    /// The meshes whose hits are tested in traversal: alpha-masked or blended materials.
+    fn is_opaque(scene: &Scene, mesh: &Mesh) -> bool {
+        scene.materials[mesh.material as usize].alpha == AlphaMode::Opaque
+    }
+
     pub fn build(context: &Context, scene: &Scene, meshes: &GpuMeshes) -> GpuResult<Self> {
+        let opaque = |mesh: &Mesh| Self::is_opaque(scene, mesh);
         if scene.meshes.len() > TlasInstance::MAX_CUSTOM_INDEX as usize + 1 {
             return Err(GpuError::InvalidUse {
                 name: scene.source.display().to_string(),
@@ -30,13 +38,21 @@ impl SceneAccel {
             .meshes
             .iter()
             .enumerate()
-            .map(|(i, mesh)| (format!("blas {}", mesh.name), meshes.geometry(i)))
+            .map(|(i, mesh)| (format!("blas {}", mesh.name), meshes.geometry(i, opaque(mesh))))
             .collect();
         let bottom_levels = build_bottom_levels(context, &geometries)?;
         let instances: Vec<TlasInstance> = scene
             .instances
             .iter()
-            .map(|i| TlasInstance::new(i.world_from_object, i.mesh, &bottom_levels[i.mesh as usize]))
+            .map(|i| {
+                let mesh = &scene.meshes[i.mesh as usize];
+                TlasInstance::new(
+                    i.world_from_object,
+                    i.mesh,
+                    &bottom_levels[i.mesh as usize],
+                    opaque(mesh),
+                )
+            })
             .collect();
         let usage = BufferUsage {
             acceleration_structure_input: true,

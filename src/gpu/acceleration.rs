@@ -13,13 +13,16 @@ use super::commands::CommandBuffer;
 use super::context::{Context, Shared};
 use super::error::{GpuError, GpuResult, VkResultExt};
 
-/// One opaque triangle mesh on the GPU: float3 positions, u32 indices.
+/// One triangle mesh on the GPU: float3 positions, u32 indices.
 #[derive(Clone, Copy, Debug)]
 pub struct TriangleGeometry {
     pub vertex_address: u64,
     pub vertex_count: u32,
     pub index_address: u64,
     pub triangle_count: u32,
+    /// Every hit counts; else each candidate hit is tested (any-hit shaders, ray-query
+    /// candidates), once per triangle and ray.
+    pub opaque: bool,
 }
 
 /// One instance of the top level, laid out as `VkAccelerationStructureInstanceKHR`.
@@ -39,14 +42,17 @@ impl TlasInstance {
     /// Largest custom index: 24 bits.
     pub const MAX_CUSTOM_INDEX: u32 = (1 << 24) - 1;
 
-    pub fn new(world_from_object: Mat4, custom_index: u32, blas: &AccelerationStructure) -> Self {
+    /// `opaque`: force every hit of the instance opaque; else its geometry's flags decide.
+    pub fn new(world_from_object: Mat4, custom_index: u32, blas: &AccelerationStructure, opaque: bool) -> Self {
         let rows = world_from_object.transpose().to_cols_array();
         let mut transform = [0.0; 12];
         transform.copy_from_slice(&rows[..12]);
         // Facing is decided in our shaders (emission is front-face only, mirrored instances
-        // flip it), so traversal must never cull; every hit is opaque.
-        let flags =
-            vk::GeometryInstanceFlagsKHR::TRIANGLE_FACING_CULL_DISABLE | vk::GeometryInstanceFlagsKHR::FORCE_OPAQUE;
+        // flip it), so traversal must never cull.
+        let mut flags = vk::GeometryInstanceFlagsKHR::TRIANGLE_FACING_CULL_DISABLE;
+        if opaque {
+            flags |= vk::GeometryInstanceFlagsKHR::FORCE_OPAQUE;
+        }
         Self {
             transform,
             custom_index_and_mask: (custom_index & Self::MAX_CUSTOM_INDEX) | (0xff << 24),
@@ -176,7 +182,12 @@ fn triangles_geometry(geometry: &TriangleGeometry) -> vk::AccelerationStructureG
     vk::AccelerationStructureGeometryKHR::default()
         .geometry_type(vk::GeometryTypeKHR::TRIANGLES)
         .geometry(vk::AccelerationStructureGeometryDataKHR { triangles })
-        .flags(vk::GeometryFlagsKHR::OPAQUE)
+        .flags(if geometry.opaque {
+            vk::GeometryFlagsKHR::OPAQUE
+        } else {
+            // A stochastic test must see each candidate once.
+            vk::GeometryFlagsKHR::NO_DUPLICATE_ANY_HIT_INVOCATION
+        })
 }
 
 /// Builds one bottom level per geometry, then compacts each (the compacted copies are

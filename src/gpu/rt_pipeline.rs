@@ -14,17 +14,20 @@ use super::context::{Context, Shared};
 use super::error::{GpuError, GpuResult, VkResultExt};
 use super::shaders::{ShaderId, ShaderStage};
 
-/// The shaders of one pipeline. Hit groups are triangle groups with a closest-hit shader.
+/// The shaders of one pipeline. Hit groups are triangle groups with a closest-hit shader,
+/// and all share `any_hit` if there is one.
 pub struct RayTracingShaders<'a> {
     pub raygen: ShaderId,
     pub miss: &'a [ShaderId],
     pub closest_hit: &'a [ShaderId],
+    pub any_hit: Option<ShaderId>,
 }
 
 const PUSH_STAGES: vk::ShaderStageFlags = vk::ShaderStageFlags::from_raw(
     vk::ShaderStageFlags::RAYGEN_KHR.as_raw()
         | vk::ShaderStageFlags::MISS_KHR.as_raw()
-        | vk::ShaderStageFlags::CLOSEST_HIT_KHR.as_raw(),
+        | vk::ShaderStageFlags::CLOSEST_HIT_KHR.as_raw()
+        | vk::ShaderStageFlags::ANY_HIT_KHR.as_raw(),
 );
 
 pub struct RayTracingPipeline<P: Pod> {
@@ -61,6 +64,9 @@ impl<P: Pod> RayTracingPipeline<P> {
         let mut stages_in_order = vec![(shaders.raygen, ShaderStage::RayGeneration)];
         stages_in_order.extend(shaders.miss.iter().map(|&s| (s, ShaderStage::Miss)));
         stages_in_order.extend(shaders.closest_hit.iter().map(|&s| (s, ShaderStage::ClosestHit)));
+        // Last, so that group indices stay those of the stages before it.
+        stages_in_order.extend(shaders.any_hit.iter().map(|&s| (s, ShaderStage::AnyHit)));
+        let any_hit_stage = shaders.any_hit.map(|_| stages_in_order.len() as u32 - 1);
         let mut modules = Vec::new();
         let destroy_modules = |modules: &[vk::ShaderModule]| {
             for &module in modules {
@@ -94,6 +100,7 @@ impl<P: Pod> RayTracingPipeline<P> {
             let stage = match expected {
                 ShaderStage::RayGeneration => vk::ShaderStageFlags::RAYGEN_KHR,
                 ShaderStage::Miss => vk::ShaderStageFlags::MISS_KHR,
+                ShaderStage::AnyHit => vk::ShaderStageFlags::ANY_HIT_KHR,
                 _ => vk::ShaderStageFlags::CLOSEST_HIT_KHR,
             };
             stage_infos.push(
@@ -106,6 +113,7 @@ impl<P: Pod> RayTracingPipeline<P> {
         let groups: Vec<_> = stages_in_order
             .iter()
             .enumerate()
+            .filter(|&(_, &(_, stage))| stage != ShaderStage::AnyHit)
             .map(|(i, &(_, stage))| {
                 let group = vk::RayTracingShaderGroupCreateInfoKHR::default()
                     .general_shader(vk::SHADER_UNUSED_KHR)
@@ -116,6 +124,7 @@ impl<P: Pod> RayTracingPipeline<P> {
                     group
                         .ty(vk::RayTracingShaderGroupTypeKHR::TRIANGLES_HIT_GROUP)
                         .closest_hit_shader(i as u32)
+                        .any_hit_shader(any_hit_stage.unwrap_or(vk::SHADER_UNUSED_KHR))
                 } else {
                     group
                         .ty(vk::RayTracingShaderGroupTypeKHR::GENERAL)

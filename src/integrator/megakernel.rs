@@ -56,6 +56,7 @@ pub fn record_pass(
                     },
                     miss: &[ids::TRACE_EXTEND_RMISS, ids::TRACE_CONNECT_RMISS],
                     closest_hit: &[ids::TRACE_EXTEND_RCHIT],
+                    any_hit: Some(ids::TRACE_ALPHA_RAHIT),
                 },
             )?;
             timed(backend, profiler, pass, "trace_paths", &|pass| {

@@ -73,6 +73,7 @@ impl TraceKernel {
                     raygen,
                     miss: &[miss],
                     closest_hit: &[closest_hit],
+                    any_hit: Some(ids::TRACE_ALPHA_RAHIT),
                 },
             )?),
         })

@@ -73,14 +73,15 @@ impl GpuMeshes {
         })
     }
 
-    /// The bottom-level input of mesh `index`.
-    pub fn geometry(&self, index: usize) -> TriangleGeometry {
+    /// The bottom-level input of mesh `index`; `opaque` unless its material has holes.
+    pub fn geometry(&self, index: usize, opaque: bool) -> TriangleGeometry {
         let range = self.ranges[index];
         TriangleGeometry {
             vertex_address: self.positions.address() + u64::from(range.first_vertex) * 12,
             vertex_count: range.vertex_count,
             index_address: self.indices.address() + u64::from(range.first_index) * 4,
             triangle_count: range.triangle_count,
+            opaque,
         }
     }
 }
