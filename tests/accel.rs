@@ -81,6 +81,7 @@ fn trace(context: &Context, backend: TraceBackend, push: &TraceProbePush) -> Opt
                 raygen: ids::DIAGNOSTICS_TRACE_PROBE_RGEN,
                 miss: &[ids::DIAGNOSTICS_TRACE_PROBE_RMISS],
                 closest_hit: &[ids::DIAGNOSTICS_TRACE_PROBE_RCHIT],
+                any_hit: None,
             };
             let pipeline = RayTracingPipeline::<TraceProbePush>::new(context, "trace probe", &shaders).unwrap();
             context
