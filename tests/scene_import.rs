@@ -382,16 +382,20 @@ fn material_parameters_that_are_not_rendered_are_named_once() {
     document["materials"] = json!([
         {"name": "leaf", "alphaMode": "MASK", "alphaCutoff": 0.4,
          "pbrMetallicRoughness": {"baseColorTexture": {"index": 0}},
+         "occlusionTexture": {"index": 0},
          "extensions": {"KHR_materials_volume": {"thicknessFactor": 0.1, "thicknessTexture": {"index": 0}},
                         "KHR_materials_clearcoat": {"clearcoatFactor": 1.0}}},
         {"name": "plain", "pbrMetallicRoughness": {"metallicFactor": 0.0}}
     ]);
     let scene = Scene::load(&write(&dir, "ignored.gltf", &document)).unwrap();
-    let about_leaf: Vec<&String> = scene.warnings.iter().filter(|w| w.contains("material leaf")).collect();
+    let about_leaf: Vec<&String> = scene
+        .warnings
+        .iter()
+        .filter(|w| w.contains("material leaf: ignored"))
+        .collect();
     assert_eq!(about_leaf.len(), 1, "{:?}", scene.warnings);
     for name in [
-        "baseColorTexture",
-        "alphaMode Mask",
+        "occlusionTexture",
         "KHR_materials_volume.thicknessTexture",
         "KHR_materials_clearcoat",
     ] {
@@ -399,6 +403,15 @@ fn material_parameters_that_are_not_rendered_are_named_once() {
     }
     assert!(
         !scene.warnings.iter().any(|w| w.contains("material plain")),
+        "{:?}",
+        scene.warnings
+    );
+    // Its image is not there: one more warning, and magenta.
+    assert!(
+        scene
+            .warnings
+            .iter()
+            .any(|w| w.contains("material leaf: image 0") && w.contains("magenta")),
         "{:?}",
         scene.warnings
     );

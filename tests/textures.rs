@@ -13,7 +13,7 @@ use glam::{Vec2, Vec3};
 use serde_json::{json, Value};
 use wavetrace::environment::{Environment, EnvironmentMap};
 use wavetrace::film::RgbImage;
-use wavetrace::integrator::{RenderSettings, Renderer};
+use wavetrace::integrator::{Integrator, RenderSettings, Renderer};
 use wavetrace::scene::{PinholeCamera, Scene};
 
 const SIZE: u32 = 64;
@@ -42,16 +42,36 @@ fn srgb_to_linear(v: u8) -> f32 {
     }
 }
 
-/// Quads in the plane z = 0 facing +Z, each `[x0, x1]` wide and 2 tall, with UVs (0,0) at the
-/// top left; a camera at z = 3 looking down -Z. `materials` and `images` are the file's.
-fn quads_gltf(quads: &[([f32; 2], usize)], materials: Value, images: Value, textures: Value, samplers: Value) -> Value {
+/// A quad facing +Z: x and y ranges, depth, material.
+#[derive(Clone, Copy)]
+struct Quad {
+    x: [f32; 2],
+    y: [f32; 2],
+    z: f32,
+    material: usize,
+}
+
+/// A quad in the plane z = 0, `[x0, x1]` wide and 2 tall.
+fn column(x: [f32; 2], material: usize) -> Quad {
+    Quad {
+        x,
+        y: [-1.0, 1.0],
+        z: 0.0,
+        material,
+    }
+}
+
+/// Quads facing +Z with UVs (0,0) at the top left; a camera at z = 3 looking down -Z.
+/// `materials` and `images` are the file's.
+fn quads_gltf(quads: &[Quad], materials: Value, images: Value, textures: Value, samplers: Value) -> Value {
     let mut bytes: Vec<u8> = Vec::new();
     let mut accessors = Vec::new();
     let mut views = Vec::new();
     let mut meshes = Vec::new();
     let mut nodes = Vec::new();
-    for (i, &([x0, x1], material)) in quads.iter().enumerate() {
-        let positions = [[x0, -1.0, 0.0f32], [x1, -1.0, 0.0], [x1, 1.0, 0.0], [x0, 1.0, 0.0]];
+    for (i, quad) in quads.iter().enumerate() {
+        let ([x0, x1], [y0, y1], z, material) = (quad.x, quad.y, quad.z, quad.material);
+        let positions = [[x0, y0, z], [x1, y0, z], [x1, y1, z], [x0, y1, z]];
         let normals = [[0.0, 0.0, 1.0f32]; 4];
         let uvs = [[0.0, 1.0f32], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]];
         let indices = [0u32, 1, 2, 0, 2, 3];
@@ -106,14 +126,22 @@ fn write(name: &str, document: &Value) -> PathBuf {
 }
 
 fn render(scene: &Scene, environment: Environment, spp: u32) -> Vec<RgbImage> {
+    render_with(scene, environment, spp, &[Integrator::Wavefront])
+}
+
+/// One image per integrator and trace backend.
+fn render_with(scene: &Scene, environment: Environment, spp: u32, integrators: &[Integrator]) -> Vec<RgbImage> {
     let gpu = common::gpu();
     let mut images = Vec::new();
-    for &backend in gpu.context.trace_backends() {
-        let settings = RenderSettings {
-            environment: Some(environment.clone()),
-            ..RenderSettings::new(SIZE, SIZE, spp, 4, backend)
-        };
-        images.push(Renderer::new(&gpu.context, scene, &settings).unwrap().render().unwrap());
+    for &integrator in integrators {
+        for &backend in gpu.context.trace_backends() {
+            let settings = RenderSettings {
+                integrator,
+                environment: Some(environment.clone()),
+                ..RenderSettings::new(SIZE, SIZE, spp, 4, backend)
+            };
+            images.push(Renderer::new(&gpu.context, scene, &settings).unwrap().render().unwrap());
+        }
     }
     gpu.finish();
     images
@@ -154,7 +182,7 @@ fn base_colour_and_emissive_textures_show_their_texels() {
     let checker: Vec<u8> = [CHECK_A, CHECK_B, CHECK_B, CHECK_A].concat();
     let glow: Vec<u8> = [GLOW_A, GLOW_B, GLOW_B, GLOW_A].concat();
     let document = quads_gltf(
-        &[([-1.9, -0.1], 0), ([0.1, 1.9], 1)],
+        &[column([-1.9, -0.1], 0), column([0.1, 1.9], 1)],
         json!([
             {"name": "checker", "pbrMetallicRoughness": {"metallicFactor": 0.0, "baseColorTexture": {"index": 0,
                 "extensions": {"KHR_texture_transform": {"scale": [2.0, 2.0]}}}},
@@ -221,7 +249,7 @@ fn a_normal_texture_tilts_a_mirror_by_its_angle() {
     let encode = |x: f32| ((x * 0.5 + 0.5) * 255.0).round() as u8;
     let texel = [encode(tilt.sin()), encode(0.0), encode(tilt.cos()), 255];
     let document = quads_gltf(
-        &[([-1.5, 1.5], 0)],
+        &[column([-1.5, 1.5], 0)],
         json!([{"name": "tilted mirror", "normalTexture": {"index": 0},
                 "pbrMetallicRoughness": {"metallicFactor": 1.0, "roughnessFactor": 0.0}}]),
         json!([{"uri": png_data_uri(1, 1, &texel)}]),
@@ -276,7 +304,7 @@ fn a_normal_texture_tilts_a_mirror_by_its_angle() {
 #[test]
 fn an_undecodable_image_is_a_warning_and_magenta() {
     let document = quads_gltf(
-        &[([-1.5, 1.5], 0)],
+        &[column([-1.5, 1.5], 0)],
         json!([{"name": "broken", "pbrMetallicRoughness": {"metallicFactor": 0.0, "baseColorTexture": {"index": 0}},
                 "extensions": {"KHR_materials_specular": {"specularFactor": 0.0}}}]),
         json!([{"uri": "data:image/png;base64,bm90IGEgcG5n"}]),
@@ -298,4 +326,128 @@ fn an_undecodable_image_is_a_warning_and_magenta() {
         (centre - Vec3::new(1.0, 0.0, 1.0)).abs().max_element() < 0.08,
         "{centre}"
     );
+}
+
+/// Mean of each 8x8 block of pixels.
+fn block_means(image: &RgbImage) -> Vec<f32> {
+    let blocks = SIZE as usize / 8;
+    let mut means = vec![0.0f32; blocks * blocks];
+    for (i, p) in image.pixels.iter().enumerate() {
+        let (x, y) = (i % SIZE as usize / 8, i / SIZE as usize / 8);
+        means[y * blocks + x] += (p[0] + p[1] + p[2]) / 3.0 / 64.0;
+    }
+    means
+}
+
+#[test]
+fn a_masked_texture_cuts_out_like_geometry_and_its_shadows_too() {
+    // A white floor, and above it a black quad whose alpha texture keeps a 4x4 checker of
+    // squares; under a uniform sky the floor shows the cut-out's shadow through its holes.
+    // The same squares as real geometry must give the same image, up to noise.
+    let mut alpha = Vec::new();
+    for y in 0..4 {
+        for x in 0..4 {
+            alpha.extend_from_slice(&[0, 0, 0, if (x + y) % 2 == 0 { 255 } else { 0 }]);
+        }
+    }
+    let materials = json!([
+        {"name": "floor", "pbrMetallicRoughness": {"metallicFactor": 0.0},
+         "extensions": {"KHR_materials_specular": {"specularFactor": 0.0}}},
+        {"name": "leaf", "alphaMode": "MASK", "alphaCutoff": 0.5,
+         "pbrMetallicRoughness": {"metallicFactor": 0.0, "baseColorTexture": {"index": 0}},
+         "extensions": {"KHR_materials_specular": {"specularFactor": 0.0}}},
+        {"name": "black", "pbrMetallicRoughness": {"metallicFactor": 0.0, "baseColorFactor": [0.0, 0.0, 0.0, 1.0]},
+         "extensions": {"KHR_materials_specular": {"specularFactor": 0.0}}}
+    ]);
+    let floor = Quad {
+        x: [-2.0, 2.0],
+        y: [-2.0, 2.0],
+        z: 0.0,
+        material: 0,
+    };
+    let leaf = Quad {
+        x: [-0.8, 0.8],
+        y: [-0.8, 0.8],
+        z: 0.4,
+        material: 1,
+    };
+    let images = json!([{"uri": png_data_uri(4, 4, &alpha)}]);
+    let textures = json!([{"source": 0, "sampler": 0}]);
+    let samplers = json!([{"magFilter": 9728, "minFilter": 9728}]);
+    let masked = quads_gltf(
+        &[floor, leaf],
+        materials.clone(),
+        images.clone(),
+        textures.clone(),
+        samplers.clone(),
+    );
+    // Texel (x, y) covers u in [x/4, (x+1)/4], v in [y/4, (y+1)/4], v from the top.
+    let mut squares = vec![floor];
+    for y in 0..4 {
+        for x in 0..4 {
+            if (x + y) % 2 == 0 {
+                let x0 = -0.8 + 0.4 * x as f32;
+                let y1 = 0.8 - 0.4 * y as f32;
+                squares.push(Quad {
+                    x: [x0, x0 + 0.4],
+                    y: [y1 - 0.4, y1],
+                    z: 0.4,
+                    material: 2,
+                });
+            }
+        }
+    }
+    let geometric = quads_gltf(&squares, materials, images, textures, samplers);
+    let masked = Scene::load(&write("masked.gltf", &masked)).unwrap();
+    let geometric = Scene::load(&write("geometric.gltf", &geometric)).unwrap();
+    let sky = Environment::constant(Vec3::ONE);
+    let integrators = [Integrator::Wavefront, Integrator::Megakernel];
+    let reference = block_means(&render_with(&geometric, sky.clone(), 64, &integrators[..1])[0]);
+    for image in render_with(&masked, sky, 64, &integrators) {
+        let blocks = block_means(&image);
+        let worst = blocks
+            .iter()
+            .zip(&reference)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f32::max);
+        // Blocks wholly on a solid square are black, wholly in a hole about 0.5 to 1.
+        assert!(
+            worst < 0.04,
+            "the cut-out and the geometry differ by {worst} in an 8x8 block"
+        );
+        // The solid squares cover about 800 pixels: they are black.
+        let dark = image.pixels.iter().filter(|p| p[0] + p[1] + p[2] < 0.01).count();
+        assert!(dark > 500, "only {dark} black pixels: where are the solid squares?");
+    }
+}
+
+#[test]
+fn blended_alpha_lets_through_one_minus_alpha() {
+    let document = quads_gltf(
+        &[column([-1.5, 1.5], 0)],
+        json!([{"name": "veil", "alphaMode": "BLEND",
+                "pbrMetallicRoughness": {"metallicFactor": 0.0, "baseColorFactor": [0.0, 0.0, 0.0, 0.25]},
+                "extensions": {"KHR_materials_specular": {"specularFactor": 0.0}}}]),
+        json!([]),
+        json!([]),
+        json!([]),
+    );
+    let scene = Scene::load(&write("veil.gltf", &document)).unwrap();
+    let points = plane_points(&scene);
+    for image in render_with(
+        &scene,
+        Environment::constant(Vec3::ONE),
+        64,
+        &[Integrator::Wavefront, Integrator::Megakernel],
+    ) {
+        let (mut sum, mut count) = (0.0f64, 0);
+        for (pixel, point) in image.pixels.iter().zip(&points) {
+            if point.is_some_and(|p| p.x.abs() < 1.4 && p.y.abs() < 0.9) {
+                sum += f64::from(pixel[0]);
+                count += 1;
+            }
+        }
+        let mean = sum / f64::from(count);
+        assert!((mean - 0.75).abs() < 0.01, "a veil of alpha 0.25 lets {mean} through");
+    }
 }
