@@ -218,6 +218,13 @@ gpu_structs! {
         environment_rotation: f32,
         environment_choice: f32,
         pad_environment: u32,
+        // KHR_lights_punctual lights, their normalised inclusive CDF by power, and the chance
+        // that next-event estimation (when it does not pick the environment) picks one of
+        // them rather than an emissive triangle: their share of the power.
+        punctual_lights: u64,
+        punctual_cdf: u64,
+        punctual_count: u32,
+        punctual_choice: f32,
     }
 
     /// Queue counters and the indirect arguments made from them; all GPU-written. Queue
@@ -324,6 +331,22 @@ gpu_structs! {
         cdf: u64,
         count: u32,
         pad0: u32,
+    }
+
+    /// A KHR_lights_punctual light in world space (PUNCTUAL_* in lights.glsl): where it is,
+    /// where it points, colour x intensity (candela for point and spot lights, lux for
+    /// directional ones), its range (0: none) and a spot light's cone cosines.
+    struct GpuPunctualLight {
+        position: Vec3,
+        kind: u32,
+        direction: Vec3,
+        range: f32,
+        intensity: Vec3,
+        cos_inner: f32,
+        cos_outer: f32,
+        pad0: u32,
+        pad1: u32,
+        pad2: u32,
     }
 
     /// Push constants of `environment/weights`: per pixel of a `width` x `height` map of RGB

@@ -416,3 +416,44 @@ fn material_parameters_that_are_not_rendered_are_named_once() {
         scene.warnings
     );
 }
+
+#[test]
+fn punctual_lights_are_placed_by_their_nodes() {
+    let dir = temp_dir("punctual");
+    let mut document = tiny_gltf(&QUAD, Some(&QUAD_INDICES), [0.0; 3], true);
+    document["extensionsUsed"] = json!(["KHR_lights_punctual"]);
+    document["extensions"] = json!({"KHR_lights_punctual": {"lights": [
+        {"name": "bulb", "type": "point", "color": [1.0, 0.5, 0.25], "intensity": 4.0, "range": 3.0},
+        {"type": "spot", "intensity": 2.0, "spot": {"innerConeAngle": 0.2, "outerConeAngle": 0.4}},
+        {"type": "directional", "intensity": -1.0}
+    ]}});
+    // Rotated 90 degrees about +X: the spot's -Z turns to +Y.
+    let half = std::f32::consts::FRAC_PI_4;
+    let nodes = document["nodes"].as_array_mut().unwrap();
+    nodes.push(json!({"name": "bulb node", "translation": [1.0, 2.0, 3.0],
+                      "extensions": {"KHR_lights_punctual": {"light": 0}}}));
+    nodes.push(
+        json!({"name": "spot node", "rotation": [half.sin(), 0.0, 0.0, half.cos()],
+                      "extensions": {"KHR_lights_punctual": {"light": 1}}}),
+    );
+    nodes.push(json!({"name": "sun node", "extensions": {"KHR_lights_punctual": {"light": 2}}}));
+    let count = nodes.len();
+    document["scenes"][0]["nodes"] = json!((0..count).collect::<Vec<_>>());
+    let scene = Scene::load(&write(&dir, "punctual.gltf", &document)).unwrap();
+    assert_eq!(scene.lights.len(), 2, "{:?}", scene.lights);
+    let bulb = &scene.lights[0];
+    assert_eq!(bulb.name, "bulb");
+    assert_eq!(bulb.position, glam::Vec3::new(1.0, 2.0, 3.0));
+    assert_eq!(bulb.intensity, glam::Vec3::new(4.0, 2.0, 1.0));
+    assert_eq!(bulb.range, Some(3.0));
+    let spot = &scene.lights[1];
+    assert!((spot.direction - glam::Vec3::Y).length() < 1e-5, "{}", spot.direction);
+    assert!(
+        scene
+            .warnings
+            .iter()
+            .any(|w| w.contains("sun node") && w.contains("intensity")),
+        "{:?}",
+        scene.warnings
+    );
+}

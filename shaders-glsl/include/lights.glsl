@@ -64,22 +64,49 @@ float light_hit_area_density(PassConstants c, uint instance, uint triangle, floa
     }
     float probability = light_selection_probability(c.light_selection, c.light_tree, c.light_cdf, c.light_count,
                                                     c.light_tree_arity, first + triangle);
-    return (1.0 - c.environment_choice) * probability / area;
+    return (1.0 - c.environment_choice) * (1.0 - c.punctual_choice) * probability / area;
 }
 
+layout(buffer_reference, scalar) readonly buffer PunctualLights { GpuPunctualLight v[]; };
+layout(buffer_reference, scalar) readonly buffer PunctualCdf { float v[]; };
+
+const uint PUNCTUAL_POINT = 0u;
+const uint PUNCTUAL_SPOT = 1u;
+const uint PUNCTUAL_DIRECTIONAL = 2u;
+
 // What next-event estimation aims at: a point on an emissive triangle (with its front
-// normal and the density per unit area of choosing it), or a direction towards the
-// environment (with the density per solid angle); the radiance arriving from it.
+// normal and the density per unit area of choosing it), a direction towards the
+// environment (with the density per solid angle), or a punctual light (`delta`: with the
+// probability of choosing it, which no BSDF sample can hit); the radiance it sends.
 struct LightSample {
     vec3 point_or_direction;
     bool at_infinity;
     vec3 normal;
     float pdf;
     vec3 radiance;
+    bool delta;
+    uint punctual;
 };
 
+// A punctual light by the CDF over their powers; its probability.
+uint sample_punctual(PassConstants c, float u, out float probability) {
+    PunctualCdf cdf = PunctualCdf(c.punctual_cdf);
+    uint low = 0u;
+    uint high = c.punctual_count - 1u;
+    while (low < high) {
+        uint middle = (low + high) / 2u;
+        if (cdf.v[middle] > u) {
+            high = middle;
+        } else {
+            low = middle + 1u;
+        }
+    }
+    probability = cdf.v[low] - (low > 0u ? cdf.v[low - 1u] : 0.0);
+    return low;
+}
+
 bool sample_direct_light(PassConstants c, float u_light, vec2 u_point, out LightSample s) {
-    s = LightSample(vec3(0.0, 1.0, 0.0), false, vec3(0.0), 0.0, vec3(0.0));
+    s = LightSample(vec3(0.0, 1.0, 0.0), false, vec3(0.0), 0.0, vec3(0.0), false, 0u);
     float p_environment = c.environment_choice;
     if (u_light < p_environment) {
         float u_pixel = min(u_light / p_environment, float_below(1.0));
@@ -91,33 +118,65 @@ bool sample_direct_light(PassConstants c, float u_light, vec2 u_point, out Light
         s.pdf = p_environment * pdf;
         return true;
     }
+    u_light = min((u_light - p_environment) / (1.0 - p_environment), float_below(1.0));
+    float p_punctual = c.punctual_choice;
+    if (u_light < p_punctual) {
+        float probability;
+        s.punctual = sample_punctual(c, min(u_light / p_punctual, float_below(1.0)), probability);
+        GpuPunctualLight light = PunctualLights(c.punctual_lights).v[s.punctual];
+        s.delta = true;
+        s.at_infinity = light.kind == PUNCTUAL_DIRECTIONAL;
+        s.point_or_direction = s.at_infinity ? -light.direction : light.position;
+        s.radiance = light.intensity;
+        s.pdf = (1.0 - p_environment) * p_punctual * probability;
+        return s.pdf > 0.0;
+    }
     if (c.light_count == 0) {
         return false;
     }
-    u_light = min((u_light - p_environment) / (1.0 - p_environment), float_below(1.0));
+    u_light = min((u_light - p_punctual) / (1.0 - p_punctual), float_below(1.0));
     float area_density;
     if (!sample_light(c, u_light, u_point, s.point_or_direction, s.normal, s.radiance, area_density)) {
         return false;
     }
-    s.pdf = (1.0 - p_environment) * area_density;
+    s.pdf = (1.0 - p_environment) * (1.0 - p_punctual) * area_density;
     return s.pdf > 0.0;
 }
 
-// The shadow segment from `origin` to a light sample: direction, length, and the sample's
-// density per solid angle seen from there. False when the light faces away.
-bool light_segment(LightSample s, vec3 origin, out vec3 direction, out float distance, out float pdf) {
+// The shadow segment from `origin` to a light sample: direction, length, the radiance
+// arriving (for a point or spot light: intensity over distance squared, in its cone and
+// range, as KHR_lights_punctual recommends), and the sample's density per solid angle (per
+// light for a delta light). False when the light sends nothing this way.
+bool light_segment(PassConstants c, LightSample s, vec3 origin, out vec3 direction, out float distance,
+                   out vec3 radiance, out float pdf) {
+    radiance = s.radiance;
+    pdf = s.pdf;
     if (s.at_infinity) {
         direction = s.point_or_direction;
         distance = ENVIRONMENT_DISTANCE;
-        pdf = s.pdf;
         return true;
     }
     vec3 to_light = s.point_or_direction - origin;
     float distance2 = dot(to_light, to_light);
     distance = sqrt(distance2);
     direction = to_light / distance;
+    if (s.delta) {
+        GpuPunctualLight light = PunctualLights(c.punctual_lights).v[s.punctual];
+        float falloff = 1.0 / distance2;
+        if (light.range > 0.0) {
+            float r = distance / light.range;
+            falloff *= clamp(1.0 - r * r * r * r, 0.0, 1.0);
+        }
+        if (light.kind == PUNCTUAL_SPOT) {
+            float t = clamp((dot(light.direction, -direction) - light.cos_outer)
+                            / max(light.cos_inner - light.cos_outer, 1e-3), 0.0, 1.0);
+            falloff *= t * t;
+        }
+        radiance *= falloff;
+        return falloff > 0.0 && pdf > 0.0;
+    }
     float cos_light = -dot(direction, s.normal);
-    pdf = s.pdf * distance2 / cos_light;
+    pdf *= distance2 / cos_light;
     return cos_light > 0.0 && pdf > 0.0;
 }
 

@@ -131,14 +131,16 @@ bool shade_hit(PassConstants c, uint pixel, uint sample_index, uint bounce, HitR
         vec3 shadow_origin = hit_point + (through ? -facing : facing) * epsilon;
         vec3 wl;
         float distance;
+        vec3 arriving;
         float light_pdf;
-        if (light_segment(light, shadow_origin, wl, distance, light_pdf)) {
+        if (light_segment(c, light, shadow_origin, wl, distance, arriving, light_pdf)) {
             vec3 wi_local = to_local(wl, tangent, bitangent, shading);
             float bsdf_pdf;
             vec3 f = bsdf_eval(bsdf, wo_local, wi_local, front, bsdf_pdf);
             if ((wi_local.z < 0.0) == through && any(greaterThan(f, vec3(0.0)))) {
-                vec3 contribution =
-                    throughput.xyz * f * light.radiance / light_pdf * power_heuristic(light_pdf, bsdf_pdf);
+                // No BSDF sample can hit a punctual light: its samples count in full.
+                float weight = light.delta ? 1.0 : power_heuristic(light_pdf, bsdf_pdf);
+                vec3 contribution = throughput.xyz * f * arriving / light_pdf * weight;
                 has_shadow = true;
                 shadow = ShadowRay(shadow_origin, distance * (1.0 - 1e-4), wl, contribution);
             }

@@ -12,7 +12,7 @@ use crate::gpu::{
     TraceBackend,
 };
 use crate::interface::{KernelCounters, PassConstants, QueueState, WavefrontPush};
-use crate::lights::LightSampler;
+use crate::lights::{LightSampler, PunctualLights};
 use crate::primitives::counting_sort;
 use crate::scene::{GpuScene, PinholeCamera, Scene};
 
@@ -181,6 +181,7 @@ pub struct Renderer {
     _accel: SceneAccel,
     _scene: GpuScene,
     _environment: GpuEnvironment,
+    _punctual: PunctualLights,
 }
 
 fn check_settings(settings: &RenderSettings, context: &Context) -> GpuResult<()> {
@@ -234,6 +235,7 @@ impl Renderer {
         let accel = SceneAccel::build(context, scene, &gpu_scene.meshes)?;
         let lights = LightSampler::new(context, scene, &gpu_scene, settings.light_selection)?;
         let environment = GpuEnvironment::new(context, settings.environment.as_ref())?;
+        let punctual = PunctualLights::new(context, scene)?;
         let film = Buffer::new(
             context,
             "film",
@@ -336,7 +338,9 @@ impl Renderer {
             },
             ..PassConstants::default()
         };
-        environment.fill(&mut constants, light_tables.count);
+        punctual.fill(&mut constants);
+        let other_lights = light_tables.count + constants.punctual_count;
+        environment.fill(&mut constants, other_lights);
         if let Some(state) = &state {
             state.fill(&mut constants);
             shade_sort(settings, sort_rays, material_count, state.slots()).fill(&mut constants);
@@ -429,6 +433,7 @@ impl Renderer {
             _constants: constants_buffer,
             _accel: accel,
             _environment: environment,
+            _punctual: punctual,
             _scene: gpu_scene,
         })
     }

@@ -4,9 +4,11 @@
 
 pub mod emissive;
 pub mod flatten;
+pub mod punctual;
 pub mod sampler;
 pub mod tree;
 
 pub use emissive::EmissiveTriangles;
+pub use punctual::PunctualLights;
 pub use sampler::{LightSampler, LightSelection, LightTables};
 pub use tree::{Leaves, LightTree, TreeLayout, TreeShape};

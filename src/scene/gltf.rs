@@ -18,7 +18,7 @@ use crate::gpu::{SamplerDesc, Wrap};
 
 use super::tangents;
 use super::textures::{mip_chain, uv_transform, Texture, TextureRef};
-use super::{AlphaMode, Camera, Instance, Material, Mesh, Scene, SceneError};
+use super::{AlphaMode, Camera, Instance, Material, Mesh, PunctualKind, PunctualLight, Scene, SceneError};
 
 /// Deeper node hierarchies than this are taken for cycles (glTF forbids cycles, but a
 /// malformed file may have one, and recursion must end).
@@ -43,6 +43,7 @@ pub fn import(path: &Path) -> Result<Scene, SceneError> {
         instances: Vec::new(),
         materials,
         textures: textures.textures,
+        lights: Vec::new(),
         camera: None,
         warnings: Vec::new(),
     };
@@ -52,8 +53,11 @@ pub fn import(path: &Path) -> Result<Scene, SceneError> {
     if scene.camera.is_none() {
         importer.warn("no perspective camera: the renderer frames the scene's bounding box".to_string());
     }
-    if scene.emissive_triangle_count() == 0 {
-        importer.warn("no emissive triangles: the image will be black".to_string());
+    if scene.emissive_triangle_count() == 0 && scene.lights.is_empty() {
+        importer.warn(
+            "no emissive triangles and no punctual lights: the image will be black unless an environment lights it"
+                .to_string(),
+        );
     }
     scene.warnings = importer.warnings;
     Ok(scene)
@@ -539,6 +543,9 @@ impl Importer {
                 });
             }
         }
+        if let Some(light) = node.light() {
+            self.punctual_light(&name, &light, world, scene);
+        }
         if let Some(camera) = node.camera() {
             match camera.projection() {
                 gltf::camera::Projection::Perspective(p) if scene.camera.is_none() => {
@@ -746,6 +753,51 @@ fn ignored_parameters(material: &gltf::Material) -> Vec<String> {
         ignored.extend(others.keys().cloned());
     }
     ignored
+}
+
+impl Importer {
+    /// A KHR_lights_punctual light at a node; one that cannot be rendered is a warning.
+    fn punctual_light(&mut self, node: &str, light: &gltf::khr_lights_punctual::Light, world: Mat4, scene: &mut Scene) {
+        use gltf::khr_lights_punctual::Kind;
+        let intensity = Vec3::from_array(light.color()) * light.intensity();
+        let position = world.transform_point3(Vec3::ZERO);
+        let direction = world.transform_vector3(Vec3::NEG_Z).normalize_or_zero();
+        if !(intensity.is_finite() && intensity.min_element() >= 0.0 && position.is_finite()) {
+            self.warn(format!(
+                "{node}: light with a negative or non-finite intensity or position; skipped"
+            ));
+            return;
+        }
+        let kind = match light.kind() {
+            Kind::Point => PunctualKind::Point,
+            Kind::Directional => PunctualKind::Directional,
+            Kind::Spot {
+                inner_cone_angle,
+                outer_cone_angle,
+            } => {
+                let outer = outer_cone_angle.clamp(1e-4, std::f32::consts::FRAC_PI_2);
+                let inner = inner_cone_angle.clamp(0.0, outer * 0.9999);
+                if (inner, outer) != (inner_cone_angle, outer_cone_angle) {
+                    self.warn(format!(
+                        "{node}: spot cone angles {inner_cone_angle}, {outer_cone_angle} clamped to {inner}, {outer}"
+                    ));
+                }
+                PunctualKind::Spot { inner, outer }
+            }
+        };
+        if kind != PunctualKind::Point && direction == Vec3::ZERO {
+            self.warn(format!("{node}: light direction degenerate (scaled to zero); skipped"));
+            return;
+        }
+        scene.lights.push(PunctualLight {
+            name: light.name().map_or_else(|| node.to_string(), str::to_string),
+            kind,
+            position,
+            direction,
+            intensity,
+            range: light.range().filter(|r| r.is_finite() && *r > 0.0),
+        });
+    }
 }
 
 /// Strips and fans as a triangle list, keeping every triangle's winding counter-clockwise.

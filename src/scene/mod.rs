@@ -128,6 +128,32 @@ impl Material {
     }
 }
 
+/// A KHR_lights_punctual light placed in the world.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PunctualLight {
+    /// The node's name, for messages.
+    pub name: String,
+    pub kind: PunctualKind,
+    pub position: Vec3,
+    /// Where the light points (the node's -Z), unit length.
+    pub direction: Vec3,
+    /// Colour x intensity: candela for point and spot lights, lux for directional ones.
+    pub intensity: Vec3,
+    /// Beyond this distance the light adds nothing (glTF's recommended window falloff).
+    pub range: Option<f32>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PunctualKind {
+    Point,
+    /// Cone angles from the axis, radians, inner < outer <= pi/2.
+    Spot {
+        inner: f32,
+        outer: f32,
+    },
+    Directional,
+}
+
 /// A perspective camera.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Camera {
@@ -145,6 +171,8 @@ pub struct Scene {
     pub instances: Vec<Instance>,
     pub materials: Vec<Material>,
     pub textures: Vec<Texture>,
+    /// KHR_lights_punctual lights, in world space.
+    pub lights: Vec<PunctualLight>,
     /// `None` when the file has none; the renderer then frames the bounding box.
     pub camera: Option<Camera>,
     /// What was skipped or approximated on import, each naming the mesh, node or material.
@@ -180,6 +208,12 @@ impl Scene {
             }
         }
         bounds
+    }
+
+    /// The bounding sphere's radius, at least 1e-3 (directional lights' power over the scene).
+    pub fn radius(&self) -> f32 {
+        self.bounds()
+            .map_or(1e-3, |(lo, hi)| (0.5 * (hi - lo).length()).max(1e-3))
     }
 
     pub fn emissive_triangle_count(&self) -> usize {

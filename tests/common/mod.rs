@@ -118,6 +118,7 @@ pub fn sphere_scene(material: Material) -> Scene {
         }],
         materials: vec![material],
         textures: Vec::new(),
+        lights: Vec::new(),
         camera: Some(Camera {
             world_from_camera: Mat4::from_translation(Vec3::Z * SPHERE_CAMERA_DISTANCE),
             yfov: SPHERE_YFOV_DEGREES.to_radians(),

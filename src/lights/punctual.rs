@@ -1,0 +1,110 @@
+//! KHR_lights_punctual lights in next-event estimation: their table on the GPU, a CDF over
+//! them by power, and the share of all light power they hold, with which a light sample goes
+//! to them rather than to an emissive triangle. Together the two choices pick every light by
+//! its power. Powers are in the emissive triangles' units (power over pi, `EmissiveTriangle::
+//! weight`); radiant intensity in candela and irradiance in lux are taken as they are, in
+//! wavetrace's radiometric units, as renderers without photometric units do.
+
+use crate::gpu::{Buffer, BufferUsage, Context, GpuResult};
+use crate::interface::{GpuPunctualLight, PassConstants};
+use crate::scene::{PunctualKind, PunctualLight, Scene};
+
+use super::emissive::{luminance, EmissiveTriangles};
+
+/// `PUNCTUAL_*` in lights.glsl.
+const KIND_POINT: u32 = 0;
+const KIND_SPOT: u32 = 1;
+const KIND_DIRECTIONAL: u32 = 2;
+
+/// Emitted power over pi: a point light sends 4 pi I, a spot light 2 pi I times the cone's
+/// solid-angle fraction with the smooth edge counted half (as pbrt-v4 does), a directional
+/// light E over the scene's cross-section pi r^2.
+pub fn power(light: &PunctualLight, scene_radius: f32) -> f64 {
+    let intensity = f64::from(luminance(light.intensity));
+    let power = match light.kind {
+        PunctualKind::Point => 4.0 * intensity,
+        PunctualKind::Spot { inner, outer } => {
+            let (cos_inner, cos_outer) = (f64::from(inner.cos()), f64::from(outer.cos()));
+            2.0 * ((1.0 - cos_inner) + 0.5 * (cos_inner - cos_outer)) * intensity
+        }
+        PunctualKind::Directional => f64::from(scene_radius).powi(2) * intensity,
+    };
+    if power.is_finite() && power > 0.0 {
+        power
+    } else {
+        0.0
+    }
+}
+
+pub struct PunctualLights {
+    table: Buffer,
+    cdf: Buffer,
+    count: u32,
+    choice: f32,
+}
+
+impl PunctualLights {
+    pub fn new(context: &Context, scene: &Scene) -> GpuResult<Self> {
+        let radius = scene.radius();
+        let powers: Vec<f64> = scene.lights.iter().map(|l| power(l, radius)).collect();
+        let total: f64 = powers.iter().sum();
+        let mut running = 0.0;
+        let mut cdf: Vec<f32> = powers
+            .iter()
+            .map(|p| {
+                running += p;
+                (running / total) as f32
+            })
+            .collect();
+        if let Some(last) = cdf.last_mut() {
+            *last = 1.0;
+        }
+        let triangles = if total > 0.0 {
+            EmissiveTriangles::build(scene).total_power()
+        } else {
+            0.0
+        };
+        let choice = if total > 0.0 {
+            (total / (total + triangles)) as f32
+        } else {
+            0.0
+        };
+        let mut table: Vec<GpuPunctualLight> = scene.lights.iter().map(gpu_light).collect();
+        // Buffers cannot be empty; with no lights the kernels never read these.
+        if table.is_empty() {
+            table.push(GpuPunctualLight::default());
+            cdf.push(1.0);
+        }
+        Ok(Self {
+            table: Buffer::from_slice(context, "punctual lights", &table, BufferUsage::STORAGE)?,
+            cdf: Buffer::from_slice(context, "punctual light cdf", &cdf, BufferUsage::STORAGE)?,
+            count: if total > 0.0 { scene.lights.len() as u32 } else { 0 },
+            choice,
+        })
+    }
+
+    pub fn fill(&self, constants: &mut PassConstants) {
+        constants.punctual_lights = self.table.address();
+        constants.punctual_cdf = self.cdf.address();
+        constants.punctual_count = self.count;
+        constants.punctual_choice = self.choice;
+    }
+}
+
+fn gpu_light(light: &PunctualLight) -> GpuPunctualLight {
+    let (kind, cos_inner, cos_outer) = match light.kind {
+        PunctualKind::Point => (KIND_POINT, 0.0, 0.0),
+        PunctualKind::Spot { inner, outer } => (KIND_SPOT, inner.cos(), outer.cos()),
+        PunctualKind::Directional => (KIND_DIRECTIONAL, 0.0, 0.0),
+    };
+    GpuPunctualLight {
+        position: light.position,
+        kind,
+        direction: light.direction,
+        range: light.range.unwrap_or(0.0),
+        intensity: light.intensity,
+        cos_inner,
+        cos_outer,
+        ..GpuPunctualLight::default()
+    }
+}
