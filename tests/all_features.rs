@@ -2,8 +2,8 @@
 //! feature at once: textures with transforms and samplers, generated and given tangents,
 //! specular, ior, rough glass in a volume, emissive textures, masked and blended alpha, the
 //! three punctual lights; lit also by an environment map. It loads without a warning and
-//! renders with zero validation errors, the same image from both trace backends and (up to
-//! float contraction) from both integrators.
+//! renders with zero validation errors, the same image from both trace backends and the same
+//! estimate from both integrators.
 
 mod common;
 
@@ -67,8 +67,15 @@ fn every_feature_at_once_renders_cleanly_and_alike() {
         if i < backends {
             assert_eq!(image, &images[0], "the trace backends disagree");
         }
+        // The integrators are different kernels, where a driver may contract multiply-adds
+        // differently (NVIDIA does); with these BSDFs one ulp can flip a lobe choice and send
+        // a sample down another path, so beyond lavapipe they agree as estimates: in the
+        // mean and in 8x8 blocks (measured on the H100: mean ratio 0.9997, block-8 3e-5).
         let c = metrics::compare(image, &images[0]).unwrap();
-        assert!(c.rel_mse < 1e-5, "the integrators disagree: {c:?}");
+        assert!(
+            c.block8_rel_mse < 1e-3 && c.mean_ratio.iter().all(|r| (r - 1.0).abs() < 0.01),
+            "the integrators disagree: {c:?}"
+        );
     }
     drop(images);
     gpu.finish();

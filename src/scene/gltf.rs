@@ -205,9 +205,7 @@ impl Importer {
                 ));
             }
             let strength = material.emissive_strength().unwrap_or(1.0);
-            let mut texture = |info: Option<(gltf::Texture, Option<gltf::texture::TextureTransform>, u32)>,
-                               srgb: bool,
-                               scale: f32| {
+            let mut texture = |info: Option<(gltf::Texture, UvTransform, u32)>, srgb: bool, scale: f32| {
                 info.map(|(texture, transform, tex_coord)| {
                     self.texture_ref(&name, buffers, textures, &texture, transform, tex_coord, srgb, scale)
                 })
@@ -217,7 +215,7 @@ impl Importer {
             let emissive_texture = texture(material.emissive_texture().map(info), true, 1.0);
             let normal = material.normal_texture();
             let normal_scale = normal.as_ref().map_or(1.0, |n| n.scale());
-            let normal_texture = texture(normal.map(|n| (n.texture(), None, n.tex_coord())), false, normal_scale);
+            let normal_texture = texture(normal.map(normal_info), false, normal_scale);
             materials.push(Material {
                 name,
                 base_color: Vec4::from_array(pbr.base_color_factor()),
@@ -569,10 +567,41 @@ impl Importer {
 }
 
 /// A texture reference's parts: the texture, its KHR_texture_transform, its TEXCOORD set.
-fn info(i: gltf::texture::Info) -> (gltf::Texture, Option<gltf::texture::TextureTransform>, u32) {
-    let transform = i.texture_transform();
+fn info(i: gltf::texture::Info) -> (gltf::Texture, UvTransform, u32) {
+    let transform = i.texture_transform().map(|t| {
+        (
+            uv_transform(Vec2::from_array(t.offset()), t.rotation(), Vec2::from_array(t.scale())),
+            t.tex_coord(),
+        )
+    });
     (i.texture(), transform, i.tex_coord())
 }
+
+/// A normal texture's parts. The glTF crate reads KHR_texture_transform only on plain
+/// texture infos, so here it comes from the extension's JSON.
+fn normal_info(n: gltf::material::NormalTexture) -> (gltf::Texture, UvTransform, u32) {
+    let transform = n.extensions().and_then(|e| e.get("KHR_texture_transform")).map(|t| {
+        let pair = |key: &str, default: f32| {
+            let v = t.get(key).and_then(|v| v.as_array());
+            let at = |i: usize| {
+                v.and_then(|v| v.get(i))
+                    .and_then(|x| x.as_f64())
+                    .map_or(default, |x| x as f32)
+            };
+            Vec2::new(at(0), at(1))
+        };
+        let rotation = t.get("rotation").and_then(|r| r.as_f64()).unwrap_or(0.0) as f32;
+        let tex_coord = t.get("texCoord").and_then(|c| c.as_u64()).map(|c| c as u32);
+        (
+            uv_transform(pair("offset", 0.0), rotation, pair("scale", 1.0)),
+            tex_coord,
+        )
+    });
+    (n.texture(), transform, n.tex_coord())
+}
+
+/// KHR_texture_transform as an affine map, and the TEXCOORD set it may name instead.
+type UvTransform = Option<(Affine2, Option<u32>)>;
 
 /// RGBA8 texels, width, height.
 type DecodedImage = (Arc<Vec<u8>>, u32, u32);
@@ -622,20 +651,15 @@ impl Importer {
         buffers: &[Vec<u8>],
         textures: &mut TextureImporter,
         texture: &gltf::Texture,
-        transform: Option<gltf::texture::TextureTransform>,
+        transform: UvTransform,
         tex_coord: u32,
         srgb: bool,
         scale: f32,
     ) -> TextureRef {
         let image = texture.source();
         let index = image.index();
-        let mut tex_coord = tex_coord;
-        let transform = transform.map_or(Affine2::IDENTITY, |t| {
-            if let Some(set) = t.tex_coord() {
-                tex_coord = set;
-            }
-            uv_transform(Vec2::from_array(t.offset()), t.rotation(), Vec2::from_array(t.scale()))
-        });
+        let tex_coord = transform.and_then(|(_, set)| set).unwrap_or(tex_coord);
+        let transform = transform.map_or(Affine2::IDENTITY, |(t, _)| t);
         if tex_coord != 0 {
             self.warn(format!(
                 "material {material}: texture {} uses TEXCOORD_{tex_coord}; wavetrace reads TEXCOORD_0 only",

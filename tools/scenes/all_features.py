@@ -40,7 +40,7 @@ def main():
     materials = [
         {"name": "floor", "pbrMetallicRoughness": {"baseColorTexture": tex("checker", extensions={"KHR_texture_transform": {"scale": [3, 3], "rotation": 0.3}}),
                                                     "metallicFactor": 0, "roughnessFactor": 0.7},
-         "normalTexture": tex("bumps", scale=0.7)},
+         "normalTexture": tex("bumps", scale=0.5, extensions={"KHR_texture_transform": {"scale": [8, 8]}})},
         {"name": "plastic", "pbrMetallicRoughness": {"baseColorFactor": [0.8, 0.3, 0.2, 1], "metallicRoughnessTexture": tex("metal-roughness"), "metallicFactor": 0.5},
          "extensions": {"KHR_materials_specular": {"specularFactor": 0.8, "specularColorFactor": [1, 0.9, 0.8]}, "KHR_materials_ior": {"ior": 1.6}}},
         {"name": "rough metal", "pbrMetallicRoughness": {"baseColorFactor": [0.95, 0.8, 0.5, 1], "metallicFactor": 1, "roughnessFactor": 0.35}},
@@ -104,7 +104,9 @@ def main():
     half = math.radians(-60) / 2
     nodes.append({"name": "spot", "translation": [-1.5, 2.0, 1.0], "rotation": [math.sin(half), 0, 0, math.cos(half)],
                   "extensions": {"KHR_lights_punctual": {"light": 1}}})
-    nodes.append({"name": "sun", "rotation": [math.sin(math.radians(-25)), 0.2, 0, math.cos(math.radians(-25))],
+    sun = [math.sin(math.radians(-25)), 0.2, 0, math.cos(math.radians(-25))]
+    sun = [x / math.sqrt(sum(y * y for y in sun)) for x in sun]
+    nodes.append({"name": "sun", "rotation": sun,
                   "extensions": {"KHR_lights_punctual": {"light": 2}}})
     nodes.append({"name": "camera", "camera": 0, "translation": [0, 1.2, 3.4], "rotation": [math.sin(math.radians(-9)), 0, 0, math.cos(math.radians(-9))]})
     document = {
