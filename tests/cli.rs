@@ -111,3 +111,85 @@ fn render_writes_exr_and_png_and_bad_scenes_are_clear_errors() {
     let text = String::from_utf8_lossy(&bad_output.stderr);
     assert!(!bad_output.status.success() && text.contains("out.tiff"), "{text}");
 }
+
+#[test]
+fn environment_options_render_and_bad_ones_are_clear_errors() {
+    let dir = std::env::temp_dir().join(format!("wavetrace-cli-env-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/scenes/all-features/all-features.gltf"
+    );
+    let exr = dir.join("env.exr");
+    // A tiny map written as EXR, turned and scaled.
+    let map = dir.join("sky.exr");
+    let sky = wavetrace::film::RgbImage::from_fn(16, 8, |x, y| [x as f32 / 16.0, y as f32 / 8.0, 0.5]);
+    wavetrace::film::write_exr(&map, &sky).unwrap();
+    let output = wavetrace()
+        .args([
+            "render",
+            scene,
+            "--res",
+            "16",
+            "16",
+            "--spp",
+            "2",
+            "--env-strength",
+            "2",
+            "--env-rotation",
+            "30",
+            "--env",
+        ])
+        .arg(&map)
+        .arg("-o")
+        .arg(&exr)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let constant = wavetrace()
+        .args([
+            "render",
+            scene,
+            "--res",
+            "16",
+            "16",
+            "--spp",
+            "2",
+            "--env-color",
+            "0.2",
+            "0.3",
+            "0.4",
+            "-o",
+        ])
+        .arg(&exr)
+        .output()
+        .unwrap();
+    assert!(
+        constant.status.success(),
+        "{}",
+        String::from_utf8_lossy(&constant.stderr)
+    );
+
+    for (args, needle) in [
+        (vec!["--env", "/nonexistent/sky.hdr"], "/nonexistent/sky.hdr"),
+        (vec!["--env", "sky.png"], "sky.png"),
+        (vec!["--env-color", "1", "-1", "1"], "--env-color"),
+        (
+            vec!["--env-color", "1", "1", "1", "--env-strength", "nan"],
+            "--env-strength",
+        ),
+    ] {
+        let output = wavetrace()
+            .args(["render", scene, "--res", "8", "8", "--spp", "1"])
+            .args(&args)
+            .arg("-o")
+            .arg(&exr)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            !output.status.success() && text.contains(needle) && !text.contains("panicked"),
+            "{args:?}: {text}"
+        );
+    }
+}

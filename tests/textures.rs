@@ -451,3 +451,39 @@ fn blended_alpha_lets_through_one_minus_alpha() {
         assert!((mean - 0.75).abs() < 0.01, "a veil of alpha 0.25 lets {mean} through");
     }
 }
+
+#[test]
+fn a_jpeg_texture_decodes() {
+    // A flat colour survives JPEG within a step or two of 8 bits.
+    let rgb = vec![[180u8, 60, 90]; 16 * 16].concat();
+    let mut jpeg = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 95)
+        .encode(&rgb, 16, 16, image::ExtendedColorType::Rgb8)
+        .unwrap();
+    let uri = format!(
+        "data:image/jpeg;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(&jpeg)
+    );
+    let document = quads_gltf(
+        &[column([-1.5, 1.5], 0)],
+        json!([{"name": "photo", "emissiveFactor": [1.0, 1.0, 1.0], "emissiveTexture": {"index": 0},
+                "pbrMetallicRoughness": {"metallicFactor": 0.0, "baseColorFactor": [0.0, 0.0, 0.0, 1.0]},
+                "extensions": {"KHR_materials_specular": {"specularFactor": 0.0}}}]),
+        json!([{"uri": uri}]),
+        json!([{"source": 0}]),
+        json!([]),
+    );
+    let scene = Scene::load(&write("photo.gltf", &document)).unwrap();
+    assert!(
+        scene.warnings.iter().all(|w| !w.contains("photo")),
+        "{:?}",
+        scene.warnings
+    );
+    let image = render(&scene, Environment::constant(Vec3::ZERO), 1).remove(0);
+    let centre = Vec3::from_array(image.pixel(SIZE as usize / 2, SIZE as usize / 2));
+    let expected = linear([180, 60, 90, 255]);
+    assert!(
+        (centre - expected).abs().max_element() < 0.02,
+        "{centre} against {expected}"
+    );
+}
