@@ -84,7 +84,7 @@ struct RenderArgs {
     #[arg(long)]
     path_slots: Option<u32>,
     /// Whether the wavefront sorts the paths waiting for shading by material (off by default:
-    /// slower on the H100 with wavetrace's three BSDFs, docs/BENCHMARKS.md).
+    /// no faster on the H100 even with textured glTF materials, docs/BENCHMARKS.md).
     #[arg(long, value_enum, default_value_t = Switch::Off)]
     material_sort: Switch,
     /// Whether the wavefront sorts the rays waiting for extend and connect by direction and
