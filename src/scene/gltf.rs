@@ -2,8 +2,11 @@
 //!
 //! Every accessor is checked against its buffer view and buffer before it is read, so a
 //! truncated `.bin` or an out-of-range accessor is an error naming the file, never a panic.
-//! What wavetrace cannot use yet (textures, points and lines, orthographic cameras) is
-//! skipped with a warning that names the material, mesh or node.
+//! Materials come with their textures (decoded here, `textures.rs`), normal-mapped meshes
+//! with tangents (`tangents.rs`), nodes with their cameras and KHR_lights_punctual lights.
+//! What wavetrace cannot use (points and lines, orthographic cameras, material parameters it
+//! does not render, images it cannot decode) is skipped with a warning that names the
+//! material, mesh or node.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
