@@ -401,3 +401,29 @@ fn ggx_albedo_is_one_for_smooth_and_falls_with_roughness() {
         last = albedo;
     }
 }
+
+#[test]
+fn densities_integrate_to_one_where_no_sample_is_lost() {
+    // A Lambertian (no specular layer) never loses a sample: its density integrates to 1.
+    // GGX reflection loses only what its visible normals send below the horizon: at normal
+    // incidence the share of microfacets tilted past 45 degrees, alpha^2 / (1 + alpha^2).
+    let lambertian = Bsdf {
+        specular: 0.0,
+        ..material(0.0, 1.0, 0.0)
+    };
+    let metal = material(1.0, 0.4, 0.0);
+    let lost = |b: &Bsdf| f64::from(b.alpha * b.alpha / (1.0 + b.alpha * b.alpha));
+    for (b, degrees, expected) in [
+        (lambertian, 40.0f32, 1.0),
+        (lambertian, 80.0, 1.0),
+        (metal, 0.0, 1.0 - lost(&metal)),
+    ] {
+        let theta = degrees.to_radians();
+        let wo = Vec3::new(theta.sin(), 0.0, theta.cos());
+        let integral: f64 = bin_probabilities(&b, wo, true).iter().sum();
+        assert!(
+            (integral - expected).abs() < 2e-3,
+            "{b:?} at {degrees} degrees: the density integrates to {integral}, not {expected}"
+        );
+    }
+}
