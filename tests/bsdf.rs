@@ -44,6 +44,20 @@ fn grid() -> Vec<(Bsdf, Vec3, bool)> {
             }
         }
     }
+    // Glass whose KHR_materials_specular factor leaves part of the Fresnel reflection out,
+    // seen from inside past the critical angle, where nothing refracts either.
+    for degrees in [50.0f32, 80.0] {
+        let theta = degrees.to_radians();
+        let wo = Vec3::new(theta.sin(), 0.0, theta.cos());
+        cases.push((
+            Bsdf {
+                specular: 0.5,
+                ..material(0.0, 0.5, 1.0)
+            },
+            wo,
+            false,
+        ));
+    }
     cases
 }
 

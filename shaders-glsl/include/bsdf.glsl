@@ -217,7 +217,9 @@ vec3 bsdf_eval(Bsdf b, vec3 wo, vec3 wi, bool entering, out float pdf) {
     if (cos_o <= 0.0 || cos_i >= 0.0) {
         return vec3(0.0);
     }
-    float transmitted = 1.0 - b.specular * fresnel_dielectric(cos_o, 1.0 / eta);
+    float fresnel = fresnel_dielectric(cos_o, 1.0 / eta);
+    // Past the critical angle nothing refracts, whatever KHR_materials_specular leaves over.
+    float transmitted = fresnel < 1.0 ? 1.0 - b.specular * fresnel : 0.0;
     float denominator = cos_i + cos_o / eta;
     denominator *= denominator;
     float jacobian = abs(cos_i) / denominator;

@@ -235,7 +235,13 @@ impl Bsdf {
         if cos_o <= 0.0 || cos_i >= 0.0 {
             return (Vec3::ZERO, 0.0);
         }
-        let transmitted = 1.0 - self.specular * fresnel_dielectric(cos_o, 1.0 / eta);
+        let fresnel = fresnel_dielectric(cos_o, 1.0 / eta);
+        // Past the critical angle nothing refracts, whatever KHR_materials_specular leaves over.
+        let transmitted = if fresnel < 1.0 {
+            1.0 - self.specular * fresnel
+        } else {
+            0.0
+        };
         let mut denominator = cos_i + cos_o / eta;
         denominator *= denominator;
         let jacobian = cos_i.abs() / denominator;
