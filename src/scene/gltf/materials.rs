@@ -1,0 +1,289 @@
+//! glTF materials as wavetrace renders them: the metallic-roughness factors and extensions,
+//! their textures (images decoded once, textures made once per image, colour space and
+//! sampler), and one warning per material naming whatever it asks for that is not rendered.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use glam::{Affine2, Vec2, Vec3, Vec4};
+
+use crate::gpu::{SamplerDesc, Wrap};
+
+use super::super::textures::{mip_chain, uv_transform, Texture, TextureRef};
+use super::super::{AlphaMode, Material};
+use super::Importer;
+
+impl Importer {
+    pub(super) fn materials(
+        &mut self,
+        document: &gltf::Gltf,
+        buffers: &[Vec<u8>],
+        textures: &mut TextureImporter,
+    ) -> Vec<Material> {
+        let mut materials = Vec::new();
+        for material in document.materials() {
+            let name = material
+                .name()
+                .map_or_else(|| format!("material {}", material.index().unwrap_or(0)), str::to_string);
+            let pbr = material.pbr_metallic_roughness();
+            let ignored = ignored_parameters(&material);
+            if !ignored.is_empty() {
+                self.warn(format!(
+                    "material {name}: ignored (rendered without): {}",
+                    ignored.join(", ")
+                ));
+            }
+            let strength = material.emissive_strength().unwrap_or(1.0);
+            let mut texture = |info: Option<(gltf::Texture, UvTransform, u32)>, srgb: bool, scale: f32| {
+                info.map(|(texture, transform, tex_coord)| {
+                    self.texture_ref(&name, buffers, textures, &texture, transform, tex_coord, srgb, scale)
+                })
+            };
+            let base_color_texture = texture(pbr.base_color_texture().map(info), true, 1.0);
+            let metallic_roughness_texture = texture(pbr.metallic_roughness_texture().map(info), false, 1.0);
+            let emissive_texture = texture(material.emissive_texture().map(info), true, 1.0);
+            let normal = material.normal_texture();
+            let normal_scale = normal.as_ref().map_or(1.0, |n| n.scale());
+            let normal_texture = texture(normal.map(normal_info), false, normal_scale);
+            materials.push(Material {
+                name,
+                base_color: Vec4::from_array(pbr.base_color_factor()),
+                metallic: pbr.metallic_factor(),
+                roughness: pbr.roughness_factor(),
+                emission: Vec3::from_array(material.emissive_factor()) * strength,
+                specular: material.specular().map_or(1.0, |s| s.specular_factor()),
+                specular_color: material
+                    .specular()
+                    .map_or(Vec3::ONE, |s| Vec3::from_array(s.specular_color_factor())),
+                transmission: material.transmission().map_or(0.0, |t| t.transmission_factor()),
+                ior: material.ior().unwrap_or(1.5),
+                absorption: material.volume().map_or(Vec3::ZERO, |v| {
+                    beer_coefficient(Vec3::from_array(v.attenuation_color()), v.attenuation_distance())
+                }),
+                base_color_texture,
+                metallic_roughness_texture,
+                normal_texture,
+                emissive_texture,
+                alpha: match material.alpha_mode() {
+                    gltf::material::AlphaMode::Opaque => AlphaMode::Opaque,
+                    gltf::material::AlphaMode::Mask => AlphaMode::Mask(material.alpha_cutoff().unwrap_or(0.5)),
+                    gltf::material::AlphaMode::Blend => AlphaMode::Blend,
+                },
+            });
+        }
+        materials
+    }
+}
+
+/// A texture reference's parts: the texture, its KHR_texture_transform, its TEXCOORD set.
+fn info(i: gltf::texture::Info) -> (gltf::Texture, UvTransform, u32) {
+    let transform = i.texture_transform().map(|t| {
+        (
+            uv_transform(Vec2::from_array(t.offset()), t.rotation(), Vec2::from_array(t.scale())),
+            t.tex_coord(),
+        )
+    });
+    (i.texture(), transform, i.tex_coord())
+}
+
+/// A normal texture's parts. The glTF crate reads KHR_texture_transform only on plain
+/// texture infos, so here it comes from the extension's JSON.
+fn normal_info(n: gltf::material::NormalTexture) -> (gltf::Texture, UvTransform, u32) {
+    let transform = n.extensions().and_then(|e| e.get("KHR_texture_transform")).map(|t| {
+        let pair = |key: &str, default: f32| {
+            let v = t.get(key).and_then(|v| v.as_array());
+            let at = |i: usize| {
+                v.and_then(|v| v.get(i))
+                    .and_then(|x| x.as_f64())
+                    .map_or(default, |x| x as f32)
+            };
+            Vec2::new(at(0), at(1))
+        };
+        let rotation = t.get("rotation").and_then(|r| r.as_f64()).unwrap_or(0.0) as f32;
+        let tex_coord = t.get("texCoord").and_then(|c| c.as_u64()).map(|c| c as u32);
+        (
+            uv_transform(pair("offset", 0.0), rotation, pair("scale", 1.0)),
+            tex_coord,
+        )
+    });
+    (n.texture(), transform, n.tex_coord())
+}
+
+/// KHR_texture_transform as an affine map, and the TEXCOORD set it may name instead.
+type UvTransform = Option<(Affine2, Option<u32>)>;
+
+/// RGBA8 texels, width, height.
+type DecodedImage = (Arc<Vec<u8>>, u32, u32);
+
+/// Decoded images and the textures made of them, each made once.
+#[derive(Default)]
+pub(super) struct TextureImporter {
+    /// Per glTF image: RGBA8, size; `None` when it could not be read or decoded.
+    images: HashMap<usize, Option<DecodedImage>>,
+    /// (image, sRGB, sampler) -> index in `textures`.
+    made: HashMap<(usize, bool, Option<usize>), u32>,
+    pub(super) textures: Vec<Texture>,
+}
+
+fn wrap(mode: gltf::texture::WrappingMode) -> Wrap {
+    match mode {
+        gltf::texture::WrappingMode::Repeat => Wrap::Repeat,
+        gltf::texture::WrappingMode::MirroredRepeat => Wrap::MirroredRepeat,
+        gltf::texture::WrappingMode::ClampToEdge => Wrap::ClampToEdge,
+    }
+}
+
+fn sampler_desc(sampler: &gltf::texture::Sampler) -> SamplerDesc {
+    use gltf::texture::{MagFilter, MinFilter};
+    let (linear_min, linear_mip) = match sampler.min_filter() {
+        Some(MinFilter::Nearest) | Some(MinFilter::NearestMipmapNearest) => (false, false),
+        Some(MinFilter::NearestMipmapLinear) => (false, true),
+        Some(MinFilter::Linear) | Some(MinFilter::LinearMipmapNearest) => (true, false),
+        Some(MinFilter::LinearMipmapLinear) | None => (true, true),
+    };
+    SamplerDesc {
+        wrap_u: wrap(sampler.wrap_s()),
+        wrap_v: wrap(sampler.wrap_t()),
+        linear_mag: !matches!(sampler.mag_filter(), Some(MagFilter::Nearest)),
+        linear_min,
+        linear_mip,
+    }
+}
+
+impl Importer {
+    /// A material's reference to a texture, decoding its image on first use. An image that
+    /// cannot be had is a warning naming the material, and the reference renders magenta.
+    #[allow(clippy::too_many_arguments)]
+    fn texture_ref(
+        &mut self,
+        material: &str,
+        buffers: &[Vec<u8>],
+        textures: &mut TextureImporter,
+        texture: &gltf::Texture,
+        transform: UvTransform,
+        tex_coord: u32,
+        srgb: bool,
+        scale: f32,
+    ) -> TextureRef {
+        let image = texture.source();
+        let index = image.index();
+        let tex_coord = transform.and_then(|(_, set)| set).unwrap_or(tex_coord);
+        let transform = transform.map_or(Affine2::IDENTITY, |(t, _)| t);
+        if tex_coord != 0 {
+            self.warn(format!(
+                "material {material}: texture {} uses TEXCOORD_{tex_coord}; wavetrace reads TEXCOORD_0 only",
+                texture.index()
+            ));
+        }
+        if let std::collections::hash_map::Entry::Vacant(entry) = textures.images.entry(index) {
+            let decoded = match self.decode_image(&image, buffers) {
+                Ok(decoded) => Some(decoded),
+                Err(problem) => {
+                    self.warn(format!(
+                        "material {material}: image {index}{}: {problem}; rendered magenta",
+                        image.name().map_or(String::new(), |n| format!(" ({n})"))
+                    ));
+                    None
+                }
+            };
+            entry.insert(decoded);
+        }
+        let Some((rgba, width, height)) = textures.images[&index].clone() else {
+            return TextureRef {
+                texture: None,
+                transform,
+                scale,
+            };
+        };
+        let key = (index, srgb, texture.sampler().index());
+        let slot = *textures.made.entry(key).or_insert_with(|| {
+            textures.textures.push(Texture {
+                name: image.name().map_or_else(|| format!("image {index}"), str::to_string),
+                width,
+                height,
+                srgb,
+                levels: Arc::new(mip_chain(rgba.to_vec(), width, height, srgb)),
+                sampler: sampler_desc(&texture.sampler()),
+            });
+            textures.textures.len() as u32 - 1
+        });
+        TextureRef {
+            texture: Some(slot),
+            transform,
+            scale,
+        }
+    }
+
+    fn decode_image(&self, image: &gltf::Image, buffers: &[Vec<u8>]) -> Result<DecodedImage, String> {
+        let bytes = match image.source() {
+            gltf::image::Source::View { view, .. } => {
+                let buffer = &buffers[view.buffer().index()];
+                buffer
+                    .get(view.offset()..view.offset() + view.length())
+                    .ok_or_else(|| format!("buffer view {} is past the end of its buffer", view.index()))?
+                    .to_vec()
+            }
+            gltf::image::Source::Uri { uri, .. } => self.read_uri(image.index(), uri).map_err(|e| e.to_string())?,
+        };
+        let decoded = image::load_from_memory(&bytes).map_err(|e| format!("cannot decode: {e}"))?;
+        let rgba = decoded.into_rgba8();
+        let (width, height) = rgba.dimensions();
+        Ok((Arc::new(rgba.into_raw()), width, height))
+    }
+}
+
+/// KHR_materials_volume's attenuation as an absorption coefficient per unit length: light
+/// of `color` is left after `distance`. The default distance (infinity) means clear.
+fn beer_coefficient(color: Vec3, distance: f32) -> Vec3 {
+    if !(distance.is_finite() && distance > 0.0) {
+        return Vec3::ZERO;
+    }
+    let remaining = color.clamp(Vec3::splat(1e-6), Vec3::ONE);
+    -Vec3::new(remaining.x.ln(), remaining.y.ln(), remaining.z.ln()) / distance
+}
+
+/// What of a material wavetrace does not render, by its glTF names.
+fn ignored_parameters(material: &gltf::Material) -> Vec<String> {
+    let mut ignored = Vec::new();
+    let mut texture = |present: bool, name: &str| {
+        if present {
+            ignored.push(name.to_string());
+        }
+    };
+    texture(
+        material.occlusion_texture().is_some(),
+        "occlusionTexture (a path tracer computes occlusion)",
+    );
+    if let Some(specular) = material.specular() {
+        texture(
+            specular.specular_texture().is_some(),
+            "KHR_materials_specular.specularTexture",
+        );
+        texture(
+            specular.specular_color_texture().is_some(),
+            "KHR_materials_specular.specularColorTexture",
+        );
+    }
+    if let Some(transmission) = material.transmission() {
+        texture(
+            transmission.transmission_texture().is_some(),
+            "KHR_materials_transmission.transmissionTexture",
+        );
+    }
+    if let Some(volume) = material.volume() {
+        texture(
+            volume.thickness_texture().is_some(),
+            "KHR_materials_volume.thicknessTexture",
+        );
+    }
+    if material.unlit() {
+        ignored.push("KHR_materials_unlit (rendered lit)".into());
+    }
+    if material.pbr_specular_glossiness().is_some() {
+        ignored.push("KHR_materials_pbrSpecularGlossiness (rendered with its metallic-roughness fallback)".into());
+    }
+    if let Some(others) = material.extensions() {
+        ignored.extend(others.keys().cloned());
+    }
+    ignored
+}
