@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 use wavetrace::environment::{Environment, EnvironmentMap};
 use wavetrace::film::RgbImage;
 use wavetrace::integrator::{Integrator, RenderSettings, Renderer};
+use wavetrace::scene::textures::srgb_to_linear;
 use wavetrace::scene::{PinholeCamera, Scene};
 
 const SIZE: u32 = 64;
@@ -31,15 +32,6 @@ fn png_data_uri(width: u32, height: u32, rgba: &[u8]) -> String {
         "data:image/png;base64,{}",
         base64::engine::general_purpose::STANDARD.encode(bytes)
     )
-}
-
-fn srgb_to_linear(v: u8) -> f32 {
-    let c = f32::from(v) / 255.0;
-    if c <= 0.04045 {
-        c / 12.92
-    } else {
-        ((c + 0.055) / 1.055).powf(2.4)
-    }
 }
 
 /// A quad facing +Z: x and y ranges, depth, material.

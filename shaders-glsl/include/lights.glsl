@@ -68,7 +68,6 @@ float light_hit_area_density(PassConstants c, uint instance, uint triangle, floa
 }
 
 layout(buffer_reference, scalar) readonly buffer PunctualLights { GpuPunctualLight v[]; };
-layout(buffer_reference, scalar) readonly buffer PunctualCdf { float v[]; };
 
 const uint PUNCTUAL_POINT = 0u;
 const uint PUNCTUAL_SPOT = 1u;
@@ -88,23 +87,6 @@ struct LightSample {
     uint punctual;
 };
 
-// A punctual light by the CDF over their powers; its probability.
-uint sample_punctual(PassConstants c, float u, out float probability) {
-    PunctualCdf cdf = PunctualCdf(c.punctual_cdf);
-    uint low = 0u;
-    uint high = c.punctual_count - 1u;
-    while (low < high) {
-        uint middle = (low + high) / 2u;
-        if (cdf.v[middle] > u) {
-            high = middle;
-        } else {
-            low = middle + 1u;
-        }
-    }
-    probability = cdf.v[low] - (low > 0u ? cdf.v[low - 1u] : 0.0);
-    return low;
-}
-
 bool sample_direct_light(PassConstants c, float u_light, vec2 u_point, out LightSample s) {
     s = LightSample(vec3(0.0, 1.0, 0.0), false, vec3(0.0), 0.0, vec3(0.0), false, 0u);
     float p_environment = c.environment_choice;
@@ -121,8 +103,9 @@ bool sample_direct_light(PassConstants c, float u_light, vec2 u_point, out Light
     u_light = min((u_light - p_environment) / (1.0 - p_environment), float_below(1.0));
     float p_punctual = c.punctual_choice;
     if (u_light < p_punctual) {
-        float probability;
-        s.punctual = sample_punctual(c, min(u_light / p_punctual, float_below(1.0)), probability);
+        // By the CDF over their powers (light_tree.glsl's flat-CDF sampler).
+        s.punctual = light_cdf_sample(c.punctual_cdf, c.punctual_count, min(u_light / p_punctual, float_below(1.0)));
+        float probability = light_cdf_probability(c.punctual_cdf, c.punctual_count, s.punctual);
         GpuPunctualLight light = PunctualLights(c.punctual_lights).v[s.punctual];
         s.delta = true;
         s.at_infinity = light.kind == PUNCTUAL_DIRECTIONAL;

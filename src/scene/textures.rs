@@ -67,7 +67,8 @@ pub fn uv_transform(offset: Vec2, rotation: f32, scale: Vec2) -> Affine2 {
     )
 }
 
-fn srgb_to_linear(v: u8) -> f32 {
+/// The sRGB transfer function's inverse, for an 8-bit value.
+pub fn srgb_to_linear(v: u8) -> f32 {
     let c = f32::from(v) / 255.0;
     if c <= 0.04045 {
         c / 12.92

@@ -4,9 +4,8 @@
 # many-lights scene with each selection strategy. Expects .device/ from tools/device-bundle.sh;
 # writes everything under $OUT.
 set -u
-for f in .device/*.deb; do dpkg -x "$f" /; done
-ldconfig
-[ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
+. "$(dirname "$0")/device.sh"
+device_setup
 .device/wavetrace info > "$OUT/info.txt" 2>&1
 for t in lights light_selection wavefront reference layout scan; do
   echo "== $t"

@@ -5,17 +5,10 @@
 # scenes of the scheduling issue again (what the glTF BSDF costs them). Expects .device/ from
 # tools/device-bundle.sh; writes under $OUT.
 set -u
-for f in .device/*.deb; do dpkg -x "$f" /; done
-ldconfig
-[ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
-SPP=${SPP:-256}
-RUNS=${RUNS:-2}
+. "$(dirname "$0")/device.sh"
+device_setup
 if [ "${TESTS:-1}" = 1 ]; then
-  for t in bsdf furnace environment textures punctual all_features reference wavefront light_selection; do
-    echo "== $t"
-    WAVETRACE_VALIDATION=1 timeout 300 ".device/tests/$t" --test-threads 1 2>&1
-    echo "$t rc $?" >> "$OUT/tests-summary.txt"
-  done > "$OUT/tests.txt" 2>&1
+  run_tests bsdf furnace environment textures punctual all_features reference wavefront light_selection
 fi
 python3 tools/scenes/many_materials.py /tmp/many > "$OUT/scenes.txt" 2>&1
 python3 tools/scenes/many_materials.py /tmp/many --textured >> "$OUT/scenes.txt" 2>&1
@@ -23,14 +16,6 @@ python3 tools/scenes/sky.py /tmp/sky.hdr 2048 >> "$OUT/scenes.txt" 2>&1
 S=tests/scenes
 T=/tmp/many/many-materials-textured.gltf
 .device/wavetrace render $S/cornell-box/cornell-box.gltf -o /tmp/warm.exr --res 256 256 --spp 4 > /dev/null 2>&1
-render() { # name scene depth extra-args...
-  local name=$1 scene=$2 depth=$3
-  shift 3
-  for run in $(seq "$RUNS"); do
-    echo "== $name d$depth $* run $run"
-    .device/wavetrace render "$scene" -o /tmp/render.exr --res 1024 1024 --spp "$SPP" --max-depth "$depth" --stats "$@"
-  done
-}
 {
   for depth in 3 8; do
     render cornell-box $S/cornell-box/cornell-box.gltf $depth
@@ -47,5 +32,4 @@ render() { # name scene depth extra-args...
 } > "$OUT/renders.txt" 2>&1
 .device/wavetrace render $T -o "$OUT/textured-env.png" --res 1024 1024 --spp 1024 --env /tmp/sky.hdr > /dev/null 2>&1
 .device/wavetrace render $S/all-features/all-features.gltf -o "$OUT/all-features.png" --res 1024 1024 --spp 1024 --env /tmp/sky.hdr --env-strength 0.5 > /dev/null 2>&1
-cat "$OUT/tests-summary.txt" 2>/dev/null
-grep -E "^==|Msamples" "$OUT/renders.txt" | sed 's/ Wavefront integrator.*GPU, / /; s/ Megakernel integrator.*GPU, / /; s/ of the GPU.s.*submissions),//'
+summarise

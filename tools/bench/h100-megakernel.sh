@@ -3,9 +3,8 @@
 # validation, then the Cornell box and Cornell glass at 1024 x 1024, 256 spp, depths 3 and 8,
 # three runs each. Expects .device/ from tools/device-bundle.sh; writes under $OUT.
 set -u
-for f in .device/*.deb; do dpkg -x "$f" /; done
-ldconfig
-[ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
+. "$(dirname "$0")/device.sh"
+device_setup
 for t in wavefront reference; do
   echo "== $t"
   WAVETRACE_VALIDATION=1 ".device/tests/$t" --test-threads 1 --nocapture 2>&1

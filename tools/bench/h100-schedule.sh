@@ -4,29 +4,14 @@
 # Cornell box, Cornell glass and the many-material scene at 1024 x 1024, and the Cornell box at
 # several path-slot counts. Expects .device/ from tools/device-bundle.sh; writes under $OUT.
 set -u
-for f in .device/*.deb; do dpkg -x "$f" /; done
-ldconfig
-[ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
-SPP=${SPP:-256}
-RUNS=${RUNS:-2}
+. "$(dirname "$0")/device.sh"
+device_setup
 if [ "${TESTS:-1}" = 1 ]; then
-  for t in wavefront wavefront_kernels reference light_selection lights; do
-    echo "== $t"
-    WAVETRACE_VALIDATION=1 timeout 300 ".device/tests/$t" --test-threads 1 2>&1
-    echo "$t rc $?" >> "$OUT/tests-summary.txt"
-  done > "$OUT/tests.txt" 2>&1
+  run_tests wavefront wavefront_kernels reference light_selection lights
 fi
 python3 tools/scenes/many_materials.py /tmp/many > "$OUT/many-materials.txt" 2>&1
 S=tests/scenes
 .device/wavetrace render $S/cornell-box/cornell-box.gltf -o /tmp/warm.exr --res 256 256 --spp 4 > /dev/null 2>&1
-render() { # name scene depth extra-args...
-  local name=$1 scene=$2 depth=$3
-  shift 3
-  for run in $(seq "$RUNS"); do
-    echo "== $name d$depth $* run $run"
-    .device/wavetrace render "$scene" -o /tmp/render.exr --res 1024 1024 --spp "$SPP" --max-depth "$depth" --stats "$@"
-  done
-}
 {
   for depth in 3 8; do
     for scene in cornell-box cornell-glass; do
@@ -49,5 +34,4 @@ render() { # name scene depth extra-args...
     render many-materials /tmp/many/many-materials.gltf 8 --schedule gpu --path-slots $slots
   done
 } > "$OUT/renders.txt" 2>&1
-cat "$OUT/tests-summary.txt" 2>/dev/null
-grep -E "^==|Msamples" "$OUT/renders.txt" | sed 's/ Wavefront integrator.*GPU, / /; s/ Megakernel integrator.*GPU, / /; s/ of the GPU.s.*submissions),//'
+summarise
