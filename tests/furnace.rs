@@ -9,7 +9,8 @@ use glam::{Vec2, Vec3, Vec4};
 use wavetrace::bsdf::ggx_directional_albedo;
 use wavetrace::environment::Environment;
 use wavetrace::film::RgbImage;
-use wavetrace::integrator::{Integrator, RenderSettings, Renderer};
+use wavetrace::gpu::TraceBackend;
+use wavetrace::integrator::{Integrator, RenderSettings};
 use wavetrace::scene::{Material, PinholeCamera, Scene};
 
 const SIZE: u32 = 48;
@@ -56,18 +57,11 @@ fn sphere_pixels(scene: &Scene) -> (Vec<(usize, f32)>, Vec<usize>) {
 }
 
 fn render(scene: &Scene, integrator: Integrator, spp: u32, depth: u32) -> Vec<RgbImage> {
-    let gpu = common::gpu();
-    let mut images = Vec::new();
-    for &backend in gpu.context.trace_backends() {
-        let settings = RenderSettings {
-            integrator,
-            environment: Some(Environment::constant(Vec3::ONE)),
-            ..RenderSettings::new(SIZE, SIZE, spp, depth, backend)
-        };
-        images.push(Renderer::new(&gpu.context, scene, &settings).unwrap().render().unwrap());
-    }
-    gpu.finish();
-    images
+    let base = RenderSettings {
+        environment: Some(Environment::constant(Vec3::ONE)),
+        ..RenderSettings::new(SIZE, SIZE, spp, depth, TraceBackend::Query)
+    };
+    common::render_each(scene, &base, &[integrator])
 }
 
 fn luminance(p: [f32; 3]) -> f64 {

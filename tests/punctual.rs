@@ -8,7 +8,8 @@ mod common;
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
 use wavetrace::film::RgbImage;
-use wavetrace::integrator::{Integrator, RenderSettings, Renderer};
+use wavetrace::gpu::TraceBackend;
+use wavetrace::integrator::{Integrator, RenderSettings};
 use wavetrace::scene::{Camera, Instance, Material, Mesh, PinholeCamera, PunctualKind, PunctualLight, Scene};
 
 const SIZE: u32 = 48;
@@ -87,19 +88,11 @@ fn light(kind: PunctualKind, position: Vec3, direction: Vec3, intensity: f32, ra
 }
 
 fn render(scene: &Scene, spp: u32, integrators: &[Integrator]) -> Vec<RgbImage> {
-    let gpu = common::gpu();
-    let mut images = Vec::new();
-    for &integrator in integrators {
-        for &backend in gpu.context.trace_backends() {
-            let settings = RenderSettings {
-                integrator,
-                ..RenderSettings::new(SIZE, SIZE, spp, 2, backend)
-            };
-            images.push(Renderer::new(&gpu.context, scene, &settings).unwrap().render().unwrap());
-        }
-    }
-    gpu.finish();
-    images
+    common::render_each(
+        scene,
+        &RenderSettings::new(SIZE, SIZE, spp, 2, TraceBackend::Query),
+        integrators,
+    )
 }
 
 /// The floor points a 4x4 grid over each pixel sees.

@@ -13,7 +13,8 @@ use glam::{Vec2, Vec3};
 use serde_json::{json, Value};
 use wavetrace::environment::{Environment, EnvironmentMap};
 use wavetrace::film::RgbImage;
-use wavetrace::integrator::{Integrator, RenderSettings, Renderer};
+use wavetrace::gpu::TraceBackend;
+use wavetrace::integrator::{Integrator, RenderSettings};
 use wavetrace::scene::textures::srgb_to_linear;
 use wavetrace::scene::{PinholeCamera, Scene};
 
@@ -123,20 +124,11 @@ fn render(scene: &Scene, environment: Environment, spp: u32) -> Vec<RgbImage> {
 
 /// One image per integrator and trace backend.
 fn render_with(scene: &Scene, environment: Environment, spp: u32, integrators: &[Integrator]) -> Vec<RgbImage> {
-    let gpu = common::gpu();
-    let mut images = Vec::new();
-    for &integrator in integrators {
-        for &backend in gpu.context.trace_backends() {
-            let settings = RenderSettings {
-                integrator,
-                environment: Some(environment.clone()),
-                ..RenderSettings::new(SIZE, SIZE, spp, 4, backend)
-            };
-            images.push(Renderer::new(&gpu.context, scene, &settings).unwrap().render().unwrap());
-        }
-    }
-    gpu.finish();
-    images
+    let base = RenderSettings {
+        environment: Some(environment),
+        ..RenderSettings::new(SIZE, SIZE, spp, 4, TraceBackend::Query)
+    };
+    common::render_each(scene, &base, integrators)
 }
 
 /// Where on the z = 0 plane each pixel's centre looks.

@@ -127,3 +127,27 @@ pub fn sphere_scene(material: Material) -> Scene {
         warnings: Vec::new(),
     }
 }
+
+/// `base` rendered with each integrator on each trace backend the device has, in that order,
+/// under validation (which must report nothing).
+pub fn render_each(
+    scene: &Scene,
+    base: &wavetrace::integrator::RenderSettings,
+    integrators: &[wavetrace::integrator::Integrator],
+) -> Vec<wavetrace::film::RgbImage> {
+    let gpu = gpu();
+    let mut images = Vec::new();
+    for &integrator in integrators {
+        for &backend in gpu.context.trace_backends() {
+            let settings = wavetrace::integrator::RenderSettings {
+                integrator,
+                backend,
+                ..base.clone()
+            };
+            let mut renderer = wavetrace::integrator::Renderer::new(&gpu.context, scene, &settings).unwrap();
+            images.push(renderer.render().unwrap());
+        }
+    }
+    gpu.finish();
+    images
+}
