@@ -271,29 +271,40 @@ pub fn build_bottom_levels(
         }
         .vk("vkGetQueryPoolResults")?;
 
-        let mut compacted = Vec::new();
-        let mut copies = CommandBuffer::new(context, "compact bottom levels")?;
-        copies.begin(context)?;
-        for ((name, _), (source, &size)) in geometries.iter().zip(built.iter().zip(&compacted_sizes)) {
-            let target =
-                AccelerationStructure::create(context, name, vk::AccelerationStructureTypeKHR::BOTTOM_LEVEL, size)?;
-            let copy = vk::CopyAccelerationStructureInfoKHR::default()
-                .src(source.raw)
-                .dst(target.raw)
-                .mode(vk::CopyAccelerationStructureModeKHR::COMPACT);
-            // SAFETY: the source is built; the target has the compacted size the driver reported.
-            unsafe { loader.cmd_copy_acceleration_structure(copies.raw, &copy) };
-            compacted.push(target);
-        }
-        copies.acceleration_structure_barrier();
-        copies.end()?;
-        copies.submit_and_wait(context)?;
-        Ok(compacted)
+        compact(context, geometries, &built, &compacted_sizes)
     })();
     // SAFETY: every submission that used the pool has been waited for (or never happened).
     drop(commands);
     unsafe { shared.device.destroy_query_pool(pool, None) };
     result
+}
+
+/// Copies each built bottom level into one of its compacted size.
+fn compact(
+    context: &Context,
+    geometries: &[(String, TriangleGeometry)],
+    built: &[AccelerationStructure],
+    compacted_sizes: &[u64],
+) -> GpuResult<Vec<AccelerationStructure>> {
+    let loader = context.shared.acceleration_structure();
+    let mut compacted = Vec::new();
+    let mut copies = CommandBuffer::new(context, "compact bottom levels")?;
+    copies.begin(context)?;
+    for ((name, _), (source, &size)) in geometries.iter().zip(built.iter().zip(compacted_sizes)) {
+        let target =
+            AccelerationStructure::create(context, name, vk::AccelerationStructureTypeKHR::BOTTOM_LEVEL, size)?;
+        let copy = vk::CopyAccelerationStructureInfoKHR::default()
+            .src(source.raw)
+            .dst(target.raw)
+            .mode(vk::CopyAccelerationStructureModeKHR::COMPACT);
+        // SAFETY: the source is built; the target has the compacted size the driver reported.
+        unsafe { loader.cmd_copy_acceleration_structure(copies.raw, &copy) };
+        compacted.push(target);
+    }
+    copies.acceleration_structure_barrier();
+    copies.end()?;
+    copies.submit_and_wait(context)?;
+    Ok(compacted)
 }
 
 /// Builds the top level over `count` `TlasInstance`s stored in `instances` (a buffer with

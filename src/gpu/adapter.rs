@@ -213,9 +213,8 @@ fn device_type_name(kind: vk::PhysicalDeviceType) -> &'static str {
 
 fn probe(instance: &Instance, index: usize, raw: vk::PhysicalDevice) -> GpuResult<Adapter> {
     let vki = &instance.raw;
-    // SAFETY: plain queries on a physical device of this instance; every struct in a p_next
-    // chain lives on this stack frame until the query returns.
-    unsafe {
+    // SAFETY: plain queries on a physical device of this instance.
+    let (extensions, base_properties, families, memory) = unsafe {
         let extensions: Vec<String> = vki
             .enumerate_device_extension_properties(raw)
             .vk("vkEnumerateDeviceExtensionProperties")?
@@ -226,171 +225,246 @@ fn probe(instance: &Instance, index: usize, raw: vk::PhysicalDevice) -> GpuResul
                     .map(|n| n.to_string_lossy().into_owned())
             })
             .collect();
-        let has = |name: &CStr| {
-            let name = name.to_string_lossy();
-            extensions.iter().any(|e| *e == name)
-        };
-        let base_properties = vki.get_physical_device_properties(raw);
-        let api = base_properties.api_version;
-
-        let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
-        let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
-        let mut accel = vk::PhysicalDeviceAccelerationStructureFeaturesKHR::default();
-        let mut query = vk::PhysicalDeviceRayQueryFeaturesKHR::default();
-        let mut pipeline = vk::PhysicalDeviceRayTracingPipelineFeaturesKHR::default();
-        let mut float_atomics = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default();
-        let mut features = vk::PhysicalDeviceFeatures2::default();
-        // Chaining a struct the device does not know is invalid, so chain only what it offers.
-        let api_1_2 = api >= vk::API_VERSION_1_2;
-        let api_1_3 = api >= vk::API_VERSION_1_3;
-        if api_1_2 {
-            features = features.push_next(&mut f12);
-        }
-        if api_1_3 {
-            features = features.push_next(&mut f13);
-        }
-        if has(ash::khr::acceleration_structure::NAME) {
-            features = features.push_next(&mut accel);
-        }
-        if has(ash::khr::ray_query::NAME) {
-            features = features.push_next(&mut query);
-        }
-        if has(ash::khr::ray_tracing_pipeline::NAME) {
-            features = features.push_next(&mut pipeline);
-        }
-        if has(ash::ext::shader_atomic_float::NAME) {
-            features = features.push_next(&mut float_atomics);
-        }
-        vki.get_physical_device_features2(raw, &mut features);
-        let base_features = features.features;
-
-        let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
-        let mut rt_properties = vk::PhysicalDeviceRayTracingPipelinePropertiesKHR::default();
-        let mut driver = vk::PhysicalDeviceDriverProperties::default();
-        let mut accel_properties = vk::PhysicalDeviceAccelerationStructurePropertiesKHR::default();
-        let mut size_control = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
-        let mut properties = vk::PhysicalDeviceProperties2::default().push_next(&mut subgroup);
-        if api_1_3 {
-            properties = properties.push_next(&mut size_control);
-        }
-        if api_1_2 {
-            properties = properties.push_next(&mut driver);
-        }
-        if has(ash::khr::ray_tracing_pipeline::NAME) {
-            properties = properties.push_next(&mut rt_properties);
-        }
-        if has(ash::khr::acceleration_structure::NAME) {
-            properties = properties.push_next(&mut accel_properties);
-        }
-        vki.get_physical_device_properties2(raw, &mut properties);
-        let limits = base_properties.limits;
-
-        let families = vki.get_physical_device_queue_family_properties(raw);
-        let queue_family = families
+        (
+            extensions,
+            vki.get_physical_device_properties(raw),
+            vki.get_physical_device_queue_family_properties(raw),
+            vki.get_physical_device_memory_properties(raw),
+        )
+    };
+    let has = |name: &CStr| {
+        let name = name.to_string_lossy();
+        extensions.iter().any(|e| *e == name)
+    };
+    let api = base_properties.api_version;
+    let features = query_features(vki, raw, api, &has);
+    let properties = query_properties(vki, raw, api, &has);
+    let limits = base_properties.limits;
+    let queue_family = families
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.queue_flags.contains(vk::QueueFlags::COMPUTE) && f.timestamp_valid_bits > 0)
+        // A universal (graphics + compute) queue can also present in the viewer.
+        .min_by_key(|(_, f)| !f.queue_flags.contains(vk::QueueFlags::GRAPHICS))
+        .map(|(i, _)| i as u32);
+    let name = base_properties
+        .device_name_as_c_str()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let capabilities = Capabilities {
+        api_version: format_version(api),
+        acceleration_structure: features.acceleration_structure,
+        ray_query: features.ray_query,
+        ray_tracing_pipeline: features.ray_tracing_pipeline,
+        buffer_device_address: features.buffer_device_address,
+        descriptor_indexing: features.descriptor_indexing,
+        scalar_block_layout: features.scalar_block_layout,
+        timeline_semaphore: features.timeline_semaphore,
+        synchronization2: features.synchronization2,
+        shader_int64: features.shader_int64,
+        shader_buffer_int64_atomics: features.shader_buffer_int64_atomics,
+        shader_float_atomics: features.shader_float_atomics,
+        subgroup_arithmetic: properties
+            .compute_subgroup_ops
+            .contains(vk::SubgroupFeatureFlags::ARITHMETIC),
+        subgroup_ballot: properties
+            .compute_subgroup_ops
+            .contains(vk::SubgroupFeatureFlags::BALLOT),
+        raygen_subgroups: properties.raygen_subgroups,
+        subgroup_size: properties.subgroup_size,
+        min_subgroup_size: properties.min_subgroup_size,
+        max_subgroup_size: properties.max_subgroup_size,
+        compute_subgroup_size_control: features.subgroup_size_control && properties.compute_size_control,
+        max_compute_workgroup_size: limits.max_compute_work_group_size,
+        max_compute_workgroup_invocations: limits.max_compute_work_group_invocations,
+        max_compute_workgroup_count: limits.max_compute_work_group_count,
+        max_sampled_images: limits
+            .max_per_stage_descriptor_sampled_images
+            .min(limits.max_per_stage_descriptor_samplers)
+            .min(limits.max_descriptor_set_sampled_images)
+            .min(limits.max_descriptor_set_samplers)
+            .min(limits.max_per_stage_resources),
+        max_push_constants_size: limits.max_push_constants_size,
+        timestamp_period_ns: limits.timestamp_period,
+        timestamp_valid_bits: queue_family.map_or(0, |i| families[i as usize].timestamp_valid_bits),
+        shader_group_handle_size: properties.shader_group_handle_size,
+        max_ray_recursion_depth: properties.max_ray_recursion_depth,
+        shader_group_handle_alignment: properties.shader_group_handle_alignment,
+        shader_group_base_alignment: properties.shader_group_base_alignment,
+        scratch_alignment: properties.scratch_alignment,
+        device_local_bytes: memory.memory_heaps[..memory.memory_heap_count as usize]
             .iter()
-            .enumerate()
-            .filter(|(_, f)| f.queue_flags.contains(vk::QueueFlags::COMPUTE) && f.timestamp_valid_bits > 0)
-            // A universal (graphics + compute) queue can also present in the viewer.
-            .min_by_key(|(_, f)| !f.queue_flags.contains(vk::QueueFlags::GRAPHICS))
-            .map(|(i, _)| i as u32);
-        let timestamp_valid_bits = queue_family.map_or(0, |i| families[i as usize].timestamp_valid_bits);
+            .filter(|heap| heap.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL))
+            .map(|heap| heap.size)
+            .max()
+            .unwrap_or(0),
+        api_version_raw: api,
+        queue_family,
+    };
+    Ok(Adapter {
+        index,
+        name,
+        device_type: device_type_name(base_properties.device_type).to_string(),
+        driver: properties.driver,
+        capabilities,
+        raw,
+    })
+}
 
-        let compute_subgroup = subgroup.supported_stages.contains(vk::ShaderStageFlags::COMPUTE);
-        let ops = subgroup.supported_operations;
-        let name = base_properties
-            .device_name_as_c_str()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let driver_name = if api_1_2 {
-            let name = driver
-                .driver_name_as_c_str()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let info = driver
-                .driver_info_as_c_str()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            format!("{name} {info}").trim().to_string()
+/// The features wavetrace needs, each as one flag.
+struct FeatureFlags {
+    acceleration_structure: bool,
+    ray_query: bool,
+    ray_tracing_pipeline: bool,
+    buffer_device_address: bool,
+    descriptor_indexing: bool,
+    scalar_block_layout: bool,
+    timeline_semaphore: bool,
+    synchronization2: bool,
+    shader_int64: bool,
+    shader_buffer_int64_atomics: bool,
+    shader_float_atomics: bool,
+    /// Subgroup size control and full subgroups in compute.
+    subgroup_size_control: bool,
+}
+
+fn query_features(vki: &ash::Instance, raw: vk::PhysicalDevice, api: u32, has: &dyn Fn(&CStr) -> bool) -> FeatureFlags {
+    let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
+    let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
+    let mut accel = vk::PhysicalDeviceAccelerationStructureFeaturesKHR::default();
+    let mut query = vk::PhysicalDeviceRayQueryFeaturesKHR::default();
+    let mut pipeline = vk::PhysicalDeviceRayTracingPipelineFeaturesKHR::default();
+    let mut float_atomics = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default();
+    let mut features = vk::PhysicalDeviceFeatures2::default();
+    // Chaining a struct the device does not know is invalid, so chain only what it offers.
+    if api >= vk::API_VERSION_1_2 {
+        features = features.push_next(&mut f12);
+    }
+    if api >= vk::API_VERSION_1_3 {
+        features = features.push_next(&mut f13);
+    }
+    if has(ash::khr::acceleration_structure::NAME) {
+        features = features.push_next(&mut accel);
+    }
+    if has(ash::khr::ray_query::NAME) {
+        features = features.push_next(&mut query);
+    }
+    if has(ash::khr::ray_tracing_pipeline::NAME) {
+        features = features.push_next(&mut pipeline);
+    }
+    if has(ash::ext::shader_atomic_float::NAME) {
+        features = features.push_next(&mut float_atomics);
+    }
+    // SAFETY: a plain query on a physical device of this instance; every struct in the
+    // p_next chain lives on this stack frame until the query returns.
+    unsafe { vki.get_physical_device_features2(raw, &mut features) };
+    let shader_int64 = features.features.shader_int64 == vk::TRUE;
+    FeatureFlags {
+        acceleration_structure: accel.acceleration_structure == vk::TRUE
+            && has(ash::khr::deferred_host_operations::NAME),
+        ray_query: query.ray_query == vk::TRUE,
+        ray_tracing_pipeline: pipeline.ray_tracing_pipeline == vk::TRUE
+            && pipeline.ray_tracing_pipeline_trace_rays_indirect == vk::TRUE,
+        buffer_device_address: f12.buffer_device_address == vk::TRUE,
+        descriptor_indexing: f12.descriptor_indexing == vk::TRUE
+            && f12.runtime_descriptor_array == vk::TRUE
+            && f12.shader_sampled_image_array_non_uniform_indexing == vk::TRUE
+            && f12.descriptor_binding_partially_bound == vk::TRUE
+            && f12.descriptor_binding_variable_descriptor_count == vk::TRUE,
+        scalar_block_layout: f12.scalar_block_layout == vk::TRUE,
+        timeline_semaphore: f12.timeline_semaphore == vk::TRUE,
+        synchronization2: f13.synchronization2 == vk::TRUE,
+        shader_int64,
+        shader_buffer_int64_atomics: f12.shader_buffer_int64_atomics == vk::TRUE,
+        shader_float_atomics: float_atomics.shader_buffer_float32_atomic_add == vk::TRUE,
+        subgroup_size_control: f13.subgroup_size_control == vk::TRUE && f13.compute_full_subgroups == vk::TRUE,
+    }
+}
+
+/// The properties wavetrace reads beyond the core limits.
+struct PropertyValues {
+    /// Subgroup operations compute shaders have (none if compute has no subgroups).
+    compute_subgroup_ops: vk::SubgroupFeatureFlags,
+    raygen_subgroups: bool,
+    subgroup_size: u32,
+    min_subgroup_size: u32,
+    max_subgroup_size: u32,
+    /// Compute shaders may require a subgroup size.
+    compute_size_control: bool,
+    driver: String,
+    shader_group_handle_size: u32,
+    max_ray_recursion_depth: u32,
+    shader_group_handle_alignment: u32,
+    shader_group_base_alignment: u32,
+    scratch_alignment: u32,
+}
+
+fn query_properties(
+    vki: &ash::Instance,
+    raw: vk::PhysicalDevice,
+    api: u32,
+    has: &dyn Fn(&CStr) -> bool,
+) -> PropertyValues {
+    let api_1_2 = api >= vk::API_VERSION_1_2;
+    let api_1_3 = api >= vk::API_VERSION_1_3;
+    let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
+    let mut rt_properties = vk::PhysicalDeviceRayTracingPipelinePropertiesKHR::default();
+    let mut driver = vk::PhysicalDeviceDriverProperties::default();
+    let mut accel_properties = vk::PhysicalDeviceAccelerationStructurePropertiesKHR::default();
+    let mut size_control = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
+    let mut properties = vk::PhysicalDeviceProperties2::default().push_next(&mut subgroup);
+    if api_1_3 {
+        properties = properties.push_next(&mut size_control);
+    }
+    if api_1_2 {
+        properties = properties.push_next(&mut driver);
+    }
+    if has(ash::khr::ray_tracing_pipeline::NAME) {
+        properties = properties.push_next(&mut rt_properties);
+    }
+    if has(ash::khr::acceleration_structure::NAME) {
+        properties = properties.push_next(&mut accel_properties);
+    }
+    // SAFETY: a plain query on a physical device of this instance; every struct in the
+    // p_next chain lives on this stack frame until the query returns.
+    unsafe { vki.get_physical_device_properties2(raw, &mut properties) };
+    let ops = subgroup.supported_operations;
+    let driver_name = if api_1_2 {
+        let text = |name: Result<&CStr, _>| name.map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = text(driver.driver_name_as_c_str());
+        let info = text(driver.driver_info_as_c_str());
+        format!("{name} {info}").trim().to_string()
+    } else {
+        String::new()
+    };
+    PropertyValues {
+        compute_subgroup_ops: if subgroup.supported_stages.contains(vk::ShaderStageFlags::COMPUTE) {
+            ops
         } else {
-            String::new()
-        };
-
-        let capabilities = Capabilities {
-            api_version: format_version(api),
-            acceleration_structure: accel.acceleration_structure == vk::TRUE
-                && has(ash::khr::deferred_host_operations::NAME),
-            ray_query: query.ray_query == vk::TRUE,
-            ray_tracing_pipeline: pipeline.ray_tracing_pipeline == vk::TRUE
-                && pipeline.ray_tracing_pipeline_trace_rays_indirect == vk::TRUE,
-            buffer_device_address: f12.buffer_device_address == vk::TRUE,
-            descriptor_indexing: f12.descriptor_indexing == vk::TRUE
-                && f12.runtime_descriptor_array == vk::TRUE
-                && f12.shader_sampled_image_array_non_uniform_indexing == vk::TRUE
-                && f12.descriptor_binding_partially_bound == vk::TRUE
-                && f12.descriptor_binding_variable_descriptor_count == vk::TRUE,
-            scalar_block_layout: f12.scalar_block_layout == vk::TRUE,
-            timeline_semaphore: f12.timeline_semaphore == vk::TRUE,
-            synchronization2: f13.synchronization2 == vk::TRUE,
-            shader_int64: base_features.shader_int64 == vk::TRUE,
-            shader_buffer_int64_atomics: f12.shader_buffer_int64_atomics == vk::TRUE,
-            shader_float_atomics: float_atomics.shader_buffer_float32_atomic_add == vk::TRUE,
-            subgroup_arithmetic: compute_subgroup && ops.contains(vk::SubgroupFeatureFlags::ARITHMETIC),
-            subgroup_ballot: compute_subgroup && ops.contains(vk::SubgroupFeatureFlags::BALLOT),
-            raygen_subgroups: subgroup.supported_stages.contains(vk::ShaderStageFlags::RAYGEN_KHR)
-                && ops.contains(vk::SubgroupFeatureFlags::BALLOT | vk::SubgroupFeatureFlags::ARITHMETIC),
-            subgroup_size: subgroup.subgroup_size,
-            min_subgroup_size: if api_1_3 {
-                size_control.min_subgroup_size
-            } else {
-                subgroup.subgroup_size
-            },
-            max_subgroup_size: if api_1_3 {
-                size_control.max_subgroup_size
-            } else {
-                subgroup.subgroup_size
-            },
-            compute_subgroup_size_control: f13.subgroup_size_control == vk::TRUE
-                && f13.compute_full_subgroups == vk::TRUE
-                && size_control
-                    .required_subgroup_size_stages
-                    .contains(vk::ShaderStageFlags::COMPUTE),
-            max_compute_workgroup_size: limits.max_compute_work_group_size,
-            max_compute_workgroup_invocations: limits.max_compute_work_group_invocations,
-            max_compute_workgroup_count: limits.max_compute_work_group_count,
-            max_sampled_images: limits
-                .max_per_stage_descriptor_sampled_images
-                .min(limits.max_per_stage_descriptor_samplers)
-                .min(limits.max_descriptor_set_sampled_images)
-                .min(limits.max_descriptor_set_samplers)
-                .min(limits.max_per_stage_resources),
-            max_push_constants_size: limits.max_push_constants_size,
-            timestamp_period_ns: limits.timestamp_period,
-            timestamp_valid_bits,
-            shader_group_handle_size: rt_properties.shader_group_handle_size,
-            max_ray_recursion_depth: rt_properties.max_ray_recursion_depth,
-            shader_group_handle_alignment: rt_properties.shader_group_handle_alignment,
-            shader_group_base_alignment: rt_properties.shader_group_base_alignment,
-            scratch_alignment: accel_properties.min_acceleration_structure_scratch_offset_alignment,
-            device_local_bytes: {
-                let memory = vki.get_physical_device_memory_properties(raw);
-                memory.memory_heaps[..memory.memory_heap_count as usize]
-                    .iter()
-                    .filter(|heap| heap.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL))
-                    .map(|heap| heap.size)
-                    .max()
-                    .unwrap_or(0)
-            },
-            api_version_raw: api,
-            queue_family,
-        };
-        Ok(Adapter {
-            index,
-            name,
-            device_type: device_type_name(base_properties.device_type).to_string(),
-            driver: driver_name,
-            capabilities,
-            raw,
-        })
+            vk::SubgroupFeatureFlags::empty()
+        },
+        raygen_subgroups: subgroup.supported_stages.contains(vk::ShaderStageFlags::RAYGEN_KHR)
+            && ops.contains(vk::SubgroupFeatureFlags::BALLOT | vk::SubgroupFeatureFlags::ARITHMETIC),
+        subgroup_size: subgroup.subgroup_size,
+        min_subgroup_size: if api_1_3 {
+            size_control.min_subgroup_size
+        } else {
+            subgroup.subgroup_size
+        },
+        max_subgroup_size: if api_1_3 {
+            size_control.max_subgroup_size
+        } else {
+            subgroup.subgroup_size
+        },
+        compute_size_control: size_control
+            .required_subgroup_size_stages
+            .contains(vk::ShaderStageFlags::COMPUTE),
+        driver: driver_name,
+        shader_group_handle_size: rt_properties.shader_group_handle_size,
+        max_ray_recursion_depth: rt_properties.max_ray_recursion_depth,
+        shader_group_handle_alignment: rt_properties.shader_group_handle_alignment,
+        shader_group_base_alignment: rt_properties.shader_group_base_alignment,
+        scratch_alignment: accel_properties.min_acceleration_structure_scratch_offset_alignment,
     }
 }
 

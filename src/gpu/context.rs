@@ -17,6 +17,10 @@ use super::adapter::{choose_adapter, enumerate_adapters, Adapter, TraceBackend};
 use super::error::{GpuError, GpuResult, VkResultExt};
 use super::instance::{Instance, MessageCounts, Validation};
 
+/// The most textures a scene may have: the bound of the bindless array that is set 0 of every
+/// pipeline layout (devices may allow fewer: `Shared::max_textures`).
+pub const MAX_TEXTURES: u32 = 1 << 16;
+
 /// How to open a device.
 #[derive(Clone, Debug)]
 pub struct ContextDesc {
@@ -73,77 +77,13 @@ impl Context {
     }
 
     fn open(instance: Instance, adapter: Adapter) -> GpuResult<Self> {
-        let caps = &adapter.capabilities;
-        let queue_family = caps
+        let queue_family = adapter
+            .capabilities
             .queue_family
             .expect("choose_adapter only returns devices with a compute queue");
-        let backends = caps.trace_backends();
-        let has_query = backends.contains(&TraceBackend::Query);
+        let backends = adapter.capabilities.trace_backends();
         let has_pipeline = backends.contains(&TraceBackend::Pipeline);
-
-        let mut extensions: Vec<&CStr> = vec![
-            ash::khr::acceleration_structure::NAME,
-            ash::khr::deferred_host_operations::NAME,
-        ];
-        if has_query {
-            extensions.push(ash::khr::ray_query::NAME);
-        }
-        if has_pipeline {
-            extensions.push(ash::khr::ray_tracing_pipeline::NAME);
-        }
-        if caps.shader_float_atomics {
-            extensions.push(ash::ext::shader_atomic_float::NAME);
-        }
-        let extension_ptrs: Vec<_> = extensions.iter().map(|e| e.as_ptr()).collect();
-
-        let base = vk::PhysicalDeviceFeatures::default().shader_int64(true);
-        let mut f12 = vk::PhysicalDeviceVulkan12Features::default()
-            .buffer_device_address(true)
-            .descriptor_indexing(true)
-            .runtime_descriptor_array(true)
-            .shader_sampled_image_array_non_uniform_indexing(true)
-            .descriptor_binding_partially_bound(true)
-            .descriptor_binding_variable_descriptor_count(true)
-            .scalar_block_layout(true)
-            .shader_buffer_int64_atomics(true)
-            .timeline_semaphore(true);
-        let mut f13 = vk::PhysicalDeviceVulkan13Features::default()
-            .synchronization2(true)
-            .subgroup_size_control(caps.compute_subgroup_size_control)
-            .compute_full_subgroups(caps.compute_subgroup_size_control);
-        let mut accel = vk::PhysicalDeviceAccelerationStructureFeaturesKHR::default().acceleration_structure(true);
-        let mut query = vk::PhysicalDeviceRayQueryFeaturesKHR::default().ray_query(true);
-        let mut pipeline = vk::PhysicalDeviceRayTracingPipelineFeaturesKHR::default()
-            .ray_tracing_pipeline(true)
-            .ray_tracing_pipeline_trace_rays_indirect(true);
-        let mut float_atomics =
-            vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default().shader_buffer_float32_atomic_add(true);
-        let mut features = vk::PhysicalDeviceFeatures2::default()
-            .features(base)
-            .push_next(&mut f12)
-            .push_next(&mut f13)
-            .push_next(&mut accel);
-        if has_query {
-            features = features.push_next(&mut query);
-        }
-        if has_pipeline {
-            features = features.push_next(&mut pipeline);
-        }
-        if caps.shader_float_atomics {
-            features = features.push_next(&mut float_atomics);
-        }
-        let priorities = [1.0];
-        let queue_infos = [vk::DeviceQueueCreateInfo::default()
-            .queue_family_index(queue_family)
-            .queue_priorities(&priorities)];
-        let create_info = vk::DeviceCreateInfo::default()
-            .queue_create_infos(&queue_infos)
-            .enabled_extension_names(&extension_ptrs)
-            .push_next(&mut features);
-
-        // SAFETY: the adapter belongs to this instance; every pointer in create_info lives
-        // until the call returns.
-        let device = unsafe { instance.raw.create_device(adapter.raw, &create_info, None) }.vk("vkCreateDevice")?;
+        let device = create_device(&instance, &adapter, &backends, queue_family)?;
         // SAFETY: the family and index were requested in create_info.
         let queue = unsafe { device.get_device_queue(queue_family, 0) };
 
@@ -168,24 +108,8 @@ impl Context {
         // SAFETY: a plain object creation on the live device.
         let timeline = unsafe { device.create_semaphore(&semaphore_info, None) }.vk("vkCreateSemaphore")?;
 
-        let max_textures = adapter
-            .capabilities
-            .max_sampled_images
-            .clamp(1, super::textures::MAX_TEXTURES);
-        let binding_flags =
-            [vk::DescriptorBindingFlags::PARTIALLY_BOUND | vk::DescriptorBindingFlags::VARIABLE_DESCRIPTOR_COUNT];
-        let mut flags_info = vk::DescriptorSetLayoutBindingFlagsCreateInfo::default().binding_flags(&binding_flags);
-        let bindings = [vk::DescriptorSetLayoutBinding::default()
-            .binding(0)
-            .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
-            .descriptor_count(max_textures)
-            .stage_flags(vk::ShaderStageFlags::ALL)];
-        let layout_info = vk::DescriptorSetLayoutCreateInfo::default()
-            .bindings(&bindings)
-            .push_next(&mut flags_info);
-        // SAFETY: a plain object creation on the live device.
-        let texture_layout =
-            unsafe { device.create_descriptor_set_layout(&layout_info, None) }.vk("vkCreateDescriptorSetLayout")?;
+        let max_textures = adapter.capabilities.max_sampled_images.clamp(1, MAX_TEXTURES);
+        let texture_layout = create_texture_layout(&device, max_textures)?;
 
         let debug_utils = instance
             .debug_utils
@@ -194,10 +118,6 @@ impl Context {
         let acceleration_structure = ash::khr::acceleration_structure::Device::new(&instance.raw, &device);
         let ray_tracing_pipeline =
             has_pipeline.then(|| ash::khr::ray_tracing_pipeline::Device::new(&instance.raw, &device));
-        let timeout_seconds = std::env::var("WAVETRACE_GPU_TIMEOUT_S")
-            .ok()
-            .and_then(|v| v.parse::<f64>().ok());
-        let timeout = Duration::from_secs_f64(timeout_seconds.unwrap_or(120.0).max(0.001));
 
         let shared = Shared {
             device,
@@ -212,7 +132,7 @@ impl Context {
             texture_layout,
             max_textures,
             last_submitted: AtomicU64::new(0),
-            timeout,
+            timeout: gpu_timeout(),
             backends,
             instance,
         };
@@ -361,4 +281,105 @@ impl Drop for Shared {
             self.device.destroy_device(None);
         }
     }
+}
+
+/// The logical device with one queue of `queue_family` and the extensions and features of
+/// the trace backends the adapter has.
+fn create_device(
+    instance: &Instance,
+    adapter: &Adapter,
+    backends: &[TraceBackend],
+    queue_family: u32,
+) -> GpuResult<ash::Device> {
+    let caps = &adapter.capabilities;
+    let has_query = backends.contains(&TraceBackend::Query);
+    let has_pipeline = backends.contains(&TraceBackend::Pipeline);
+    let mut extensions: Vec<&CStr> = vec![
+        ash::khr::acceleration_structure::NAME,
+        ash::khr::deferred_host_operations::NAME,
+    ];
+    if has_query {
+        extensions.push(ash::khr::ray_query::NAME);
+    }
+    if has_pipeline {
+        extensions.push(ash::khr::ray_tracing_pipeline::NAME);
+    }
+    if caps.shader_float_atomics {
+        extensions.push(ash::ext::shader_atomic_float::NAME);
+    }
+    let extension_ptrs: Vec<_> = extensions.iter().map(|e| e.as_ptr()).collect();
+
+    let base = vk::PhysicalDeviceFeatures::default().shader_int64(true);
+    let mut f12 = vk::PhysicalDeviceVulkan12Features::default()
+        .buffer_device_address(true)
+        .descriptor_indexing(true)
+        .runtime_descriptor_array(true)
+        .shader_sampled_image_array_non_uniform_indexing(true)
+        .descriptor_binding_partially_bound(true)
+        .descriptor_binding_variable_descriptor_count(true)
+        .scalar_block_layout(true)
+        .shader_buffer_int64_atomics(true)
+        .timeline_semaphore(true);
+    let mut f13 = vk::PhysicalDeviceVulkan13Features::default()
+        .synchronization2(true)
+        .subgroup_size_control(caps.compute_subgroup_size_control)
+        .compute_full_subgroups(caps.compute_subgroup_size_control);
+    let mut accel = vk::PhysicalDeviceAccelerationStructureFeaturesKHR::default().acceleration_structure(true);
+    let mut query = vk::PhysicalDeviceRayQueryFeaturesKHR::default().ray_query(true);
+    let mut pipeline = vk::PhysicalDeviceRayTracingPipelineFeaturesKHR::default()
+        .ray_tracing_pipeline(true)
+        .ray_tracing_pipeline_trace_rays_indirect(true);
+    let mut float_atomics =
+        vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default().shader_buffer_float32_atomic_add(true);
+    let mut features = vk::PhysicalDeviceFeatures2::default()
+        .features(base)
+        .push_next(&mut f12)
+        .push_next(&mut f13)
+        .push_next(&mut accel);
+    if has_query {
+        features = features.push_next(&mut query);
+    }
+    if has_pipeline {
+        features = features.push_next(&mut pipeline);
+    }
+    if caps.shader_float_atomics {
+        features = features.push_next(&mut float_atomics);
+    }
+    let priorities = [1.0];
+    let queue_infos = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(queue_family)
+        .queue_priorities(&priorities)];
+    let create_info = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queue_infos)
+        .enabled_extension_names(&extension_ptrs)
+        .push_next(&mut features);
+    // SAFETY: the adapter belongs to this instance; every pointer in create_info lives
+    // until the call returns.
+    unsafe { instance.raw.create_device(adapter.raw, &create_info, None) }.vk("vkCreateDevice")
+}
+
+/// Set 0 of every pipeline layout: `max_textures` combined image samplers, partially bound,
+/// as many as a scene has.
+fn create_texture_layout(device: &ash::Device, max_textures: u32) -> GpuResult<vk::DescriptorSetLayout> {
+    let binding_flags =
+        [vk::DescriptorBindingFlags::PARTIALLY_BOUND | vk::DescriptorBindingFlags::VARIABLE_DESCRIPTOR_COUNT];
+    let mut flags_info = vk::DescriptorSetLayoutBindingFlagsCreateInfo::default().binding_flags(&binding_flags);
+    let bindings = [vk::DescriptorSetLayoutBinding::default()
+        .binding(0)
+        .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
+        .descriptor_count(max_textures)
+        .stage_flags(vk::ShaderStageFlags::ALL)];
+    let layout_info = vk::DescriptorSetLayoutCreateInfo::default()
+        .bindings(&bindings)
+        .push_next(&mut flags_info);
+    // SAFETY: a plain object creation on the live device.
+    unsafe { device.create_descriptor_set_layout(&layout_info, None) }.vk("vkCreateDescriptorSetLayout")
+}
+
+/// How long a wait on the GPU may take before it counts as a hang (`WAVETRACE_GPU_TIMEOUT_S`).
+fn gpu_timeout() -> Duration {
+    let timeout_seconds = std::env::var("WAVETRACE_GPU_TIMEOUT_S")
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok());
+    Duration::from_secs_f64(timeout_seconds.unwrap_or(120.0).max(0.001))
 }

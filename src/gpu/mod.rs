@@ -21,11 +21,11 @@ pub use acceleration::{build_bottom_levels, build_top_level, AccelerationStructu
 pub use adapter::{enumerate_adapters, Adapter, Capabilities, TraceBackend};
 pub use buffer::{Buffer, BufferUsage, MemoryLocation};
 pub use commands::{CommandBuffer, DispatchSize};
-pub use context::{Context, ContextDesc, SubmitTicket};
+pub use context::{Context, ContextDesc, SubmitTicket, MAX_TEXTURES};
 pub use error::{GpuError, GpuResult};
 pub use image::{Image, ImageFormat};
 pub use instance::{Instance, MessageCounts, Validation};
 pub use pipeline::ComputePipeline;
 pub use profiler::{Profiler, Scope, ScopeTiming};
 pub use rt_pipeline::{RayTracingPipeline, RayTracingShaders};
-pub use textures::{SamplerDesc, TextureData, TextureSet, Wrap, MAX_TEXTURES};
+pub use textures::{SamplerDesc, TextureData, TextureSet, Wrap};

@@ -67,72 +67,14 @@ impl<P: Pod> ComputePipeline<P> {
             )));
         }
 
-        let words = embedded.words();
-        let module_info = vk::ShaderModuleCreateInfo::default().code(&words);
-        // SAFETY: the words are SPIR-V that build.rs produced with shaderc.
-        let module = unsafe { shared.device.create_shader_module(&module_info, None) }.vk("vkCreateShaderModule")?;
-
-        let push_ranges = [vk::PushConstantRange::default()
-            .stage_flags(vk::ShaderStageFlags::COMPUTE)
-            .offset(0)
-            .size(push_size)];
-        let set_layouts = [shared.texture_layout];
-        let layout_info = vk::PipelineLayoutCreateInfo::default()
-            .set_layouts(&set_layouts)
-            .push_constant_ranges(if push_size > 0 { &push_ranges[..] } else { &[] });
-        // SAFETY: plain object creation on the live device.
-        let layout = match unsafe { shared.device.create_pipeline_layout(&layout_info, None) } {
-            Ok(layout) => layout,
-            Err(result) => {
-                // SAFETY: the module is unused.
-                unsafe { shared.device.destroy_shader_module(module, None) };
-                return Err(GpuError::Vulkan {
-                    call: "vkCreatePipelineLayout",
-                    result,
-                });
-            }
-        };
-
-        let entries: Vec<_> = (0..specialization.len() as u32)
-            .map(|id| vk::SpecializationMapEntry {
-                constant_id: id,
-                offset: id * 4,
-                size: 4,
-            })
-            .collect();
-        let specialization_info = vk::SpecializationInfo::default()
-            .map_entries(&entries)
-            .data(bytemuck::cast_slice(specialization));
-        let mut required_size = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default()
-            .required_subgroup_size(capabilities.subgroup_size);
-        let mut stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::COMPUTE)
-            .module(module)
-            .name(c"main")
-            .specialization_info(&specialization_info);
-        if request_size {
-            stage = stage
-                .flags(vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS)
-                .push_next(&mut required_size);
-        }
-        let info = vk::ComputePipelineCreateInfo::default().stage(stage).layout(layout);
-        // SAFETY: module and layout are alive; all pointers live until the call returns.
-        let created = unsafe {
-            shared
-                .device
-                .create_compute_pipelines(vk::PipelineCache::null(), &[info], None)
-        };
-        // SAFETY: a pipeline keeps what it needs of its module; the module is no longer used.
-        unsafe { shared.device.destroy_shader_module(module, None) };
-        let raw = match created {
-            Ok(pipelines) => pipelines[0],
-            Err((_, result)) => {
+        let module = ShaderModule::new(shared, shader)?;
+        let layout = pipeline_layout(shared, vk::ShaderStageFlags::COMPUTE, push_size)?;
+        let raw = match create_compute_pipeline(shared, &module, layout, specialization, request_size) {
+            Ok(raw) => raw,
+            Err(error) => {
                 // SAFETY: the layout is unused.
                 unsafe { shared.device.destroy_pipeline_layout(layout, None) };
-                return Err(GpuError::Vulkan {
-                    call: "vkCreateComputePipelines",
-                    result,
-                });
+                return Err(error);
             }
         };
         shared.set_name(raw, kernel);
@@ -160,4 +102,94 @@ impl<P: Pod> Drop for ComputePipeline<P> {
             self.shared.device.destroy_pipeline_layout(self.layout, None);
         }
     }
+}
+
+/// A shader module that lives while a pipeline is created from it: a pipeline keeps what it
+/// needs of its modules, so they are destroyed (on drop) right after.
+pub(crate) struct ShaderModule<'a> {
+    shared: &'a Shared,
+    pub(crate) raw: vk::ShaderModule,
+}
+
+impl<'a> ShaderModule<'a> {
+    pub(crate) fn new(shared: &'a Shared, shader: ShaderId) -> GpuResult<Self> {
+        let words = shader.get().words();
+        let info = vk::ShaderModuleCreateInfo::default().code(&words);
+        // SAFETY: the words are SPIR-V that build.rs produced with shaderc.
+        let raw = unsafe { shared.device.create_shader_module(&info, None) }.vk("vkCreateShaderModule")?;
+        Ok(Self { shared, raw })
+    }
+}
+
+impl Drop for ShaderModule<'_> {
+    fn drop(&mut self) {
+        // SAFETY: modules are only used while pipelines are created from them.
+        unsafe { self.shared.device.destroy_shader_module(self.raw, None) };
+    }
+}
+
+/// A pipeline layout: the bindless texture array as set 0 (every layout has it, so one
+/// binding serves every pipeline) and one push-constant range of `push_size` bytes for
+/// `stages` (none when the size is 0).
+pub(crate) fn pipeline_layout(
+    shared: &Shared,
+    stages: vk::ShaderStageFlags,
+    push_size: u32,
+) -> GpuResult<vk::PipelineLayout> {
+    let push_ranges = [vk::PushConstantRange::default()
+        .stage_flags(stages)
+        .offset(0)
+        .size(push_size)];
+    let set_layouts = [shared.texture_layout];
+    let layout_info = vk::PipelineLayoutCreateInfo::default()
+        .set_layouts(&set_layouts)
+        .push_constant_ranges(if push_size > 0 { &push_ranges[..] } else { &[] });
+    // SAFETY: plain object creation on the live device.
+    unsafe { shared.device.create_pipeline_layout(&layout_info, None) }.vk("vkCreatePipelineLayout")
+}
+
+/// The pipeline of one compute module with specialization constants 0, 1, ... = `values`,
+/// with full subgroups of the device's size where `full_subgroups`.
+fn create_compute_pipeline(
+    shared: &Shared,
+    module: &ShaderModule<'_>,
+    layout: vk::PipelineLayout,
+    values: &[u32],
+    full_subgroups: bool,
+) -> GpuResult<vk::Pipeline> {
+    let entries: Vec<_> = (0..values.len() as u32)
+        .map(|id| vk::SpecializationMapEntry {
+            constant_id: id,
+            offset: id * 4,
+            size: 4,
+        })
+        .collect();
+    let specialization_info = vk::SpecializationInfo::default()
+        .map_entries(&entries)
+        .data(bytemuck::cast_slice(values));
+    let mut required_size = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default()
+        .required_subgroup_size(shared.adapter.capabilities.subgroup_size);
+    let mut stage = vk::PipelineShaderStageCreateInfo::default()
+        .stage(vk::ShaderStageFlags::COMPUTE)
+        .module(module.raw)
+        .name(c"main")
+        .specialization_info(&specialization_info);
+    if full_subgroups {
+        stage = stage
+            .flags(vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS)
+            .push_next(&mut required_size);
+    }
+    let info = vk::ComputePipelineCreateInfo::default().stage(stage).layout(layout);
+    // SAFETY: module and layout are alive; all pointers live until the call returns.
+    let created = unsafe {
+        shared
+            .device
+            .create_compute_pipelines(vk::PipelineCache::null(), &[info], None)
+    };
+    created
+        .map(|pipelines| pipelines[0])
+        .map_err(|(_, result)| GpuError::Vulkan {
+            call: "vkCreateComputePipelines",
+            result,
+        })
 }

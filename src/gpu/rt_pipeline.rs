@@ -12,6 +12,7 @@ use super::buffer::{Buffer, BufferUsage, MemoryLocation};
 use super::commands::CommandBuffer;
 use super::context::{Context, Shared};
 use super::error::{GpuError, GpuResult, VkResultExt};
+use super::pipeline::{pipeline_layout, ShaderModule};
 use super::shaders::{ShaderId, ShaderStage};
 
 /// The shaders of one pipeline. Hit groups are triangle groups with a closest-hit shader,
@@ -52,147 +53,175 @@ impl<P: Pod> RayTracingPipeline<P> {
             name: name.into(),
             problem: "this device has no ray-tracing pipelines".into(),
         })?;
-        let caps = &shared.adapter.capabilities;
         let push_size = std::mem::size_of::<P>() as u32;
-        if push_size % 4 != 0 || push_size > caps.max_push_constants_size || push_size == 0 {
+        if push_size % 4 != 0 || push_size > shared.adapter.capabilities.max_push_constants_size || push_size == 0 {
             return Err(GpuError::InvalidUse {
                 name: name.into(),
                 problem: format!("push constants of {push_size} bytes"),
             });
         }
-
-        let mut stages_in_order = vec![(shaders.raygen, ShaderStage::RayGeneration)];
-        stages_in_order.extend(shaders.miss.iter().map(|&s| (s, ShaderStage::Miss)));
-        stages_in_order.extend(shaders.closest_hit.iter().map(|&s| (s, ShaderStage::ClosestHit)));
-        // Last, so that group indices stay those of the stages before it.
-        stages_in_order.extend(shaders.any_hit.iter().map(|&s| (s, ShaderStage::AnyHit)));
-        let any_hit_stage = shaders.any_hit.map(|_| stages_in_order.len() as u32 - 1);
-        let mut modules = Vec::new();
-        let destroy_modules = |modules: &[vk::ShaderModule]| {
-            for &module in modules {
-                // SAFETY: modules are only used during pipeline creation.
-                unsafe { shared.device.destroy_shader_module(module, None) };
-            }
-        };
-        let mut stage_infos = Vec::new();
-        for &(id, expected) in &stages_in_order {
-            let embedded = id.get();
-            if embedded.stage != expected {
-                destroy_modules(&modules);
-                return Err(GpuError::InvalidUse {
-                    name: embedded.name.into(),
-                    problem: format!("is a {:?} shader, used as {expected:?}", embedded.stage),
-                });
-            }
-            let words = embedded.words();
-            let info = vk::ShaderModuleCreateInfo::default().code(&words);
-            // SAFETY: SPIR-V produced by build.rs.
-            match unsafe { shared.device.create_shader_module(&info, None) } {
-                Ok(module) => modules.push(module),
-                Err(result) => {
-                    destroy_modules(&modules);
-                    return Err(GpuError::Vulkan {
-                        call: "vkCreateShaderModule",
-                        result,
-                    });
-                }
-            }
-            let stage = match expected {
-                ShaderStage::RayGeneration => vk::ShaderStageFlags::RAYGEN_KHR,
-                ShaderStage::Miss => vk::ShaderStageFlags::MISS_KHR,
-                ShaderStage::AnyHit => vk::ShaderStageFlags::ANY_HIT_KHR,
-                _ => vk::ShaderStageFlags::CLOSEST_HIT_KHR,
-            };
-            stage_infos.push(
-                vk::PipelineShaderStageCreateInfo::default()
-                    .stage(stage)
-                    .module(*modules.last().expect("pushed above"))
-                    .name(c"main"),
-            );
-        }
-        let groups: Vec<_> = stages_in_order
-            .iter()
-            .enumerate()
-            .filter(|&(_, &(_, stage))| stage != ShaderStage::AnyHit)
-            .map(|(i, &(_, stage))| {
-                let group = vk::RayTracingShaderGroupCreateInfoKHR::default()
-                    .general_shader(vk::SHADER_UNUSED_KHR)
-                    .closest_hit_shader(vk::SHADER_UNUSED_KHR)
-                    .any_hit_shader(vk::SHADER_UNUSED_KHR)
-                    .intersection_shader(vk::SHADER_UNUSED_KHR);
-                if stage == ShaderStage::ClosestHit {
-                    group
-                        .ty(vk::RayTracingShaderGroupTypeKHR::TRIANGLES_HIT_GROUP)
-                        .closest_hit_shader(i as u32)
-                        .any_hit_shader(any_hit_stage.unwrap_or(vk::SHADER_UNUSED_KHR))
-                } else {
-                    group
-                        .ty(vk::RayTracingShaderGroupTypeKHR::GENERAL)
-                        .general_shader(i as u32)
-                }
-            })
-            .collect();
-
-        let push_ranges = [vk::PushConstantRange::default()
-            .stage_flags(PUSH_STAGES)
-            .size(push_size)];
-        let set_layouts = [shared.texture_layout];
-        let layout_info = vk::PipelineLayoutCreateInfo::default()
-            .set_layouts(&set_layouts)
-            .push_constant_ranges(&push_ranges);
-        // SAFETY: plain object creation.
-        let layout = match unsafe { shared.device.create_pipeline_layout(&layout_info, None) } {
-            Ok(layout) => layout,
-            Err(result) => {
-                destroy_modules(&modules);
-                return Err(GpuError::Vulkan {
-                    call: "vkCreatePipelineLayout",
-                    result,
-                });
-            }
-        };
-        // Paths are traced iteratively by raygen: no shader calls traceRayEXT recursively.
-        let info = vk::RayTracingPipelineCreateInfoKHR::default()
-            .stages(&stage_infos)
-            .groups(&groups)
-            .max_pipeline_ray_recursion_depth(1)
-            .layout(layout);
-        // SAFETY: modules and layout are alive; all pointers live until the call returns.
-        let created = unsafe {
-            loader.create_ray_tracing_pipelines(
-                vk::DeferredOperationKHR::null(),
-                vk::PipelineCache::null(),
-                &[info],
-                None,
-            )
-        };
-        destroy_modules(&modules);
-        let raw = match created {
-            Ok(pipelines) => pipelines[0],
-            Err((_, result)) => {
+        let stages = ordered_stages(shaders);
+        let groups = shader_groups(&stages);
+        let layout = pipeline_layout(shared, PUSH_STAGES, push_size)?;
+        let raw = match create_pipeline(shared, loader, &stages, &groups, layout) {
+            Ok(raw) => raw,
+            Err(error) => {
                 // SAFETY: the layout is unused.
                 unsafe { shared.device.destroy_pipeline_layout(layout, None) };
-                return Err(GpuError::Vulkan {
-                    call: "vkCreateRayTracingPipelinesKHR",
-                    result,
-                });
+                return Err(error);
             }
         };
         shared.set_name(raw, name);
         shared.set_name(layout, name);
         // From here on, `pipeline_guard` frees both if the table cannot be made.
         let pipeline_guard = PipelineGuard { shared, raw, layout };
+        let table = BindingTable::new(context, loader, raw, shaders, groups.len(), name)?;
+        std::mem::forget(pipeline_guard);
+        Ok(Self {
+            shared: Arc::clone(shared),
+            raw,
+            layout,
+            raygen: table.raygen,
+            miss: table.miss,
+            hit: table.hit,
+            _table: table.buffer,
+            _push: PhantomData,
+        })
+    }
+}
 
+/// The pipeline's stages: raygen, the miss shaders, the closest-hit shaders, then the any-hit
+/// shader last, so that group indices stay those of the stages before it.
+fn ordered_stages(shaders: &RayTracingShaders) -> Vec<(ShaderId, ShaderStage)> {
+    let mut stages = vec![(shaders.raygen, ShaderStage::RayGeneration)];
+    stages.extend(shaders.miss.iter().map(|&s| (s, ShaderStage::Miss)));
+    stages.extend(shaders.closest_hit.iter().map(|&s| (s, ShaderStage::ClosestHit)));
+    stages.extend(shaders.any_hit.iter().map(|&s| (s, ShaderStage::AnyHit)));
+    stages
+}
+
+/// A general group per raygen and miss stage, a triangle hit group per closest-hit stage with
+/// the any-hit stage (if any) in every hit group.
+fn shader_groups(stages: &[(ShaderId, ShaderStage)]) -> Vec<vk::RayTracingShaderGroupCreateInfoKHR<'static>> {
+    let any_hit_stage = stages
+        .iter()
+        .position(|&(_, stage)| stage == ShaderStage::AnyHit)
+        .map_or(vk::SHADER_UNUSED_KHR, |i| i as u32);
+    stages
+        .iter()
+        .enumerate()
+        .filter(|&(_, &(_, stage))| stage != ShaderStage::AnyHit)
+        .map(|(i, &(_, stage))| {
+            let group = vk::RayTracingShaderGroupCreateInfoKHR::default()
+                .general_shader(vk::SHADER_UNUSED_KHR)
+                .closest_hit_shader(vk::SHADER_UNUSED_KHR)
+                .any_hit_shader(vk::SHADER_UNUSED_KHR)
+                .intersection_shader(vk::SHADER_UNUSED_KHR);
+            if stage == ShaderStage::ClosestHit {
+                group
+                    .ty(vk::RayTracingShaderGroupTypeKHR::TRIANGLES_HIT_GROUP)
+                    .closest_hit_shader(i as u32)
+                    .any_hit_shader(any_hit_stage)
+            } else {
+                group
+                    .ty(vk::RayTracingShaderGroupTypeKHR::GENERAL)
+                    .general_shader(i as u32)
+            }
+        })
+        .collect()
+}
+
+/// The pipeline from its stages' modules (made and destroyed here) and groups.
+fn create_pipeline(
+    shared: &Shared,
+    loader: &ash::khr::ray_tracing_pipeline::Device,
+    stages: &[(ShaderId, ShaderStage)],
+    groups: &[vk::RayTracingShaderGroupCreateInfoKHR<'_>],
+    layout: vk::PipelineLayout,
+) -> GpuResult<vk::Pipeline> {
+    let mut modules = Vec::new();
+    for &(id, expected) in stages {
+        let embedded = id.get();
+        if embedded.stage != expected {
+            return Err(GpuError::InvalidUse {
+                name: embedded.name.into(),
+                problem: format!("is a {:?} shader, used as {expected:?}", embedded.stage),
+            });
+        }
+        modules.push(ShaderModule::new(shared, id)?);
+    }
+    let stage_infos: Vec<_> = stages
+        .iter()
+        .zip(&modules)
+        .map(|(&(_, stage), module)| {
+            let flags = match stage {
+                ShaderStage::RayGeneration => vk::ShaderStageFlags::RAYGEN_KHR,
+                ShaderStage::Miss => vk::ShaderStageFlags::MISS_KHR,
+                ShaderStage::AnyHit => vk::ShaderStageFlags::ANY_HIT_KHR,
+                _ => vk::ShaderStageFlags::CLOSEST_HIT_KHR,
+            };
+            vk::PipelineShaderStageCreateInfo::default()
+                .stage(flags)
+                .module(module.raw)
+                .name(c"main")
+        })
+        .collect();
+    // Paths are traced iteratively by raygen: no shader calls traceRayEXT recursively.
+    let info = vk::RayTracingPipelineCreateInfoKHR::default()
+        .stages(&stage_infos)
+        .groups(groups)
+        .max_pipeline_ray_recursion_depth(1)
+        .layout(layout);
+    // SAFETY: modules and layout are alive; all pointers live until the call returns.
+    let created = unsafe {
+        loader.create_ray_tracing_pipelines(
+            vk::DeferredOperationKHR::null(),
+            vk::PipelineCache::null(),
+            &[info],
+            None,
+        )
+    };
+    created
+        .map(|pipelines| pipelines[0])
+        .map_err(|(_, result)| GpuError::Vulkan {
+            call: "vkCreateRayTracingPipelinesKHR",
+            result,
+        })
+}
+
+/// The shader binding table: the raygen record, then the miss records, then the hit
+/// records, each region starting at the device's base alignment.
+struct BindingTable {
+    buffer: Buffer,
+    raygen: vk::StridedDeviceAddressRegionKHR,
+    miss: vk::StridedDeviceAddressRegionKHR,
+    hit: vk::StridedDeviceAddressRegionKHR,
+}
+
+impl BindingTable {
+    fn new(
+        context: &Context,
+        loader: &ash::khr::ray_tracing_pipeline::Device,
+        pipeline: vk::Pipeline,
+        shaders: &RayTracingShaders,
+        group_count: usize,
+        name: &str,
+    ) -> GpuResult<Self> {
+        let caps = &context.shared.adapter.capabilities;
         let handle_size = u64::from(caps.shader_group_handle_size);
         let handle_stride = align(handle_size, u64::from(caps.shader_group_handle_alignment));
         let base = u64::from(caps.shader_group_base_alignment).max(1);
         let raygen_size = align(handle_stride, base);
         let miss_size = align(handle_stride * shaders.miss.len() as u64, base);
         let hit_size = align(handle_stride * shaders.closest_hit.len() as u64, base);
-        let group_count = groups.len() as u32;
         // SAFETY: the pipeline was created with `group_count` groups.
         let handles = unsafe {
-            loader.get_ray_tracing_shader_group_handles(raw, 0, group_count, (handle_size as usize) * groups.len())
+            loader.get_ray_tracing_shader_group_handles(
+                pipeline,
+                0,
+                group_count as u32,
+                (handle_size as usize) * group_count,
+            )
         }
         .vk("vkGetRayTracingShaderGroupHandlesKHR")?;
         let mut table_bytes = vec![0u8; (raygen_size + miss_size + hit_size) as usize];
@@ -215,31 +244,26 @@ impl<P: Pod> RayTracingPipeline<P> {
             ..BufferUsage::STORAGE
         };
         // Extra room so the table's start can be moved up to the base alignment.
-        let mut table = Buffer::new(
+        let mut buffer = Buffer::new(
             context,
             &format!("{name} shader binding table"),
             table_bytes.len() as u64 + base,
             usage,
             MemoryLocation::CpuToGpu,
         )?;
-        let start = align(table.address(), base) - table.address();
-        table.write(start, &table_bytes)?;
-        let address = table.address() + start;
+        let start = align(buffer.address(), base) - buffer.address();
+        buffer.write(start, &table_bytes)?;
+        let address = buffer.address() + start;
         let region = |offset: u64, stride: u64, size: u64| vk::StridedDeviceAddressRegionKHR {
             device_address: if size == 0 { 0 } else { address + offset },
             stride,
             size,
         };
-        std::mem::forget(pipeline_guard);
         Ok(Self {
-            shared: Arc::clone(shared),
-            raw,
-            layout,
             raygen: region(0, raygen_size, raygen_size),
             miss: region(raygen_size, handle_stride, miss_size),
             hit: region(raygen_size + miss_size, handle_stride, hit_size),
-            _table: table,
-            _push: PhantomData,
+            buffer,
         })
     }
 }

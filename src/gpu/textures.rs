@@ -13,9 +13,6 @@ use super::context::{Context, Shared};
 use super::error::{GpuError, GpuResult, VkResultExt};
 use super::image::{Image, ImageFormat};
 
-/// The most textures a scene may have (devices may allow fewer: `Context::max_textures`).
-pub const MAX_TEXTURES: u32 = 1 << 16;
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Wrap {
     Repeat,
@@ -149,20 +146,7 @@ impl TextureSet {
                 texture.levels.len() as u32,
                 format,
             )?);
-            let sampler_info = vk::SamplerCreateInfo::default()
-                .mag_filter(filter(texture.sampler.linear_mag))
-                .min_filter(filter(texture.sampler.linear_min))
-                .mipmap_mode(if texture.sampler.linear_mip {
-                    vk::SamplerMipmapMode::LINEAR
-                } else {
-                    vk::SamplerMipmapMode::NEAREST
-                })
-                .address_mode_u(address_mode(texture.sampler.wrap_u))
-                .address_mode_v(address_mode(texture.sampler.wrap_v))
-                .address_mode_w(vk::SamplerAddressMode::REPEAT)
-                .max_lod(vk::LOD_CLAMP_NONE);
-            // SAFETY: plain object creation on the live device.
-            let sampler = unsafe { shared.device.create_sampler(&sampler_info, None) }.vk("vkCreateSampler")?;
+            let sampler = create_sampler(&shared, &texture.sampler)?;
             set.samplers.push(sampler);
             shared.set_name(sampler, texture.name);
         }
@@ -174,25 +158,35 @@ impl TextureSet {
             Ok(())
         })?;
 
+        set.write_descriptors(count, &images)?;
+        set._images = images;
+        Ok(set)
+    }
+}
+
+impl TextureSet {
+    /// Allocates the set of `count` descriptors and points each at its image and sampler.
+    fn write_descriptors(&mut self, count: u32, images: &[Image]) -> GpuResult<()> {
+        let shared = &self.shared;
         let sizes = [vk::DescriptorPoolSize::default()
             .ty(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
             .descriptor_count(count)];
         let pool_info = vk::DescriptorPoolCreateInfo::default().max_sets(1).pool_sizes(&sizes);
         // SAFETY: plain object creation on the live device.
-        set.pool = unsafe { shared.device.create_descriptor_pool(&pool_info, None) }.vk("vkCreateDescriptorPool")?;
+        self.pool = unsafe { shared.device.create_descriptor_pool(&pool_info, None) }.vk("vkCreateDescriptorPool")?;
         let counts = [count];
         let mut variable = vk::DescriptorSetVariableDescriptorCountAllocateInfo::default().descriptor_counts(&counts);
         let layouts = [shared.texture_layout];
         let allocate = vk::DescriptorSetAllocateInfo::default()
-            .descriptor_pool(set.pool)
+            .descriptor_pool(self.pool)
             .set_layouts(&layouts)
             .push_next(&mut variable);
         // SAFETY: the pool has room for one set of `count` descriptors.
-        set.set = unsafe { shared.device.allocate_descriptor_sets(&allocate) }.vk("vkAllocateDescriptorSets")?[0];
-        shared.set_name(set.set, "textures");
+        self.set = unsafe { shared.device.allocate_descriptor_sets(&allocate) }.vk("vkAllocateDescriptorSets")?[0];
+        shared.set_name(self.set, "textures");
         let infos: Vec<vk::DescriptorImageInfo> = images
             .iter()
-            .zip(&set.samplers)
+            .zip(&self.samplers)
             .map(|(image, &sampler)| {
                 vk::DescriptorImageInfo::default()
                     .sampler(sampler)
@@ -201,15 +195,32 @@ impl TextureSet {
             })
             .collect();
         let writes = [vk::WriteDescriptorSet::default()
-            .dst_set(set.set)
+            .dst_set(self.set)
             .dst_binding(0)
             .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
             .image_info(&infos)];
         // SAFETY: the set is not in use; the views and samplers are alive.
         unsafe { shared.device.update_descriptor_sets(&writes, &[]) };
-        set._images = images;
-        Ok(set)
+        Ok(())
     }
+}
+
+/// A sampler as the glTF sampler describes it, with every mip level reachable.
+fn create_sampler(shared: &Shared, desc: &SamplerDesc) -> GpuResult<vk::Sampler> {
+    let sampler_info = vk::SamplerCreateInfo::default()
+        .mag_filter(filter(desc.linear_mag))
+        .min_filter(filter(desc.linear_min))
+        .mipmap_mode(if desc.linear_mip {
+            vk::SamplerMipmapMode::LINEAR
+        } else {
+            vk::SamplerMipmapMode::NEAREST
+        })
+        .address_mode_u(address_mode(desc.wrap_u))
+        .address_mode_v(address_mode(desc.wrap_v))
+        .address_mode_w(vk::SamplerAddressMode::REPEAT)
+        .max_lod(vk::LOD_CLAMP_NONE);
+    // SAFETY: plain object creation on the live device.
+    unsafe { shared.device.create_sampler(&sampler_info, None) }.vk("vkCreateSampler")
 }
 
 impl Drop for TextureSet {

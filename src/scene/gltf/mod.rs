@@ -306,19 +306,14 @@ impl Importer {
         Ok(table)
     }
 
-    fn primitive(
-        &mut self,
+    /// Checks every accessor a primitive uses against its view and buffer, and its type,
+    /// before the glTF crate's readers (which panic on some broken accessors) see it.
+    fn check_attributes(
+        &self,
         label: &str,
         primitive: &gltf::Primitive,
         buffers: &[Vec<u8>],
-    ) -> Result<Option<Mesh>, SceneError> {
-        let mode = primitive.mode();
-        if !matches!(mode, Mode::Triangles | Mode::TriangleStrip | Mode::TriangleFan) {
-            self.warn(format!(
-                "mesh {label}: primitive mode {mode:?} is not supported; skipped"
-            ));
-            return Ok(None);
-        }
+    ) -> Result<(), SceneError> {
         let positions_accessor = primitive
             .get(&gltf::Semantic::Positions)
             .ok_or_else(|| self.mesh_error(label, "primitive has no POSITION attribute".into()))?;
@@ -356,6 +351,23 @@ impl Importer {
             self.check_accessor(label, "indices", &accessor, buffers, &index_types)?;
         }
 
+        Ok(())
+    }
+
+    fn primitive(
+        &mut self,
+        label: &str,
+        primitive: &gltf::Primitive,
+        buffers: &[Vec<u8>],
+    ) -> Result<Option<Mesh>, SceneError> {
+        let mode = primitive.mode();
+        if !matches!(mode, Mode::Triangles | Mode::TriangleStrip | Mode::TriangleFan) {
+            self.warn(format!(
+                "mesh {label}: primitive mode {mode:?} is not supported; skipped"
+            ));
+            return Ok(None);
+        }
+        self.check_attributes(label, primitive, buffers)?;
         let reader = primitive.reader(|buffer| buffers.get(buffer.index()).map(Vec::as_slice));
         let positions: Vec<Vec3> = reader
             .read_positions()
