@@ -1,9 +1,21 @@
-//! The Rust side of every struct shared with shaders. The declarations live in
+//! The Rust side of every struct and constant shared with shaders. The declarations live in
 //! `shader_interface.rs`, which build.rs also reads to write the GLSL side, so the two
-//! cannot disagree; `tests/layout.rs` checks the result on a real device.
+//! cannot disagree; `tests/layout.rs` checks the structs on a real device and
+//! `tests/shader_constants.rs` that no shader defines a shared constant by hand.
 
 #[allow(unused_imports)]
 use glam::{UVec2, UVec4, Vec2, Vec3, Vec4};
+
+macro_rules! gpu_constants {
+    ($($(#[$meta:meta])* const $name:ident : $ty:ident = $value:expr;)*) => {
+        $(
+            $(#[$meta])*
+            pub const $name: $ty = $value;
+        )*
+        /// The names of every constant above, as the shaders see them.
+        pub const SHARED_CONSTANTS: &[&str] = &[$(stringify!($name)),*];
+    };
+}
 
 macro_rules! gpu_structs {
     ($($(#[$meta:meta])* struct $name:ident { $($field:ident : $ty:ident),* $(,)? })*) => {

@@ -1,12 +1,74 @@
-// The one declaration of every struct that crosses the CPU/GPU boundary.
+// The one declaration of every struct and constant that crosses the CPU/GPU boundary.
 //
-// This file is `include!`d twice: by the library, whose `gpu_structs!` macro turns each
-// entry into a `#[repr(C)]` Pod struct, and by build.rs, whose macro of the same name turns
-// each entry into a GLSL struct in `interface.glsl` (scalar block layout). Both sides come
-// from these lines, so their field order, types and sizes cannot drift apart.
+// This file is `include!`d twice: by the library, whose `gpu_constants!` and `gpu_structs!`
+// macros turn each entry into a Rust constant or a `#[repr(C)]` Pod struct, and by build.rs,
+// whose macros of the same names turn each entry into GLSL in the generated `interface.glsl`
+// (scalar block layout). Both sides come from these lines, so their values, field order,
+// types and sizes cannot drift apart; `tests/shader_constants.rs` fails if a shader defines
+// one of these constants by hand.
 //
-// Field types: u32, i32, f32, u64 (device addresses), and glam's Vec2/Vec3/Vec4/UVec2/UVec4,
-// which have the same size and alignment in repr(C) and GLSL's scalar layout.
+// Constant types: u32, i32, f32. Field types: u32, i32, f32, u64 (device addresses), and
+// glam's Vec2/Vec3/Vec4/UVec2/UVec4, which have the same size and alignment in repr(C) and
+// GLSL's scalar layout.
+
+gpu_constants! {
+    /// Threads per workgroup of the wavefront's compute kernels and the compute megakernel.
+    const WAVEFRONT_GROUP: u32 = 64;
+    /// A free path slot has this pixel; every other value is a path in flight.
+    const INACTIVE_PATH: u32 = 0xffff_ffff;
+    /// A path's sample index (low `SAMPLE_BITS` bits) and the segment it is on (the high 8)
+    /// share one word.
+    const SAMPLE_BITS: u32 = 24;
+    const SAMPLE_MASK: u32 = (1 << SAMPLE_BITS) - 1;
+    /// The wavefront's queues (`integrator::kernel_graph::Queue`), indices into
+    /// `QueueState`'s vectors.
+    const QUEUE_EXTEND: u32 = 0;
+    const QUEUE_SHADE: u32 = 1;
+    const QUEUE_CONNECT: u32 = 2;
+    /// Not queues of the graph, but lists appended to the same way: compaction's two lists.
+    const LIST_FREE_SLOTS: u32 = 3;
+    const LIST_MOVING_PATHS: u32 = 4;
+    /// The film's fixed-point unit is 1 / FILM_SCALE (film.glsl).
+    const FILM_SCALE: f32 = 16_777_216.0;
+    /// Larger contributions are clamped, so that 2^24 samples of them cannot overflow a sum.
+    const FILM_MAX: f32 = 1.0e7;
+    /// The counting sort's shape, shared by its kernels and by prepare_launch, which sizes
+    /// their launches.
+    const SORT_GROUP: u32 = 256;
+    const SORT_ITEMS_PER_THREAD: u32 = 4;
+    const SORT_ITEMS_PER_GROUP: u32 = SORT_GROUP * SORT_ITEMS_PER_THREAD;
+    /// Buckets fit one workgroup's shared histogram.
+    const SORT_MAX_BUCKETS: u32 = 1024;
+    /// `GpuMaterial::textures` entry of a material without that texture.
+    const NO_TEXTURE: u32 = 0xffff_ffff;
+    /// `GpuMaterial::alpha_mode`.
+    const ALPHA_OPAQUE: u32 = 0;
+    const ALPHA_MASK: u32 = 1;
+    const ALPHA_BLEND: u32 = 2;
+    /// Below this GGX alpha a lobe is a delta (a perfect mirror or smooth glass).
+    const DELTA_ALPHA: f32 = 1e-3;
+    /// `PassConstants::light_selection`: how next-event estimation picks an emissive triangle.
+    const LIGHT_SELECTION_TREE: u32 = 0;
+    const LIGHT_SELECTION_CDF: u32 = 1;
+    const LIGHT_SELECTION_UNIFORM: u32 = 2;
+    /// `instance_light_offset` of an instance that emits nothing.
+    const NOT_A_LIGHT: u32 = 0xffff_ffff;
+    /// `GpuPunctualLight::kind`.
+    const PUNCTUAL_POINT: u32 = 0;
+    const PUNCTUAL_SPOT: u32 = 1;
+    const PUNCTUAL_DIRECTIONAL: u32 = 2;
+    /// `PassConstants::environment_kind`.
+    const ENVIRONMENT_NONE: u32 = 0;
+    const ENVIRONMENT_CONSTANT: u32 = 1;
+    const ENVIRONMENT_MAP: u32 = 2;
+    /// Workgroup sizes of the light and environment kernels.
+    const LIGHT_COUNT_GROUP: u32 = 64;
+    const LIGHT_FLATTEN_GROUP: u32 = 256;
+    const LIGHT_CDF_GROUP: u32 = 256;
+    const ENVIRONMENT_WEIGHTS_GROUP: u32 = 256;
+    /// Workgroup size of the diagnostic probes the tests dispatch.
+    const PROBE_GROUP: u32 = 64;
+}
 
 gpu_structs! {
     /// Push constants of `primitives/scan_block` and `primitives/scan_add_offsets`.

@@ -9,7 +9,7 @@
 #include "rng.glsl"
 #include "light_tree.glsl"
 
-layout(local_size_x = 64) in;
+layout(local_size_x = PROBE_GROUP) in;
 
 layout(push_constant, scalar) uniform PushBlock {
     LightProbePush push;

@@ -7,7 +7,7 @@
 #include "common.glsl"
 #include "rng.glsl"
 
-layout(local_size_x = 64) in;
+layout(local_size_x = PROBE_GROUP) in;
 
 layout(push_constant, scalar) uniform PushBlock {
     RngProbePush push;

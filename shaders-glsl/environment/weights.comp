@@ -10,7 +10,7 @@
 #include "common.glsl"
 #include "dispatch.glsl"
 
-layout(local_size_x = 256) in;
+layout(local_size_x = ENVIRONMENT_WEIGHTS_GROUP) in;
 
 layout(push_constant, scalar) uniform PushBlock {
     EnvironmentWeightsPush push;

@@ -20,8 +20,9 @@
 #ifndef WAVETRACE_BSDF_GLSL
 #define WAVETRACE_BSDF_GLSL
 
+#include "common.glsl"
+
 const float PI = 3.14159265358979;
-const float DELTA_ALPHA = 1e-3;
 
 struct Bsdf {
     vec3 base_color;

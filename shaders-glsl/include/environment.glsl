@@ -11,10 +11,6 @@
 #include "common.glsl"
 #include "light_tree.glsl"
 
-#define ENVIRONMENT_NONE 0u
-#define ENVIRONMENT_CONSTANT 1u
-#define ENVIRONMENT_MAP 2u
-
 layout(buffer_reference, scalar) readonly buffer EnvironmentTexels { vec3 v[]; };
 
 const float ENVIRONMENT_PI = 3.14159265358979;

@@ -9,9 +9,8 @@
 
 layout(buffer_reference, scalar) buffer Film { uint64_t v[]; };
 
-const float FILM_SCALE = 16777216.0;
-// Larger contributions are clamped so that 2^24 samples of them cannot overflow a sum.
-const float FILM_MAX = 1.0e7;
+// FILM_SCALE and FILM_MAX (the clamp that keeps 2^24 samples from overflowing a sum) come
+// from interface.glsl.
 
 // NaN, negative and zero contributions add nothing.
 u64vec3 film_quantize(vec3 value) {

@@ -147,9 +147,6 @@ uint light_cdf_sample(uint64_t cdf_address, uint count, float u) {
     return low;
 }
 
-const uint LIGHT_SELECTION_TREE = 0u;
-const uint LIGHT_SELECTION_CDF = 1u;
-const uint LIGHT_SELECTION_UNIFORM = 2u;
 
 // One light by the chosen strategy, or `count` when none can be chosen.
 uint light_select(uint selection, uint64_t tree, uint64_t cdf, uint count, uint arity, float u) {

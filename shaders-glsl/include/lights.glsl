@@ -14,7 +14,6 @@
 layout(buffer_reference, scalar) readonly buffer LightMap { uvec2 v[]; };
 layout(buffer_reference, scalar) readonly buffer FirstLights { uint v[]; };
 
-const uint NOT_A_LIGHT = 0xffffffffu;
 
 // A point on a light: where, its front normal, its radiance, and its density per unit area
 // (selection probability over the triangle's area). False when no light can be chosen.
@@ -69,9 +68,6 @@ float light_hit_area_density(PassConstants c, uint instance, uint triangle, floa
 
 layout(buffer_reference, scalar) readonly buffer PunctualLights { GpuPunctualLight v[]; };
 
-const uint PUNCTUAL_POINT = 0u;
-const uint PUNCTUAL_SPOT = 1u;
-const uint PUNCTUAL_DIRECTIONAL = 2u;
 
 // What next-event estimation aims at: a point on an emissive triangle (with its front
 // normal and the density per unit area of choosing it), a direction towards the

@@ -13,12 +13,7 @@
 
 #include "wavefront.glsl"
 
-const uint QUEUE_EXTEND = 0;
-const uint QUEUE_SHADE = 1;
-const uint QUEUE_CONNECT = 2;
-// Not queues of the graph, but lists appended to the same way: compaction's two lists.
-const uint LIST_FREE_SLOTS = 3;
-const uint LIST_MOVING_PATHS = 4;
+// QUEUE_* and compaction's LIST_* come from interface.glsl.
 
 uint queue_reserve(uint queue, uint count) {
     Queues queues = Queues(constants().queues);

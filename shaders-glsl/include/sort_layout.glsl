@@ -3,10 +3,8 @@
 #ifndef WAVETRACE_SORT_LAYOUT_GLSL
 #define WAVETRACE_SORT_LAYOUT_GLSL
 
-const uint SORT_GROUP = 256;
-const uint SORT_ITEMS_PER_THREAD = 4;
-const uint SORT_ITEMS_PER_GROUP = SORT_GROUP * SORT_ITEMS_PER_THREAD;
-// Buckets fit one workgroup's shared histogram.
-const uint SORT_MAX_BUCKETS = 1024;
+// SORT_GROUP, SORT_ITEMS_PER_THREAD, SORT_ITEMS_PER_GROUP and SORT_MAX_BUCKETS come from
+// interface.glsl.
+#include "common.glsl"
 
 #endif

@@ -8,12 +8,10 @@
 
 #extension GL_EXT_nonuniform_qualifier : require
 
+#include "common.glsl"
+
 layout(set = 0, binding = 0) uniform sampler2D scene_textures[];
 
-const uint NO_TEXTURE = 0xffffffffu;
-const uint ALPHA_OPAQUE = 0u;
-const uint ALPHA_MASK = 1u;
-const uint ALPHA_BLEND = 2u;
 
 // KHR_texture_transform: x_axis in m.xy, y_axis in m.zw, then the offset.
 vec2 transform_uv(vec4 m, vec2 offset, vec2 uv) {

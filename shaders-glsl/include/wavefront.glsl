@@ -30,14 +30,7 @@ PassConstants constants() {
     return ConstantsRef(push.constants).c;
 }
 
-const uint WAVEFRONT_GROUP = 64;
-
-// A free path slot has this pixel; every other value is a path in flight.
-const uint INACTIVE_PATH = 0xffffffffu;
-
-// A path's sample index (low 24 bits) and the segment it is on (high 8) share one word.
-const uint SAMPLE_BITS = 24;
-const uint SAMPLE_MASK = (1u << SAMPLE_BITS) - 1u;
+// WAVEFRONT_GROUP, INACTIVE_PATH, SAMPLE_BITS and SAMPLE_MASK come from interface.glsl.
 
 uint path_sample(uint packed) {
     return packed & SAMPLE_MASK;

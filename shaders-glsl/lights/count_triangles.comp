@@ -8,7 +8,7 @@
 #include "dispatch.glsl"
 #include "scene.glsl"
 
-layout(local_size_x = 64) in;
+layout(local_size_x = LIGHT_COUNT_GROUP) in;
 
 layout(push_constant, scalar) uniform PushBlock {
     LightFlattenPush push;

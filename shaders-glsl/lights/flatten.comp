@@ -9,7 +9,7 @@
 #include "common.glsl"
 #include "dispatch.glsl"
 
-layout(local_size_x = 256) in;
+layout(local_size_x = LIGHT_FLATTEN_GROUP) in;
 
 layout(push_constant, scalar) uniform PushBlock {
     LightFlattenPush push;

@@ -10,7 +10,7 @@
 #include "dispatch.glsl"
 
 layout(constant_id = 0) const uint ARITY = 32;
-layout(local_size_x = 256) in;
+layout(local_size_x = LIGHT_CDF_GROUP) in;
 
 layout(push_constant, scalar) uniform PushBlock {
     LightTreePush push;

@@ -7,8 +7,7 @@ use glam::{Vec2, Vec3, Vec4};
 
 use std::f32::consts::PI;
 
-/// Below this GGX alpha a lobe is a perfect reflection or refraction.
-pub const DELTA_ALPHA: f32 = 1e-3;
+pub use crate::interface::DELTA_ALPHA;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Bsdf {

@@ -6,16 +6,13 @@ use crate::gpu::shaders::ids;
 use crate::gpu::{
     Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, MemoryLocation,
 };
-use crate::interface::{EnvironmentWeightsPush, PassConstants};
+use crate::interface::{
+    EnvironmentWeightsPush, PassConstants, ENVIRONMENT_CONSTANT, ENVIRONMENT_MAP, ENVIRONMENT_NONE,
+    ENVIRONMENT_WEIGHTS_GROUP,
+};
 use crate::lights::{Leaves, LightTree};
 
 use super::{Environment, EnvironmentRadiance};
-
-/// `ENVIRONMENT_*` in environment.glsl.
-const KIND_NONE: u32 = 0;
-const KIND_CONSTANT: u32 = 1;
-const KIND_MAP: u32 = 2;
-const WEIGHTS_GROUP: u32 = 256;
 
 /// Next-event estimation's chance of aiming at the environment when the scene has emissive
 /// triangles too. Their powers cannot be compared (the environment's depends on how much of
@@ -43,7 +40,7 @@ impl GpuEnvironment {
     pub fn new(context: &Context, environment: Option<&Environment>) -> GpuResult<Self> {
         let Some(environment) = environment else {
             return Ok(Self {
-                kind: KIND_NONE,
+                kind: ENVIRONMENT_NONE,
                 color: glam::Vec3::ZERO,
                 rotation: 0.0,
                 map: None,
@@ -52,7 +49,7 @@ impl GpuEnvironment {
         let rotation = environment.rotation_degrees.to_radians();
         Ok(match &environment.radiance {
             EnvironmentRadiance::Constant(radiance) => Self {
-                kind: KIND_CONSTANT,
+                kind: ENVIRONMENT_CONSTANT,
                 color: *radiance * environment.strength,
                 rotation,
                 map: None,
@@ -61,7 +58,7 @@ impl GpuEnvironment {
                 let texels: Vec<[f32; 3]> = map.texels.iter().map(|t| t.to_array()).collect();
                 let pixels = u64::from(map.width) * u64::from(map.height);
                 Self {
-                    kind: KIND_MAP,
+                    kind: ENVIRONMENT_MAP,
                     color: glam::Vec3::splat(environment.strength),
                     rotation,
                     map: Some(MapTables {
@@ -91,12 +88,10 @@ impl GpuEnvironment {
             return Ok(());
         };
         let pixels = u64::from(map.width) * u64::from(map.height);
-        let grid =
-            DispatchSize::covering(pixels.div_ceil(u64::from(WEIGHTS_GROUP)), map.max_groups_x).ok_or_else(|| {
-                GpuError::InvalidUse {
-                    name: "environment weights".into(),
-                    problem: format!("{pixels} pixels exceed the dispatch limits"),
-                }
+        let grid = DispatchSize::covering(pixels.div_ceil(u64::from(ENVIRONMENT_WEIGHTS_GROUP)), map.max_groups_x)
+            .ok_or_else(|| GpuError::InvalidUse {
+                name: "environment weights".into(),
+                problem: format!("{pixels} pixels exceed the dispatch limits"),
             })?;
         let push = EnvironmentWeightsPush {
             texels: map.texels.address(),
@@ -118,7 +113,7 @@ impl GpuEnvironment {
         constants.environment_color = self.color;
         constants.environment_rotation = self.rotation;
         constants.environment_choice = match (self.kind, triangle_lights) {
-            (KIND_NONE, _) => 0.0,
+            (ENVIRONMENT_NONE, _) => 0.0,
             (_, 0) => 1.0,
             _ => ENVIRONMENT_CHOICE_WITH_TRIANGLES,
         };

@@ -8,15 +8,11 @@ use crate::gpu::shaders::ids;
 use crate::gpu::{
     Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, MemoryLocation,
 };
-use crate::interface::LightFlattenPush;
+use crate::interface::{LightFlattenPush, LIGHT_COUNT_GROUP, LIGHT_FLATTEN_GROUP};
 use crate::primitives::{PrefixSum, ScanElement};
 use crate::scene::GpuScene;
 
-/// Threads per workgroup of `count_triangles` and `flatten`.
-const COUNT_WORKGROUP: u32 = 64;
-const FLATTEN_WORKGROUP: u32 = 256;
-/// `instance_light_offset` of an instance that emits nothing (`NOT_A_LIGHT` in lights.glsl).
-pub const NOT_A_LIGHT: u32 = u32::MAX;
+pub use crate::interface::NOT_A_LIGHT;
 
 pub struct LightFlattening {
     emissive_instances: Buffer,
@@ -112,7 +108,7 @@ impl LightFlattening {
             problem: format!("{} lights exceed the dispatch limits", self.light_count),
         };
         let count_groups = DispatchSize::covering(
-            u64::from(self.emissive_instance_count.div_ceil(COUNT_WORKGROUP)),
+            u64::from(self.emissive_instance_count.div_ceil(LIGHT_COUNT_GROUP)),
             self.max_groups_x,
         )
         .ok_or_else(too_many)?;
@@ -122,7 +118,7 @@ impl LightFlattening {
         self.scan
             .record(commands, &self.ends, &self.ends, entries, &self.scan_scratch)?;
         let grid = DispatchSize::covering(
-            u64::from(self.light_count.div_ceil(FLATTEN_WORKGROUP)),
+            u64::from(self.light_count.div_ceil(LIGHT_FLATTEN_GROUP)),
             self.max_groups_x,
         )
         .ok_or_else(too_many)?;

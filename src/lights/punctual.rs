@@ -6,15 +6,10 @@
 //! wavetrace's radiometric units, as renderers without photometric units do.
 
 use crate::gpu::{Buffer, BufferUsage, Context, GpuResult};
-use crate::interface::{GpuPunctualLight, PassConstants};
+use crate::interface::{GpuPunctualLight, PassConstants, PUNCTUAL_DIRECTIONAL, PUNCTUAL_POINT, PUNCTUAL_SPOT};
 use crate::scene::{PunctualKind, PunctualLight, Scene};
 
 use super::emissive::{luminance, EmissiveTriangles};
-
-/// `PUNCTUAL_*` in lights.glsl.
-const KIND_POINT: u32 = 0;
-const KIND_SPOT: u32 = 1;
-const KIND_DIRECTIONAL: u32 = 2;
 
 /// Emitted power over pi: a point light sends 4 pi I, a spot light 2 pi I times the cone's
 /// solid-angle fraction with the smooth edge counted half (as pbrt-v4 does), a directional
@@ -93,9 +88,9 @@ impl PunctualLights {
 
 fn gpu_light(light: &PunctualLight) -> GpuPunctualLight {
     let (kind, cos_inner, cos_outer) = match light.kind {
-        PunctualKind::Point => (KIND_POINT, 0.0, 0.0),
-        PunctualKind::Spot { inner, outer } => (KIND_SPOT, inner.cos(), outer.cos()),
-        PunctualKind::Directional => (KIND_DIRECTIONAL, 0.0, 0.0),
+        PunctualKind::Point => (PUNCTUAL_POINT, 0.0, 0.0),
+        PunctualKind::Spot { inner, outer } => (PUNCTUAL_SPOT, inner.cos(), outer.cos()),
+        PunctualKind::Directional => (PUNCTUAL_DIRECTIONAL, 0.0, 0.0),
     };
     GpuPunctualLight {
         position: light.position,

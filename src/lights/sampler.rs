@@ -3,6 +3,7 @@
 //! dispatch (two for the flat CDF) that can be replayed whenever emission changes.
 
 use crate::gpu::{Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult, Profiler};
+use crate::interface::{LIGHT_SELECTION_CDF, LIGHT_SELECTION_TREE, LIGHT_SELECTION_UNIFORM};
 use crate::scene::{GpuScene, Scene};
 
 use super::emissive::{emissive_instances, EmissiveTriangles};
@@ -39,9 +40,9 @@ impl LightSelection {
     /// The shaders' code for it.
     pub fn code(self) -> u32 {
         match self {
-            Self::Tree => 0,
-            Self::Cdf | Self::CpuCdf => 1,
-            Self::Uniform => 2,
+            Self::Tree => LIGHT_SELECTION_TREE,
+            Self::Cdf | Self::CpuCdf => LIGHT_SELECTION_CDF,
+            Self::Uniform => LIGHT_SELECTION_UNIFORM,
         }
     }
 }

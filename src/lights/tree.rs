@@ -27,7 +27,7 @@ use crate::gpu::shaders::ids;
 use crate::gpu::{
     Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, MemoryLocation,
 };
-use crate::interface::LightTreePush;
+use crate::interface::{LightTreePush, LIGHT_CDF_GROUP};
 use crate::scene::GpuScene;
 
 /// Nodes in a block: a workgroup's share of a level, at least this many.
@@ -38,8 +38,6 @@ const WORKGROUP: u32 = 256;
 const MAX_ITEMS: u32 = 32;
 /// Largest block.
 const MAX_BLOCK: u32 = 1 << 16;
-/// Threads per workgroup of `tree_to_cdf`.
-const CDF_WORKGROUP: u32 = 256;
 /// Leaves the shaders can index: levels and offsets stay inside u32 arithmetic.
 pub const MAX_LIGHTS: u64 = 1 << 31;
 
@@ -296,7 +294,7 @@ impl LightTree {
         if self.cdf.is_none() {
             return Ok(());
         }
-        let groups = u64::from(self.shape.count.div_ceil(CDF_WORKGROUP));
+        let groups = u64::from(self.shape.count.div_ceil(LIGHT_CDF_GROUP));
         let push = LightTreePush {
             tree: self.tree.address(),
             cdf: self.cdf.as_ref().map_or(0, Buffer::address),

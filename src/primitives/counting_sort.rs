@@ -13,12 +13,8 @@ use crate::gpu::shaders::ids;
 use crate::gpu::{Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult};
 use crate::interface::SortPush;
 
-/// Threads per workgroup (`SORT_GROUP` in sort_layout.glsl).
-pub const GROUP: u32 = 256;
-/// Items per workgroup of `count` and `scatter` (`SORT_ITEMS_PER_GROUP`).
-pub const ITEMS_PER_GROUP: u32 = 1024;
-/// Buckets one shared histogram holds (`SORT_MAX_BUCKETS`).
-pub const MAX_BUCKETS: u32 = 1024;
+/// Items per workgroup of `count` and `scatter`, and buckets one shared histogram holds.
+pub use crate::interface::{SORT_ITEMS_PER_GROUP as ITEMS_PER_GROUP, SORT_MAX_BUCKETS as MAX_BUCKETS};
 
 /// How many workgroups the item-parallel passes launch.
 pub enum SortLaunch<'a> {
@@ -127,31 +123,5 @@ impl CountingSort {
         time(commands, "sort_scatter", &|commands| item_pass(commands, &self.scatter))?;
         commands.compute_barrier();
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The GLSL side declares the same shape.
-    #[test]
-    fn the_shader_layout_matches() {
-        let glsl = include_str!("../../shaders-glsl/include/sort_layout.glsl");
-        let value = |name: &str| -> u32 {
-            let line = glsl
-                .lines()
-                .find(|l| l.starts_with(&format!("const uint {name} =")))
-                .unwrap_or_else(|| panic!("{name} not in sort_layout.glsl"));
-            let text = line.split('=').nth(1).unwrap().trim().trim_end_matches(';');
-            match text {
-                "SORT_GROUP * SORT_ITEMS_PER_THREAD" => GROUP * (ITEMS_PER_GROUP / GROUP),
-                _ => text.parse().unwrap(),
-            }
-        };
-        assert_eq!(value("SORT_GROUP"), GROUP);
-        assert_eq!(value("SORT_ITEMS_PER_THREAD") * GROUP, ITEMS_PER_GROUP);
-        assert_eq!(value("SORT_ITEMS_PER_GROUP"), ITEMS_PER_GROUP);
-        assert_eq!(value("SORT_MAX_BUCKETS"), MAX_BUCKETS);
     }
 }

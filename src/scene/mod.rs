@@ -18,7 +18,7 @@ use glam::{Mat4, Vec2, Vec3, Vec4};
 pub use camera::PinholeCamera;
 pub use error::SceneError;
 pub use textures::{Texture, TextureRef};
-pub use upload::{gpu_material, GpuMeshes, GpuScene, MeshRange, ALPHA_BLEND, ALPHA_MASK, ALPHA_OPAQUE, NO_TEXTURE};
+pub use upload::{gpu_material, GpuMeshes, GpuScene, MeshRange};
 
 /// One triangle mesh: a glTF primitive with its own material. A glTF mesh of several
 /// primitives becomes several `Mesh`es; a mesh used by several nodes is stored once.

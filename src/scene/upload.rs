@@ -2,7 +2,7 @@
 //! each (normals beside positions), and the instance, mesh and material tables that kernels index (`scene.glsl`).
 
 use crate::gpu::{Buffer, BufferUsage, Context, GpuResult, TextureData, TextureSet, TriangleGeometry};
-use crate::interface::{GpuInstance, GpuMaterial, GpuMesh};
+use crate::interface::{GpuInstance, GpuMaterial, GpuMesh, ALPHA_BLEND, ALPHA_MASK, ALPHA_OPAQUE, NO_TEXTURE};
 
 use glam::{UVec4, Vec2, Vec4};
 
@@ -149,13 +149,6 @@ impl GpuScene {
         })
     }
 }
-
-/// No texture (`textures` of `GpuMaterial`).
-pub const NO_TEXTURE: u32 = u32::MAX;
-/// `alpha_mode` of `GpuMaterial` (ALPHA_* in textures.glsl).
-pub const ALPHA_OPAQUE: u32 = 0;
-pub const ALPHA_MASK: u32 = 1;
-pub const ALPHA_BLEND: u32 = 2;
 
 /// A texture reference's slot in the bindless array (scene texture i is slot i + 1) and its
 /// transform as two vectors (x_axis.xy, y_axis.xy | offset).
