@@ -16,3 +16,4 @@ pub mod lights;
 pub mod primitives;
 pub mod rng;
 pub mod scene;
+pub mod trace;

@@ -2,14 +2,14 @@
 
 use std::process::ExitCode;
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
 use wavetrace::environment::{Environment, EnvironmentMap};
 use wavetrace::gpu::{Context, ContextDesc, TraceBackend};
 use wavetrace::integrator::Renderer;
-use wavetrace::integrator::{Integrator, RenderSettings, RenderStats, Schedule};
+use wavetrace::integrator::{IntegratorKind, RenderSettings, RenderStats, Schedule};
 use wavetrace::lights::LightSelection;
 use wavetrace::scene::Scene;
 
@@ -241,8 +241,8 @@ fn render(args: &RenderArgs) -> Result<(), String> {
         seed: args.seed,
         backend,
         integrator: match args.integrator {
-            IntegratorArg::Wavefront => Integrator::Wavefront,
-            IntegratorArg::Megakernel => Integrator::Megakernel,
+            IntegratorArg::Wavefront => IntegratorKind::Wavefront,
+            IntegratorArg::Megakernel => IntegratorKind::Megakernel,
         },
         light_selection: args.lights,
         environment,
@@ -257,20 +257,11 @@ fn render(args: &RenderArgs) -> Result<(), String> {
         },
     };
     let mut renderer = Renderer::new(&context, &scene, &settings).map_err(|e| e.to_string())?;
-    let terminal = std::io::stderr().is_terminal();
-    let started = std::time::Instant::now();
+    let progress = progress_bar(f64::from(width) * f64::from(height) * f64::from(settings.spp));
     let (image, stats) = renderer
-        .render_with_progress(|share| {
-            if terminal {
-                let started_paths = share * f64::from(width * height) * f64::from(settings.spp);
-                let rate = started_paths / started.elapsed().as_secs_f64() / 1e6;
-                eprint!("\r{:5.1}% of camera paths started ({rate:.1} M/s)", share * 100.0);
-            }
-        })
+        .render_with_progress(|share| progress.update(share))
         .map_err(|e| e.to_string())?;
-    if terminal {
-        eprintln!();
-    }
+    progress.bar.finish_and_clear();
     for output in &args.output {
         wavetrace::film::write_image(output, &image).map_err(|e| e.to_string())?;
     }
@@ -282,6 +273,38 @@ fn render(args: &RenderArgs) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The render's progress on stderr: the share of camera paths started and their rate.
+/// indicatif draws nothing when stderr is not a terminal (a log file, a CI run).
+struct Progress {
+    bar: ProgressBar,
+    camera_paths: f64,
+    started: std::time::Instant,
+}
+
+/// Steps of the bar: tenths of a percent.
+const PROGRESS_STEPS: u64 = 1000;
+
+fn progress_bar(camera_paths: f64) -> Progress {
+    let bar = ProgressBar::new(PROGRESS_STEPS);
+    let style = ProgressStyle::with_template("{bar:40} {percent:>3}% of camera paths started ({msg}), {elapsed}")
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style);
+    Progress {
+        bar,
+        camera_paths,
+        started: std::time::Instant::now(),
+    }
+}
+
+impl Progress {
+    fn update(&self, share: f64) {
+        let rate = share * self.camera_paths / self.started.elapsed().as_secs_f64().max(1e-9) / 1e6;
+        self.bar.set_message(format!("{rate:.1} M/s"));
+        self.bar
+            .set_position((share.clamp(0.0, 1.0) * PROGRESS_STEPS as f64) as u64);
+    }
 }
 
 fn parse_light_selection(text: &str) -> Result<LightSelection, String> {

@@ -12,7 +12,7 @@ use std::path::Path;
 use glam::Vec3;
 use wavetrace::environment::{Environment, EnvironmentMap};
 use wavetrace::film::metrics;
-use wavetrace::integrator::{Integrator, RenderSettings, Renderer};
+use wavetrace::integrator::{IntegratorKind, RenderSettings, Renderer};
 
 #[test]
 fn every_feature_at_once_renders_cleanly_and_alike() {
@@ -42,7 +42,7 @@ fn every_feature_at_once_renders_cleanly_and_alike() {
     };
     let gpu = common::gpu();
     let mut images = Vec::new();
-    for integrator in [Integrator::Wavefront, Integrator::Megakernel] {
+    for integrator in [IntegratorKind::Wavefront, IntegratorKind::Megakernel] {
         for &backend in gpu.context.trace_backends() {
             let settings = RenderSettings {
                 integrator,

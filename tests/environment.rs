@@ -11,7 +11,7 @@ use std::path::Path;
 
 use glam::{Vec2, Vec3, Vec4};
 use wavetrace::environment::{Environment, EnvironmentError, EnvironmentMap};
-use wavetrace::integrator::{Integrator, RenderSettings, Renderer};
+use wavetrace::integrator::{IntegratorKind, RenderSettings, Renderer};
 use wavetrace::scene::{Material, PinholeCamera};
 
 const SIZE: u32 = 40;
@@ -129,7 +129,7 @@ fn a_turned_map_lights_a_lambertian_sphere_as_the_cpu_integrates_it() {
 
     let gpu = common::gpu();
     let mut images = Vec::new();
-    for integrator in [Integrator::Wavefront, Integrator::Megakernel] {
+    for integrator in [IntegratorKind::Wavefront, IntegratorKind::Megakernel] {
         for &backend in gpu.context.trace_backends() {
             let settings = RenderSettings {
                 integrator,

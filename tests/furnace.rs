@@ -10,7 +10,7 @@ use wavetrace::bsdf::ggx_directional_albedo;
 use wavetrace::environment::Environment;
 use wavetrace::film::RgbImage;
 use wavetrace::gpu::TraceBackend;
-use wavetrace::integrator::{Integrator, RenderSettings};
+use wavetrace::integrator::{IntegratorKind, RenderSettings};
 use wavetrace::scene::{Material, PinholeCamera, Scene};
 
 const SIZE: u32 = 48;
@@ -56,7 +56,7 @@ fn sphere_pixels(scene: &Scene) -> (Vec<(usize, f32)>, Vec<usize>) {
     (pixels, rim)
 }
 
-fn render(scene: &Scene, integrator: Integrator, spp: u32, depth: u32) -> Vec<RgbImage> {
+fn render(scene: &Scene, integrator: IntegratorKind, spp: u32, depth: u32) -> Vec<RgbImage> {
     let base = RenderSettings {
         environment: Some(Environment::constant(Vec3::ONE)),
         ..RenderSettings::new(SIZE, SIZE, spp, depth, TraceBackend::Query)
@@ -89,7 +89,7 @@ fn check_invisible(label: &str, scene: &Scene, image: &RgbImage, mean_tolerance:
 #[test]
 fn a_white_lambertian_sphere_disappears_in_both_integrators() {
     let scene = common::sphere_scene(white(0.0, 1.0, 0.0, 0.0));
-    for integrator in [Integrator::Wavefront, Integrator::Megakernel] {
+    for integrator in [IntegratorKind::Wavefront, IntegratorKind::Megakernel] {
         for image in render(&scene, integrator, 64, 8) {
             check_invisible(&format!("lambertian {integrator:?}"), &scene, &image, 2e-3, 0.2);
         }
@@ -99,13 +99,13 @@ fn a_white_lambertian_sphere_disappears_in_both_integrators() {
 #[test]
 fn white_smooth_metal_and_clear_glass_disappear() {
     let mirror = common::sphere_scene(white(1.0, 0.0, 1.0, 0.0));
-    for image in render(&mirror, Integrator::Wavefront, 4, 8) {
+    for image in render(&mirror, IntegratorKind::Wavefront, 4, 8) {
         check_invisible("smooth metal", &mirror, &image, 5e-4, 1e-4);
     }
     // Glass keeps every path (Fresnel only splits it) until the depth limit; light that
     // bounces inside more than 16 times is the little that is missing.
     let glass = common::sphere_scene(white(0.0, 0.0, 1.0, 1.0));
-    for image in render(&glass, Integrator::Wavefront, 64, 16) {
+    for image in render(&glass, IntegratorKind::Wavefront, 64, 16) {
         check_invisible("smooth glass", &glass, &image, 3e-3, 0.15);
     }
 }
@@ -127,7 +127,7 @@ fn rough_white_metal_loses_what_single_scattering_ggx_predicts() {
         };
         let (pixels, _) = sphere_pixels(&scene);
         assert!(pixels.len() > 800, "{} pixels on the sphere", pixels.len());
-        for image in render(&scene, Integrator::Wavefront, 64, 8) {
+        for image in render(&scene, IntegratorKind::Wavefront, 64, 8) {
             let label = format!("roughness {roughness}");
             let (mut seen, mut expected) = (0.0, 0.0);
             for &(index, mu) in &pixels {
@@ -161,7 +161,7 @@ fn coloured_glass_absorbs_by_beers_law_along_each_chord() {
     });
     let (camera, _) = PinholeCamera::for_scene(&scene, SIZE, SIZE);
     let (pixels, _) = sphere_pixels(&scene);
-    for image in render(&scene, Integrator::Wavefront, 256, 4) {
+    for image in render(&scene, IntegratorKind::Wavefront, 256, 4) {
         let (mut worst, mut signed) = (0.0f32, glam::DVec3::ZERO);
         for &(index, _) in &pixels {
             let (x, y) = ((index as u32 % SIZE) as f32, (index as u32 / SIZE) as f32);

@@ -9,7 +9,7 @@ mod common;
 use glam::{Mat4, Vec2, Vec3, Vec4};
 use wavetrace::film::RgbImage;
 use wavetrace::gpu::TraceBackend;
-use wavetrace::integrator::{Integrator, RenderSettings};
+use wavetrace::integrator::{IntegratorKind, RenderSettings};
 use wavetrace::scene::{Camera, Instance, Material, Mesh, PinholeCamera, PunctualKind, PunctualLight, Scene};
 
 const SIZE: u32 = 48;
@@ -87,7 +87,7 @@ fn light(kind: PunctualKind, position: Vec3, direction: Vec3, intensity: f32, ra
     }
 }
 
-fn render(scene: &Scene, spp: u32, integrators: &[Integrator]) -> Vec<RgbImage> {
+fn render(scene: &Scene, spp: u32, integrators: &[IntegratorKind]) -> Vec<RgbImage> {
     common::render_each(
         scene,
         &RenderSettings::new(SIZE, SIZE, spp, 2, TraceBackend::Query),
@@ -113,7 +113,7 @@ fn floor_points(scene: &Scene) -> Vec<[Vec3; 16]> {
 /// where it is smooth (`None` anywhere in the pixel: skipped).
 fn check(label: &str, scene: &Scene, expected: impl Fn(Vec3) -> Option<f32>) {
     let points = floor_points(scene);
-    for image in render(scene, 64, &[Integrator::Wavefront, Integrator::Megakernel]) {
+    for image in render(scene, 64, &[IntegratorKind::Wavefront, IntegratorKind::Megakernel]) {
         let mut checked = 0;
         for (pixel, grid) in image.pixels.iter().zip(&points) {
             let Some(values) = grid.iter().map(|&p| expected(p)).collect::<Option<Vec<f32>>>() else {
@@ -203,9 +203,9 @@ fn punctual_and_emissive_lights_add_up() {
     let lamp_alone = floor_scene(vec![lamp], false);
     let quad_alone = floor_scene(Vec::new(), true);
     let spp = 256;
-    let both = &render(&both, spp, &[Integrator::Wavefront])[0];
-    let lamp_alone = &render(&lamp_alone, spp, &[Integrator::Wavefront])[0];
-    let quad_alone = &render(&quad_alone, spp, &[Integrator::Wavefront])[0];
+    let both = &render(&both, spp, &[IntegratorKind::Wavefront])[0];
+    let lamp_alone = &render(&lamp_alone, spp, &[IntegratorKind::Wavefront])[0];
+    let quad_alone = &render(&quad_alone, spp, &[IntegratorKind::Wavefront])[0];
     let mean = |image: &RgbImage| image.mean()[0];
     let sum = mean(lamp_alone) + mean(quad_alone);
     assert!(

@@ -8,7 +8,7 @@ mod common;
 
 use wavetrace::film::{metrics, read_exr};
 use wavetrace::integrator::Renderer;
-use wavetrace::integrator::{Integrator, RenderSettings, Schedule};
+use wavetrace::integrator::{IntegratorKind, RenderSettings, Schedule};
 
 fn check(scene_name: &str, resolution: u32, depth: u32, spp: u32, mitsuba_rel_mse: f64, mitsuba_block8: f64) {
     let gpu = common::gpu();
@@ -19,9 +19,9 @@ fn check(scene_name: &str, resolution: u32, depth: u32, spp: u32, mitsuba_rel_ms
     .unwrap();
     let mut images = Vec::new();
     let runs = [
-        (Integrator::Wavefront, Schedule::Gpu),
-        (Integrator::Wavefront, Schedule::Cycles),
-        (Integrator::Megakernel, Schedule::Gpu),
+        (IntegratorKind::Wavefront, Schedule::Gpu),
+        (IntegratorKind::Wavefront, Schedule::Cycles),
+        (IntegratorKind::Megakernel, Schedule::Gpu),
     ]
     .into_iter()
     .flat_map(|(integrator, schedule)| {

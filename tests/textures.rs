@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use wavetrace::environment::{Environment, EnvironmentMap};
 use wavetrace::film::RgbImage;
 use wavetrace::gpu::TraceBackend;
-use wavetrace::integrator::{Integrator, RenderSettings};
+use wavetrace::integrator::{IntegratorKind, RenderSettings};
 use wavetrace::scene::textures::srgb_to_linear;
 use wavetrace::scene::{PinholeCamera, Scene};
 
@@ -119,11 +119,11 @@ fn write(name: &str, document: &Value) -> PathBuf {
 }
 
 fn render(scene: &Scene, environment: Environment, spp: u32) -> Vec<RgbImage> {
-    render_with(scene, environment, spp, &[Integrator::Wavefront])
+    render_with(scene, environment, spp, &[IntegratorKind::Wavefront])
 }
 
 /// One image per integrator and trace backend.
-fn render_with(scene: &Scene, environment: Environment, spp: u32, integrators: &[Integrator]) -> Vec<RgbImage> {
+fn render_with(scene: &Scene, environment: Environment, spp: u32, integrators: &[IntegratorKind]) -> Vec<RgbImage> {
     let base = RenderSettings {
         environment: Some(environment),
         ..RenderSettings::new(SIZE, SIZE, spp, 4, TraceBackend::Query)
@@ -385,7 +385,7 @@ fn a_masked_texture_cuts_out_like_geometry_and_its_shadows_too() {
     let masked = Scene::load(&write("masked.gltf", &masked)).unwrap();
     let geometric = Scene::load(&write("geometric.gltf", &geometric)).unwrap();
     let sky = Environment::constant(Vec3::ONE);
-    let integrators = [Integrator::Wavefront, Integrator::Megakernel];
+    let integrators = [IntegratorKind::Wavefront, IntegratorKind::Megakernel];
     let reference = block_means(&render_with(&geometric, sky.clone(), 64, &integrators[..1])[0]);
     for image in render_with(&masked, sky, 64, &integrators) {
         let blocks = block_means(&image);
@@ -422,7 +422,7 @@ fn blended_alpha_lets_through_one_minus_alpha() {
         &scene,
         Environment::constant(Vec3::ONE),
         64,
-        &[Integrator::Wavefront, Integrator::Megakernel],
+        &[IntegratorKind::Wavefront, IntegratorKind::Megakernel],
     ) {
         let (mut sum, mut count) = (0.0f64, 0);
         for (pixel, point) in image.pixels.iter().zip(&points) {

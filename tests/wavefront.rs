@@ -7,7 +7,7 @@ use glam::{Vec2, Vec3};
 use wavetrace::film::RgbImage;
 use wavetrace::gpu::{Context, TraceBackend};
 use wavetrace::integrator::Renderer;
-use wavetrace::integrator::{path_state, Integrator, RenderSettings, Schedule};
+use wavetrace::integrator::{wavefront::path_state, IntegratorKind, RenderSettings, Schedule};
 use wavetrace::scene::{PinholeCamera, Scene};
 
 fn settings(width: u32, height: u32, spp: u32, backend: TraceBackend) -> RenderSettings {
@@ -232,7 +232,7 @@ fn the_megakernel_traces_the_same_rays_and_makes_the_same_image() {
             ..settings(24, 20, 3, backend)
         };
         let megakernel = RenderSettings {
-            integrator: Integrator::Megakernel,
+            integrator: IntegratorKind::Megakernel,
             ..wavefront.clone()
         };
         let (a, a_stats) = Renderer::new(&gpu.context, &scene, &wavefront)

@@ -6,8 +6,8 @@ mod common;
 
 use glam::{UVec4, Vec3};
 use wavetrace::gpu::{Buffer, BufferUsage, CommandBuffer, Context, Profiler, TextureSet};
-use wavetrace::integrator::kernel_graph::Kernel;
-use wavetrace::integrator::path_state::{PathState, Sorts};
+use wavetrace::integrator::wavefront::kernel_graph::Kernel;
+use wavetrace::integrator::wavefront::path_state::{PathState, Sorts};
 use wavetrace::integrator::wavefront::{tiled_pixel, StepInputs, WavefrontKernels};
 use wavetrace::interface::{KernelCounters, PassConstants, QueueState};
 use wavetrace::primitives::{CountingSort, SortArrays, SortLaunch};

@@ -4,68 +4,106 @@
 //! wavefront kernels, so the two estimate the same image; ray queries in a compute shader, or
 //! a raygen shader that loops, with the wavefront trace kernels' miss and hit shaders.
 
-use std::any::Any;
-
 use crate::gpu::shaders::ids;
-use crate::gpu::{
-    CommandBuffer, ComputePipeline, Context, DispatchSize, GpuResult, Profiler, RayTracingPipeline, RayTracingShaders,
-    TraceBackend,
-};
+use crate::gpu::{CommandBuffer, ComputePipeline, Context, DispatchSize, GpuResult, Profiler};
 use crate::interface::WavefrontPush;
+use crate::trace::{self, TraceKernel, TraceShaders};
 
-use super::renderer::{barrier, timed};
-use super::RenderSettings;
+use super::contract::{Frame, Integrator, PassTimings, Setup, SUBMISSION_SCOPE};
+use super::stats::RenderStats;
 
-/// Threads per workgroup of the compute megakernel (`WAVEFRONT_GROUP`).
-pub const GROUP: u32 = 64;
-/// Profiler scopes `record_pass` opens.
-pub const PROFILER_SCOPES: u32 = 1;
+/// Profiler scopes a sample pass opens besides the light rebuild: the whole pass and the
+/// path kernel.
+const PROFILER_SCOPES: u32 = 2;
 
-/// Records one sample pass: the path kernel, then the pass's bookkeeping.
-pub fn record_pass(
-    context: &Context,
-    settings: &RenderSettings,
-    pass: &mut CommandBuffer,
-    profiler: &mut Profiler,
-    push: &WavefrontPush,
-) -> GpuResult<Box<dyn Any>> {
-    let backend = settings.backend;
-    let finish = ComputePipeline::<WavefrontPush>::new(context, ids::MEGAKERNEL_FINISH_PASS, &[])?;
-    let kernels: Box<dyn Any> = match backend {
-        TraceBackend::Query => {
-            let trace_paths = ComputePipeline::<WavefrontPush>::new(context, ids::MEGAKERNEL_TRACE_PATHS_QUERY, &[])?;
-            let groups = DispatchSize {
-                x: (settings.width * settings.height).div_ceil(GROUP),
-                y: 1,
-            };
-            timed(backend, profiler, pass, "trace_paths", &|pass| {
-                pass.dispatch(&trace_paths, push, groups)
-            })?;
-            pass.dispatch(&finish, push, DispatchSize { x: 1, y: 1 });
-            Box::new((trace_paths, finish))
+/// The kernels, and the sample pass once recorded.
+pub struct Megakernel {
+    trace_paths: TraceKernel,
+    finish_pass: ComputePipeline<WavefrontPush>,
+    recorded: Option<(CommandBuffer, Profiler)>,
+    spp: u32,
+}
+
+impl Megakernel {
+    pub fn new(setup: &Setup<'_>) -> GpuResult<Self> {
+        let context = setup.context;
+        let trace_paths = TraceKernel::new(
+            context,
+            setup.settings.backend,
+            "trace_paths",
+            &TraceShaders {
+                query: ids::MEGAKERNEL_TRACE_PATHS_QUERY,
+                raygen: trace::appending_raygen(
+                    context,
+                    ids::MEGAKERNEL_TRACE_PATHS_SUBGROUP_RGEN,
+                    ids::MEGAKERNEL_TRACE_PATHS_LANES_RGEN,
+                ),
+                miss: &[ids::TRACE_EXTEND_RMISS, ids::TRACE_CONNECT_RMISS],
+                closest_hit: ids::TRACE_EXTEND_RCHIT,
+            },
+        )?;
+        Ok(Self {
+            trace_paths,
+            finish_pass: ComputePipeline::new(context, ids::MEGAKERNEL_FINISH_PASS, &[])?,
+            recorded: None,
+            spp: setup.settings.spp,
+        })
+    }
+}
+
+impl Integrator for Megakernel {
+    /// One sample pass: the light rebuild where asked, the path kernel, then the pass's
+    /// bookkeeping (`finish_pass` moves the sample index on).
+    fn record(&mut self, frame: &Frame<'_>) -> GpuResult<()> {
+        let settings = frame.settings;
+        let backend = settings.backend;
+        let push = WavefrontPush {
+            constants: frame.constants_address,
+            argument: 0,
+            pad0: 0,
+        };
+        let mut pass = CommandBuffer::new(frame.context, "megakernel sample pass")?;
+        let mut profiler = Profiler::new(
+            frame.context,
+            "sample pass kernels",
+            PROFILER_SCOPES + frame.lights.profiler_scopes(),
+        )?;
+        pass.begin(frame.context)?;
+        pass.use_textures(&frame.scene.textures);
+        profiler.reset(&mut pass);
+        let whole_pass = profiler.begin(&mut pass, SUBMISSION_SCOPE)?;
+        if settings.rebuild_lights_every_pass {
+            frame.lights.record_build(&mut pass, frame.scene, Some(&mut profiler))?;
         }
-        TraceBackend::Pipeline => {
-            let trace_paths = RayTracingPipeline::<WavefrontPush>::new(
-                context,
-                "trace_paths",
-                &RayTracingShaders {
-                    raygen: if context.adapter().capabilities.raygen_subgroups {
-                        ids::MEGAKERNEL_TRACE_PATHS_SUBGROUP_RGEN
-                    } else {
-                        ids::MEGAKERNEL_TRACE_PATHS_LANES_RGEN
-                    },
-                    miss: &[ids::TRACE_EXTEND_RMISS, ids::TRACE_CONNECT_RMISS],
-                    closest_hit: &[ids::TRACE_EXTEND_RCHIT],
-                    any_hit: Some(ids::TRACE_ALPHA_RAHIT),
-                },
-            )?;
-            timed(backend, profiler, pass, "trace_paths", &|pass| {
-                pass.trace_rays(&trace_paths, push, settings.width, settings.height)
-            })?;
-            pass.dispatch(&finish, push, DispatchSize { x: 1, y: 1 });
-            Box::new((trace_paths, finish))
+        trace::barrier(backend, &mut pass);
+        trace::timed(backend, &mut profiler, &mut pass, "trace_paths", &|pass| {
+            self.trace_paths
+                .record_per_pixel(pass, &push, settings.width, settings.height)
+        })?;
+        pass.dispatch(&self.finish_pass, &push, DispatchSize { x: 1, y: 1 });
+        trace::barrier(backend, &mut pass);
+        profiler.end(&mut pass, whole_pass)?;
+        pass.end()?;
+        self.recorded = Some((pass, profiler));
+        Ok(())
+    }
+
+    fn render(&mut self, context: &Context, progress: &mut dyn FnMut(f64)) -> GpuResult<PassTimings> {
+        let (pass, profiler) = self.recorded.as_mut().expect("record runs before render");
+        let mut timings = Vec::new();
+        for done in 1..=self.spp {
+            pass.submit_and_wait(context)?;
+            timings.extend(profiler.resolve()?);
+            progress(f64::from(done) / f64::from(self.spp));
         }
-    };
-    barrier(backend, pass);
-    Ok(kernels)
+        Ok(PassTimings {
+            timings,
+            submissions: u64::from(self.spp),
+        })
+    }
+
+    /// The megakernel keeps no counters of its own: the renderer's statistics are all there is.
+    fn add_stats(&self, _context: &Context, _stats: &mut RenderStats) -> GpuResult<()> {
+        Ok(())
+    }
 }

@@ -1,113 +1,18 @@
-//! Integrators: how light transport is estimated. The path tracer runs as a wavefront of kernels
-//! over queues or as one megakernel; `Renderer` sets up either and replays its sample pass.
+//! Integrators: how light transport is estimated. `Renderer` puts the scene on the GPU and
+//! runs the integrator the settings name; each integrator implements the `Integrator`
+//! contract (`contract.rs`): the path tracer as a wavefront of kernels over queues
+//! (`wavefront/`) or as one megakernel (`megakernel.rs`).
 
-pub mod kernel_graph;
+mod contract;
 pub mod megakernel;
-pub mod path_state;
+mod registry;
 mod renderer;
-pub mod scheduler;
+mod scene_resources;
+mod settings;
+mod stats;
 pub mod wavefront;
 
-pub use renderer::{KernelStats, RenderStats, Renderer};
-
-use crate::environment::Environment;
-use crate::gpu::TraceBackend;
-use crate::lights::LightSelection;
-
-/// What to render: size, samples, path length, seed and trace backend.
-#[derive(Clone, Debug)]
-pub struct RenderSettings {
-    pub width: u32,
-    pub height: u32,
-    pub spp: u32,
-    /// Mitsuba's `max_depth`: 1 = emitters seen directly.
-    pub max_depth: u32,
-    pub seed: u32,
-    pub backend: TraceBackend,
-    pub integrator: Integrator,
-    pub light_selection: LightSelection,
-    /// Rebuild the light tree at the start of every pass, as a scene with changing emission
-    /// would, so that its cost shows in the statistics.
-    pub rebuild_lights_every_pass: bool,
-    /// How the wavefront chooses its next kernel.
-    pub schedule: Schedule,
-    /// Wavefront path slots; `None`: from device memory (`path_state::default_path_slots`).
-    pub path_slots: Option<u32>,
-    /// Sort the paths waiting for shading by material (wavefront).
-    pub sort_by_material: bool,
-    /// Sort the rays waiting for extend and connect by direction and origin (wavefront);
-    /// `None`: when the scene has `RAY_SORT_AUTO_TRIANGLES` triangles or more.
-    pub sort_rays: Option<bool>,
-    /// Light from around the scene; `None`: black.
-    pub environment: Option<Environment>,
-}
-
-impl RenderSettings {
-    /// Defaults for everything but the image, samples, depth and backend.
-    pub fn new(width: u32, height: u32, spp: u32, max_depth: u32, backend: TraceBackend) -> Self {
-        Self {
-            width,
-            height,
-            spp,
-            max_depth,
-            seed: 1,
-            backend,
-            integrator: Integrator::default(),
-            light_selection: LightSelection::default(),
-            rebuild_lights_every_pass: false,
-            schedule: Schedule::default(),
-            path_slots: None,
-            sort_by_material: false,
-            sort_rays: None,
-            environment: None,
-        }
-    }
-}
-
-/// From this many triangles the ray sort pays for itself on the H100: traversal dominates and
-/// coherent warps traverse faster (1.02 M triangles: +8%; the Cornell box's 32: -14%,
-/// docs/BENCHMARKS.md).
-pub const RAY_SORT_AUTO_TRIANGLES: usize = 100_000;
-
-/// The wavefront's scheduler (`scheduler.rs`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Schedule {
-    /// A fixed sequence of indirect launches per iteration; no count is read back.
-    #[default]
-    Gpu,
-    /// The kernel with the most queued paths next, chosen on the CPU from read-back counts.
-    Cycles,
-}
-
-impl Schedule {
-    pub fn name(self) -> &'static str {
-        match self {
-            Schedule::Gpu => "gpu",
-            Schedule::Cycles => "cycles",
-        }
-    }
-}
-
-impl std::str::FromStr for Schedule {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, String> {
-        match text {
-            "gpu" => Ok(Schedule::Gpu),
-            "cycles" => Ok(Schedule::Cycles),
-            other => Err(format!("unknown schedule `{other}`: gpu or cycles")),
-        }
-    }
-}
-
-/// How a sample pass is organised on the GPU.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Integrator {
-    /// One kernel per stage over queues of paths (`wavefront.rs`).
-    #[default]
-    Wavefront,
-    /// One kernel traces each path from the camera to its end (`megakernel.rs`).
-    Megakernel,
-}
+pub use contract::{Frame, Integrator, PassTimings, Setup, SUBMISSION_SCOPE};
+pub use renderer::{Renderer, TILE_SIZE};
+pub use settings::{IntegratorKind, RenderSettings, Schedule, RAY_SORT_AUTO_TRIANGLES};
+pub use stats::{KernelStats, RenderStats};

@@ -133,7 +133,7 @@ pub fn sphere_scene(material: Material) -> Scene {
 pub fn render_each(
     scene: &Scene,
     base: &wavetrace::integrator::RenderSettings,
-    integrators: &[wavetrace::integrator::Integrator],
+    integrators: &[wavetrace::integrator::IntegratorKind],
 ) -> Vec<wavetrace::film::RgbImage> {
     let gpu = gpu();
     let mut images = Vec::new();

@@ -5,13 +5,15 @@
 //! a kernel appends only to the queues it declares, and the queue numbers agree with
 //! queues.glsl.
 
+use crate::interface::{QUEUE_CONNECT, QUEUE_EXTEND, QUEUE_SHADE};
+
 /// A queue of paths waiting for one kernel; the value is its index in `QueueState`'s vectors
-/// (`QUEUE_*` in queues.glsl).
+/// (the generated `QUEUE_*` constants the shaders use too).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Queue {
-    Extend = 0,
-    Shade = 1,
-    Connect = 2,
+    Extend = QUEUE_EXTEND as isize,
+    Shade = QUEUE_SHADE as isize,
+    Connect = QUEUE_CONNECT as isize,
 }
 
 impl Queue {
@@ -92,6 +94,12 @@ pub fn consumer(queue: Queue) -> &'static Node {
         .expect("every queue has a consumer")
 }
 
+/// The `KernelCounters` entry of `kernel`: generate's first, then one per queue in queue
+/// order, for the kernel that consumes it (as `prepare_regenerate` and `prepare_launch` count).
+pub fn counter_index(kernel: Kernel) -> usize {
+    node(kernel).consumes.map_or(0, |queue| 1 + queue.index())
+}
+
 /// Whether `kernel` may create shadow paths, so that room for them must be ensured first.
 pub fn creates_shadow_paths(kernel: Kernel) -> bool {
     node(kernel).feeds.contains(&Queue::Connect)
@@ -134,15 +142,6 @@ mod tests {
         }
     }
 
-    #[test]
-    fn queue_numbers_match_queues_glsl() {
-        let glsl = shader("include/queues.glsl");
-        for queue in Queue::ALL {
-            let line = format!("const uint QUEUE_{} = {};", glsl_name(queue), queue.index());
-            assert!(glsl.contains(&line), "queues.glsl lacks `{line}`");
-        }
-    }
-
     /// A kernel appends (`enqueue(QUEUE_X`) or writes a queue's list (`c.x_queue).v[...] =`)
     /// exactly for the queues it declares.
     #[test]
@@ -172,6 +171,8 @@ mod tests {
             [Kernel::Generate, Kernel::Extend, Kernel::ShadeSurface, Kernel::Connect]
         );
         assert!(creates_shadow_paths(Kernel::ShadeSurface));
+        let counters: HashSet<usize> = GRAPH.iter().map(|n| counter_index(n.kernel)).collect();
+        assert_eq!(counters, (0..GRAPH.len()).collect());
         assert!(!creates_shadow_paths(Kernel::Extend));
     }
 }

@@ -1,7 +1,5 @@
-//! The wavefront path tracer (Laine, Karras and Aila 2013, "Megakernels Considered Harmful";
-//! scheduling after Cycles): path state in structure-of-arrays buffers over a fixed number of
-//! path slots, one kernel per stage of `kernel_graph::GRAPH`, queues with GPU-side counters,
-//! and every kernel launched indirectly from those counters.
+//! The wavefront's kernels, one per stage of `kernel_graph::GRAPH`, each launched indirectly
+//! from its queue's GPU-side counter.
 //!
 //! Each kernel is recorded as a *step* (`record_step`): a one-thread `prepare_launch` (or
 //! `prepare_regenerate`) turns its queue's count into launch arguments, then the kernel runs.
@@ -10,17 +8,14 @@
 //! tiles' camera paths, when fewer than half of the slots are active. The schedulers
 //! (`scheduler.rs`) decide in which order steps run.
 
-use crate::gpu::shaders::{ids, ShaderId};
+use crate::gpu::shaders::ids;
 use crate::gpu::TextureSet;
-use crate::gpu::{
-    Buffer, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuResult, Profiler, RayTracingPipeline,
-    RayTracingShaders, TraceBackend,
-};
+use crate::gpu::{Buffer, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuResult, Profiler};
 use crate::interface::{PassConstants, QueueState, WavefrontPush};
 use crate::primitives::{CountingSort, SortArrays, SortLaunch};
+use crate::trace::{self, barrier, timed, TraceBackend, TraceKernel, TraceShaders};
 
 use super::kernel_graph::{Kernel, Queue};
-use super::renderer::{barrier, timed};
 
 /// Byte offsets inside `QueueState` of the indirect arguments.
 const fn offset(field: usize) -> u64 {
@@ -45,45 +40,6 @@ pub fn step_scopes(kernel: Kernel) -> u32 {
         Kernel::Generate => 2,
         Kernel::ShadeSurface => 4,
         Kernel::Extend | Kernel::Connect => 1,
-    }
-}
-
-/// A trace kernel (extend or connect) in whichever backend the settings chose.
-enum TraceKernel {
-    Query(ComputePipeline<WavefrontPush>),
-    Pipeline(RayTracingPipeline<WavefrontPush>),
-}
-
-impl TraceKernel {
-    fn new(
-        context: &Context,
-        backend: TraceBackend,
-        name: &str,
-        query: ShaderId,
-        raygen: ShaderId,
-        miss: ShaderId,
-        closest_hit: ShaderId,
-    ) -> GpuResult<Self> {
-        Ok(match backend {
-            TraceBackend::Query => TraceKernel::Query(ComputePipeline::new(context, query, &[])?),
-            TraceBackend::Pipeline => TraceKernel::Pipeline(RayTracingPipeline::new(
-                context,
-                name,
-                &RayTracingShaders {
-                    raygen,
-                    miss: &[miss],
-                    closest_hit: &[closest_hit],
-                    any_hit: Some(ids::TRACE_ALPHA_RAHIT),
-                },
-            )?),
-        })
-    }
-
-    fn record(&self, commands: &mut CommandBuffer, push: &WavefrontPush, queues: &Buffer, groups: u64, launch: u64) {
-        match self {
-            TraceKernel::Query(pipeline) => commands.dispatch_indirect(pipeline, push, queues, groups),
-            TraceKernel::Pipeline(pipeline) => commands.trace_rays_indirect(pipeline, push, queues, launch),
-        }
     }
 }
 
@@ -153,12 +109,6 @@ impl WavefrontKernels {
     /// whether extend sorts its rays first.
     pub fn new(context: &Context, backend: TraceBackend, sort_buckets: u32, sort_rays: bool) -> GpuResult<Self> {
         let compute = |id| ComputePipeline::<WavefrontPush>::new(context, id, &[]);
-        // Queue appends with one atomic per subgroup where raygen shaders have subgroup ballot.
-        let extend_raygen = if context.adapter().capabilities.raygen_subgroups {
-            ids::TRACE_EXTEND_SUBGROUP_RGEN
-        } else {
-            ids::TRACE_EXTEND_LANES_RGEN
-        };
         Ok(Self {
             backend,
             prepare_regenerate: compute(ids::WAVEFRONT_PREPARE_REGENERATE)?,
@@ -170,20 +120,28 @@ impl WavefrontKernels {
                 context,
                 backend,
                 "extend",
-                ids::TRACE_EXTEND_QUERY,
-                extend_raygen,
-                ids::TRACE_EXTEND_RMISS,
-                ids::TRACE_EXTEND_RCHIT,
+                &TraceShaders {
+                    query: ids::TRACE_EXTEND_QUERY,
+                    raygen: trace::appending_raygen(
+                        context,
+                        ids::TRACE_EXTEND_SUBGROUP_RGEN,
+                        ids::TRACE_EXTEND_LANES_RGEN,
+                    ),
+                    miss: &[ids::TRACE_EXTEND_RMISS],
+                    closest_hit: ids::TRACE_EXTEND_RCHIT,
+                },
             )?,
             shade: compute(ids::WAVEFRONT_SHADE_SURFACE)?,
             connect: TraceKernel::new(
                 context,
                 backend,
                 "connect",
-                ids::TRACE_CONNECT_QUERY,
-                ids::TRACE_CONNECT_RGEN,
-                ids::TRACE_CONNECT_RMISS,
-                ids::TRACE_CONNECT_RCHIT,
+                &TraceShaders {
+                    query: ids::TRACE_CONNECT_QUERY,
+                    raygen: ids::TRACE_CONNECT_RGEN,
+                    miss: &[ids::TRACE_CONNECT_RMISS],
+                    closest_hit: ids::TRACE_CONNECT_RCHIT,
+                },
             )?,
             sort: if sort_buckets > 0 {
                 Some(CountingSort::new(context, sort_buckets)?)
@@ -241,7 +199,10 @@ impl WavefrontKernels {
                 inputs,
                 (Queue::Extend, self.ray_sort.as_ref()),
                 [inputs.extend_keys, inputs.extend_queue, inputs.sorted_extend_queue],
-                &|pass| self.extend.record(pass, &push, queues, EXTEND_GROUPS, EXTEND_LAUNCH),
+                &|pass| {
+                    self.extend
+                        .record_indirect(pass, &push, queues, EXTEND_GROUPS, EXTEND_LAUNCH)
+                },
             )?,
             Kernel::ShadeSurface => self.record_queue_kernel(
                 (pass, profiler),
@@ -256,7 +217,10 @@ impl WavefrontKernels {
                 inputs,
                 (Queue::Connect, self.ray_sort.as_ref()),
                 [inputs.connect_keys, 0, inputs.sorted_connect_queue],
-                &|pass| self.connect.record(pass, &push, queues, CONNECT_GROUPS, CONNECT_LAUNCH),
+                &|pass| {
+                    self.connect
+                        .record_indirect(pass, &push, queues, CONNECT_GROUPS, CONNECT_LAUNCH)
+                },
             )?,
         }
         Ok(())

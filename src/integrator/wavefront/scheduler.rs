@@ -9,7 +9,7 @@
 //!   copies to host-visible memory at its end (read after the fence it waits on anyway for the
 //!   profiler), so at most one recording's worth of empty iterations is wasted.
 //! * **Cycles-style**: one recording per kernel step; after each, the CPU reads the queue counts
-//!   (a 240-byte copy to host-visible memory, read after the step's fence) and runs next the
+//!   (a 256-byte copy to host-visible memory, read after the step's fence) and runs next the
 //!   kernel with the most queued paths, as Cycles does, regenerating when fewer than half of
 //!   the slots are active and the shade queue is empty, and running connect first when shading
 //!   could overflow the shadow-path space. Each step therefore costs a submit and a wait: the
@@ -17,21 +17,18 @@
 
 use crate::gpu::{
     Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult, MemoryLocation, Profiler, ScopeTiming,
-    TraceBackend,
 };
+use crate::integrator::contract::SUBMISSION_SCOPE;
+use crate::integrator::Schedule;
 use crate::interface::QueueState;
+use crate::trace::{barrier, TraceBackend};
 
 use super::kernel_graph::{self, Kernel, Queue};
-use super::renderer::barrier;
-use super::wavefront::{StepInputs, WavefrontKernels};
-use super::Schedule;
+use super::kernels::{StepInputs, WavefrontKernels};
 
 /// Iterations per GPU-driven recording: long enough that a submit is rare, short enough that
 /// the empty iterations after the last path (at most this many) cost little.
 pub const ITERATIONS_PER_SUBMISSION: u32 = 16;
-
-/// The scope around each whole submission: its GPU time.
-pub const SUBMISSION_SCOPE: &str = "submission";
 
 /// What a scheduled render did.
 pub struct ScheduleRun {

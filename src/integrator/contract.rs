@@ -1,0 +1,68 @@
+//! The contract between the renderer and an integrator.
+//!
+//! The renderer owns what every integrator shares: the scene and its acceleration structures
+//! on the GPU, the light sampler, the environment, the film, the queue state (ray counters,
+//! camera paths handed out) and the pass constants. An integrator owns the rest (its path
+//! state, kernels and recordings) and goes through three steps:
+//!
+//! 1. **create** (`integrator::create`), given a `Setup`: allocate its own buffers and fill
+//!    the fields of `PassConstants` that are its own (path state addresses, sort sizes);
+//! 2. **record** (`Integrator::record`), given a `Frame` once the constants are on the GPU:
+//!    record its passes, which are then replayed;
+//! 3. **render** (`Integrator::render`) every sample, reporting progress, then add its part
+//!    of the statistics (`Integrator::add_stats`).
+
+use crate::gpu::{Buffer, Context, GpuResult, ScopeTiming};
+use crate::interface::PassConstants;
+use crate::lights::LightSampler;
+use crate::scene::{GpuScene, Scene};
+
+use super::settings::RenderSettings;
+use super::stats::RenderStats;
+
+/// What an integrator is created from.
+pub struct Setup<'a> {
+    pub context: &'a Context,
+    pub scene: &'a Scene,
+    pub settings: &'a RenderSettings,
+    /// Pixels x samples per pixel.
+    pub camera_paths: u64,
+}
+
+/// The render's shared GPU resources, as an integrator records its passes against them.
+pub struct Frame<'a> {
+    pub context: &'a Context,
+    pub settings: &'a RenderSettings,
+    /// The constants as filled, and the buffer device address kernels read them from.
+    pub constants: &'a PassConstants,
+    pub constants_address: u64,
+    /// `QueueState`: counters and indirect arguments.
+    pub queues: &'a Buffer,
+    /// The scene's tables and its textures (set 0 of every pipeline).
+    pub scene: &'a GpuScene,
+    /// For `--rebuild-lights`, which records the light build into every pass.
+    pub lights: &'a LightSampler,
+}
+
+/// What running a render's passes took.
+pub struct PassTimings {
+    /// Every timestamp scope of every submission, in order.
+    pub timings: Vec<ScopeTiming>,
+    pub submissions: u64,
+}
+
+/// The name of the scope each integrator opens around a whole submission: the GPU's busy time.
+pub const SUBMISSION_SCOPE: &str = "submission";
+
+/// One way of estimating the image (path tracing as a wavefront or as a megakernel; later
+/// bidirectional and Metropolis methods). `docs/EXTENDING.md` says how to add one.
+pub trait Integrator {
+    /// Records the passes that `render` replays.
+    fn record(&mut self, frame: &Frame<'_>) -> GpuResult<()>;
+
+    /// Runs every sample of the render, calling `progress` with the share of the work started.
+    fn render(&mut self, context: &Context, progress: &mut dyn FnMut(f64)) -> GpuResult<PassTimings>;
+
+    /// Adds what only this integrator knows to the statistics the renderer filled.
+    fn add_stats(&self, context: &Context, stats: &mut RenderStats) -> GpuResult<()>;
+}

@@ -1,0 +1,18 @@
+//! The one place that maps an `IntegratorKind` to its implementation. Adding an integrator
+//! adds a variant to `IntegratorKind` and an arm here (`docs/EXTENDING.md`).
+
+use crate::gpu::GpuResult;
+use crate::interface::PassConstants;
+
+use super::contract::{Integrator, Setup};
+use super::megakernel::Megakernel;
+use super::settings::IntegratorKind;
+use super::wavefront::Wavefront;
+
+/// Creates the integrator the settings ask for, which fills its own fields of `constants`.
+pub fn create(setup: &Setup<'_>, constants: &mut PassConstants) -> GpuResult<Box<dyn Integrator>> {
+    Ok(match setup.settings.integrator {
+        IntegratorKind::Wavefront => Box::new(Wavefront::new(setup, constants)?),
+        IntegratorKind::Megakernel => Box::new(Megakernel::new(setup)?),
+    })
+}

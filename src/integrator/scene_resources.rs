@@ -1,0 +1,75 @@
+//! The scene as every integrator reads it on the GPU: its tables and textures, acceleration
+//! structures, light sampler, environment and punctual lights, and their part of the pass
+//! constants (with the camera's).
+
+use crate::accel::SceneAccel;
+use crate::environment::GpuEnvironment;
+use crate::gpu::{Context, GpuResult};
+use crate::interface::PassConstants;
+use crate::lights::{LightSampler, PunctualLights};
+use crate::scene::{GpuScene, PinholeCamera, Scene};
+
+use super::settings::RenderSettings;
+
+pub struct SceneResources {
+    pub scene: GpuScene,
+    pub accel: SceneAccel,
+    pub lights: LightSampler,
+    pub environment: GpuEnvironment,
+    pub punctual: PunctualLights,
+}
+
+impl SceneResources {
+    pub fn upload(context: &Context, scene: &Scene, settings: &RenderSettings) -> GpuResult<Self> {
+        let gpu_scene = GpuScene::upload(context, scene)?;
+        let accel = SceneAccel::build(context, scene, &gpu_scene.meshes)?;
+        let lights = LightSampler::new(context, scene, &gpu_scene, settings.light_selection)?;
+        let environment = GpuEnvironment::new(context, settings.environment.as_ref())?;
+        let punctual = PunctualLights::new(context, scene)?;
+        Ok(Self {
+            scene: gpu_scene,
+            accel,
+            lights,
+            environment,
+            punctual,
+        })
+    }
+
+    /// The pass constants' scene, light, environment and camera fields.
+    pub fn fill(&self, scene: &Scene, settings: &RenderSettings, constants: &mut PassConstants) {
+        let meshes = &self.scene.meshes;
+        constants.positions = meshes.positions.address();
+        constants.indices = meshes.indices.address();
+        constants.normals = meshes.normals.address();
+        constants.uvs = meshes.uvs.address();
+        constants.tangents = meshes.tangents.address();
+        constants.instances = self.scene.instances.address();
+        constants.meshes = self.scene.mesh_table.address();
+        constants.materials = self.scene.materials.address();
+        constants.material_count = scene.materials.len().max(1) as u32;
+        constants.top_level = self.accel.top_level.address();
+
+        let light_tables = self.lights.tables();
+        constants.light_map = light_tables.map;
+        constants.instance_light_offset = light_tables.instance_light_offset;
+        constants.light_tree = light_tables.tree;
+        constants.light_cdf = light_tables.cdf;
+        constants.light_count = light_tables.count;
+        constants.light_selection = light_tables.selection;
+        constants.light_tree_arity = light_tables.arity;
+        self.punctual.fill(constants);
+        let other_lights = light_tables.count + constants.punctual_count;
+        self.environment.fill(constants, other_lights);
+
+        let (camera, note) = PinholeCamera::for_scene(scene, settings.width, settings.height);
+        if let Some(note) = note {
+            log::info!("{note}");
+        }
+        constants.camera_origin = camera.origin;
+        constants.tan_half_yfov = camera.tan_half_yfov;
+        constants.camera_right = camera.right;
+        constants.aspect = camera.aspect;
+        constants.camera_up = camera.up;
+        constants.camera_forward = camera.forward;
+    }
+}

@@ -1,0 +1,99 @@
+//! What a render cost: GPU and wall time, rays, and per kernel its time, launches and the
+//! paths it processed. The renderer fills what every integrator shares; each integrator adds
+//! its own (`Integrator::add_stats`).
+
+use crate::gpu::ScopeTiming;
+use crate::lights::LightSelection;
+
+use super::settings::Schedule;
+
+/// One kernel's share of a render.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct KernelStats {
+    pub name: String,
+    pub milliseconds: f64,
+    /// Launches recorded and run (an empty queue's zero-size launch included).
+    pub launches: u64,
+    /// For the queue kernels and generate, from the counts they were launched with: launches
+    /// with work, paths processed, the share of launched lanes that had a path (lanes of a
+    /// launch: its count rounded up to the workgroup or subgroup), and paths per launch with
+    /// work as a share of the path slots.
+    pub busy_launches: Option<u64>,
+    pub items: Option<u64>,
+    pub active_lane_share: Option<f64>,
+    pub slot_share: Option<f64>,
+}
+
+/// What a render cost.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct RenderStats {
+    pub wall_seconds: f64,
+    /// Sum of the per-submission timestamp scopes: the GPU's busy time.
+    pub gpu_seconds: f64,
+    /// Wall time outside the GPU's submissions: submits, fences and (Cycles-style) the
+    /// read-back of the queue counts before each step.
+    pub host_wait_seconds: f64,
+    pub samples_per_second: f64,
+    /// Extension (closest-hit) and shadow rays traced, and per second of GPU time.
+    pub extension_rays: u64,
+    pub shadow_rays: u64,
+    pub extension_rays_per_second: f64,
+    pub shadow_rays_per_second: f64,
+    /// Per kernel, in order of first launch.
+    pub kernels: Vec<KernelStats>,
+    pub submissions: u64,
+    pub schedule: Option<Schedule>,
+    pub path_slots: u32,
+    /// Path state per slot as stored, and as an unpacked layout would store it.
+    pub bytes_per_path: u64,
+    pub unpacked_bytes_per_path: u64,
+    pub film_bytes_per_pixel: u64,
+    pub sort_by_material: bool,
+    pub sort_rays: bool,
+    /// Emissive triangles, and how next-event estimation chose among them.
+    pub lights: u32,
+    pub light_selection: LightSelection,
+}
+
+impl RenderStats {
+    /// The named kernel's milliseconds, if it ran.
+    pub fn kernel_ms(&self, name: &str) -> Option<f64> {
+        self.kernels.iter().find(|k| k.name == name).map(|k| k.milliseconds)
+    }
+}
+
+impl KernelStats {
+    /// A kernel seen once, with `milliseconds` in its first launch.
+    pub fn new(name: &str, milliseconds: f64) -> Self {
+        Self {
+            name: name.to_string(),
+            milliseconds,
+            launches: 1,
+            busy_launches: None,
+            items: None,
+            active_lane_share: None,
+            slot_share: None,
+        }
+    }
+}
+
+/// Per-kernel time and launches from a render's timestamp scopes, in order of first launch,
+/// and the GPU's busy time: the sum of the scopes named `whole_submission`.
+pub fn kernel_times(timings: &[ScopeTiming], whole_submission: &str) -> (Vec<KernelStats>, f64) {
+    let mut kernels: Vec<KernelStats> = Vec::new();
+    let mut gpu_ms = 0.0;
+    for timing in timings {
+        if timing.name == whole_submission {
+            gpu_ms += timing.milliseconds;
+            continue;
+        }
+        match kernels.iter_mut().find(|k| k.name == timing.name) {
+            Some(kernel) => {
+                kernel.milliseconds += timing.milliseconds;
+                kernel.launches += 1;
+            }
+            None => kernels.push(KernelStats::new(&timing.name, timing.milliseconds)),
+        }
+    }
+    (kernels, gpu_ms)
+}

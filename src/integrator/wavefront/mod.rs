@@ -1,0 +1,217 @@
+//! The wavefront path tracer (Laine, Karras and Aila 2013, "Megakernels Considered Harmful";
+//! scheduling after Cycles): path state in structure-of-arrays buffers over a fixed number of
+//! path slots (`path_state`), one kernel per stage of the graph declared in `kernel_graph`,
+//! queues with GPU-side counters, every kernel launched indirectly from those counters
+//! (`kernels`), and two schedulers that decide in which order the kernels run (`scheduler`).
+
+pub mod kernel_graph;
+pub mod kernels;
+pub mod path_state;
+pub mod scheduler;
+
+pub use kernels::{tiled_pixel, StepInputs, WavefrontKernels, RAY_SORT_BUCKETS};
+
+use crate::gpu::{Buffer, BufferUsage, CommandBuffer, Context, GpuResult, Profiler};
+use crate::interface::{KernelCounters, PassConstants};
+use crate::primitives::counting_sort;
+use crate::scene::Scene;
+
+use super::contract::{Frame, Integrator, PassTimings, Setup};
+use super::settings::{RenderSettings, Schedule, RAY_SORT_AUTO_TRIANGLES};
+use super::stats::RenderStats;
+use kernel_graph::GRAPH;
+use path_state::{PathState, Sorts};
+use scheduler::{Prelude, Scheduler, Work};
+
+/// The shade queue's sort: by material when asked, and by slot range after a ray sort, whose
+/// order would otherwise scatter shading's reads of the path state.
+struct ShadeSort {
+    material_buckets: u32,
+    partitions: u32,
+    partition_size: u32,
+}
+
+impl ShadeSort {
+    fn new(settings: &RenderSettings, sort_rays: bool, material_count: u32, slots: u32) -> Self {
+        let material_buckets = if settings.sort_by_material {
+            material_count.min(counting_sort::MAX_BUCKETS)
+        } else {
+            1
+        };
+        let partitions = if sort_rays {
+            counting_sort::MAX_BUCKETS / material_buckets
+        } else {
+            1
+        };
+        Self {
+            material_buckets,
+            partitions,
+            partition_size: slots.div_ceil(partitions),
+        }
+    }
+
+    fn buckets(&self) -> u32 {
+        self.material_buckets * self.partitions
+    }
+
+    fn fill(&self, constants: &mut PassConstants) {
+        let buckets = self.buckets();
+        constants.sort_buckets = if buckets > 1 { buckets } else { 0 };
+        constants.material_sort_buckets = self.material_buckets;
+        constants.sort_partitions = self.partitions;
+        constants.sort_partition_size = self.partition_size;
+    }
+}
+
+/// The ray sort's 4x4x4 grid over the scene's bounds (a flat scene gets a unit extent).
+fn fill_ray_sort(scene: &Scene, sort_rays: bool, constants: &mut PassConstants) {
+    let (origin, scale) = scene
+        .bounds()
+        .map_or((glam::Vec3::ZERO, glam::Vec3::ONE), |(low, high)| {
+            (low, 4.0 / (high - low).max(glam::Vec3::splat(1e-6)))
+        });
+    constants.ray_sort_origin = origin;
+    constants.ray_sort_scale = scale;
+    constants.ray_sort_buckets = if sort_rays { RAY_SORT_BUCKETS } else { 0 };
+}
+
+/// The path tracer as a wavefront: its state, kernels and scheduler.
+pub struct Wavefront {
+    state: PathState,
+    counters: Buffer,
+    sort_rays: bool,
+    sort_by_material: bool,
+    schedule: Schedule,
+    camera_paths: u64,
+    /// Made by `record`; the scheduler's recordings launch these kernels.
+    recorded: Option<(Scheduler, WavefrontKernels)>,
+}
+
+impl Wavefront {
+    /// Allocates the path state and the kernel counters, and fills their addresses and the
+    /// sorts' sizes into `constants`.
+    pub fn new(setup: &Setup<'_>, constants: &mut PassConstants) -> GpuResult<Self> {
+        let Setup {
+            context,
+            scene,
+            settings,
+            camera_paths,
+        } = *setup;
+        let material_count = scene.materials.len().max(1) as u32;
+        let sort_rays = settings
+            .sort_rays
+            .unwrap_or(scene.triangle_count() >= RAY_SORT_AUTO_TRIANGLES);
+        let sorts = Sorts {
+            shade: ShadeSort::new(settings, sort_rays, material_count, 1).buckets() > 1,
+            rays: sort_rays,
+        };
+        let slots = settings
+            .path_slots
+            .unwrap_or_else(|| path_state::default_path_slots(context, camera_paths, sorts));
+        let state = PathState::new(context, slots, sorts)?;
+        let counters = Buffer::from_slice(
+            context,
+            "kernel counters",
+            &[KernelCounters::default(); GRAPH.len()],
+            BufferUsage::STORAGE,
+        )?;
+        constants.kernel_counters = counters.address();
+        state.fill(constants);
+        ShadeSort::new(settings, sort_rays, material_count, state.slots()).fill(constants);
+        fill_ray_sort(scene, sort_rays, constants);
+        Ok(Self {
+            state,
+            counters,
+            sort_rays,
+            sort_by_material: settings.sort_by_material,
+            schedule: settings.schedule,
+            camera_paths,
+            recorded: None,
+        })
+    }
+
+    /// Adds the GPU-kept counts (launches with work, paths, lane and slot shares) to the
+    /// queue kernels' and generate's statistics.
+    fn add_counters(&self, context: &Context, stats: &mut RenderStats) -> GpuResult<()> {
+        let counters: Vec<KernelCounters> = self.counters.read_back(context, GRAPH.len())?;
+        let slots = f64::from(self.state.slots().max(1));
+        for node in &GRAPH {
+            let counter = counters[kernel_graph::counter_index(node.kernel)];
+            if let Some(kernel) = stats.kernels.iter_mut().find(|k| k.name == node.name) {
+                kernel.busy_launches = Some(u64::from(counter.busy_launches));
+                kernel.items = Some(counter.items);
+                kernel.active_lane_share = Some(if counter.lanes == 0 {
+                    0.0
+                } else {
+                    counter.items as f64 / counter.lanes as f64
+                });
+                let busy = f64::from(counter.busy_launches.max(1));
+                kernel.slot_share = Some(counter.items as f64 / (busy * slots));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Integrator for Wavefront {
+    fn record(&mut self, frame: &Frame<'_>) -> GpuResult<()> {
+        let settings = frame.settings;
+        let kernels = WavefrontKernels::new(
+            frame.context,
+            settings.backend,
+            frame.constants.sort_buckets,
+            self.sort_rays,
+        )?;
+        let inputs = StepInputs::new(
+            frame.constants_address,
+            frame.queues,
+            frame.constants,
+            &frame.scene.textures,
+        );
+        let rebuild = |commands: &mut CommandBuffer, profiler: &mut Profiler| {
+            if settings.rebuild_lights_every_pass {
+                frame.lights.record_build(commands, frame.scene, Some(profiler))?;
+            }
+            Ok(())
+        };
+        let prelude = Prelude {
+            record: &rebuild,
+            scopes: if settings.rebuild_lights_every_pass {
+                frame.lights.profiler_scopes()
+            } else {
+                0
+            },
+        };
+        let work = Work {
+            schedule: settings.schedule,
+            backend: settings.backend,
+            slots: self.state.slots(),
+            camera_paths: self.camera_paths,
+            max_depth: settings.max_depth,
+        };
+        let scheduler = Scheduler::new(frame.context, &work, &kernels, &inputs, &prelude)?;
+        self.recorded = Some((scheduler, kernels));
+        Ok(())
+    }
+
+    fn render(&mut self, context: &Context, progress: &mut dyn FnMut(f64)) -> GpuResult<PassTimings> {
+        let (scheduler, _) = self.recorded.as_mut().expect("record runs before render");
+        let run = scheduler.run(context, progress)?;
+        Ok(PassTimings {
+            timings: run.timings,
+            submissions: run.submissions,
+        })
+    }
+
+    fn add_stats(&self, context: &Context, stats: &mut RenderStats) -> GpuResult<()> {
+        self.add_counters(context, stats)?;
+        let sorts = self.state.sorts();
+        stats.path_slots = self.state.slots();
+        stats.bytes_per_path = path_state::bytes_per_slot(sorts);
+        stats.unpacked_bytes_per_path = path_state::unpacked_bytes_per_slot();
+        stats.sort_by_material = self.sort_by_material;
+        stats.sort_rays = self.sort_rays;
+        stats.schedule = Some(self.schedule);
+        Ok(())
+    }
+}

@@ -1,0 +1,123 @@
+//! The two trace backends behind one interface: a kernel that traces rays is either a compute
+//! shader with ray queries (`VK_KHR_ray_query`) or a ray-tracing pipeline (raygen, miss and
+//! closest-hit shaders, `VK_KHR_ray_tracing_pipeline`), chosen by `TraceBackend`. Integrators
+//! create a `TraceKernel` from the shaders of both backends and launch it without asking which
+//! one runs; the barriers between kernels, which must include the ray-tracing stage when the
+//! pipeline backend runs, come from here too.
+//!
+//! The GLSL side is split the same way: `shaders-glsl/trace/` holds each kernel's ray-query
+//! compute shader and its pipeline shaders, which share the routing of hits into queues
+//! (`include/route_hit.glsl`, `include/connect.glsl`); only the traversal differs, as in
+//! nvpro-samples' vk_raytrace.
+
+use crate::gpu::shaders::{ids, ShaderId};
+use crate::gpu::{
+    Buffer, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuResult, Profiler, RayTracingPipeline,
+    RayTracingShaders,
+};
+use crate::interface::{WavefrontPush, WAVEFRONT_GROUP};
+
+pub use crate::gpu::TraceBackend;
+
+/// The shaders of one trace kernel in each backend.
+pub struct TraceShaders<'a> {
+    /// The compute shader that traces with ray queries.
+    pub query: ShaderId,
+    /// The pipeline backend's raygen, miss and closest-hit shaders; every hit group also
+    /// gets the alpha any-hit shader, so cut-outs are holes in both backends alike.
+    pub raygen: ShaderId,
+    pub miss: &'a [ShaderId],
+    pub closest_hit: ShaderId,
+}
+
+/// A kernel that traces rays, in whichever backend the render uses.
+pub enum TraceKernel {
+    Query(ComputePipeline<WavefrontPush>),
+    Pipeline(RayTracingPipeline<WavefrontPush>),
+}
+
+impl TraceKernel {
+    /// `name` labels the pipeline for debuggers and profilers.
+    pub fn new(context: &Context, backend: TraceBackend, name: &str, shaders: &TraceShaders<'_>) -> GpuResult<Self> {
+        Ok(match backend {
+            TraceBackend::Query => TraceKernel::Query(ComputePipeline::new(context, shaders.query, &[])?),
+            TraceBackend::Pipeline => TraceKernel::Pipeline(RayTracingPipeline::new(
+                context,
+                name,
+                &RayTracingShaders {
+                    raygen: shaders.raygen,
+                    miss: shaders.miss,
+                    closest_hit: &[shaders.closest_hit],
+                    any_hit: Some(ids::TRACE_ALPHA_RAHIT),
+                },
+            )?),
+        })
+    }
+
+    /// Launches over a GPU-written count: workgroups at `groups_offset` of `arguments` for
+    /// ray queries, a launch size at `launch_offset` for the pipeline.
+    pub fn record_indirect(
+        &self,
+        commands: &mut CommandBuffer,
+        push: &WavefrontPush,
+        arguments: &Buffer,
+        groups_offset: u64,
+        launch_offset: u64,
+    ) {
+        match self {
+            TraceKernel::Query(pipeline) => commands.dispatch_indirect(pipeline, push, arguments, groups_offset),
+            TraceKernel::Pipeline(pipeline) => commands.trace_rays_indirect(pipeline, push, arguments, launch_offset),
+        }
+    }
+
+    /// Launches one invocation per pixel of a `width` x `height` image: a 2D launch for the
+    /// pipeline, workgroups of `WAVEFRONT_GROUP` over the pixels in row-major order for ray
+    /// queries.
+    pub fn record_per_pixel(&self, commands: &mut CommandBuffer, push: &WavefrontPush, width: u32, height: u32) {
+        match self {
+            TraceKernel::Query(pipeline) => commands.dispatch(
+                pipeline,
+                push,
+                DispatchSize {
+                    x: (width * height).div_ceil(WAVEFRONT_GROUP),
+                    y: 1,
+                },
+            ),
+            TraceKernel::Pipeline(pipeline) => commands.trace_rays(pipeline, push, width, height),
+        }
+    }
+}
+
+/// The raygen shader of a kernel that appends to queues: one atomic per subgroup where raygen
+/// shaders have subgroup ballot, one per lane where they do not.
+pub fn appending_raygen(context: &Context, subgroup: ShaderId, lanes: ShaderId) -> ShaderId {
+    if context.adapter().capabilities.raygen_subgroups {
+        subgroup
+    } else {
+        lanes
+    }
+}
+
+/// How a recorded chain of kernels hands one kernel's writes to the next, including the
+/// ray-tracing stage when the pipeline backend runs.
+pub fn barrier(backend: TraceBackend, commands: &mut CommandBuffer) {
+    match backend {
+        TraceBackend::Pipeline => commands.ray_tracing_barrier(),
+        TraceBackend::Query => commands.compute_barrier(),
+    }
+}
+
+/// Records `record` in a profiler scope of `name` (also a debug label), then the barrier.
+pub fn timed(
+    backend: TraceBackend,
+    profiler: &mut Profiler,
+    commands: &mut CommandBuffer,
+    name: &str,
+    record: &dyn Fn(&mut CommandBuffer),
+) -> GpuResult<()> {
+    let scope = profiler.begin(commands, name)?;
+    record(commands);
+    profiler.end(commands, scope)?;
+    barrier(backend, commands);
+    Ok(())
+}
