@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Assembles .device/ for a run on the lent H100 (see docs/H100.md): the Vulkan loader, the
 # GL dispatch libraries NVIDIA's Vulkan ICD (libGLX_nvidia.so.0) needs, the validation layer,
-# the stripped release binary, the benchmark examples and the stripped GPU test binaries. Run
-# from the repository root.
+# the stripped release binary, the benchmark examples and the stripped GPU test binaries (all of
+# them, or only those named: `bash tools/device-bundle.sh reference wavefront`). Run from the
+# repository root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 grep -qx '/.device/' .git/info/exclude 2>/dev/null || { mkdir -p .git/info; echo '/.device/' >> .git/info/exclude; }
@@ -18,7 +19,10 @@ cp target/release/wavetrace .device/
 mkdir -p .device/examples
 for example in bench_scan bench_lights; do cp "target/release/examples/$example" .device/examples/; done
 # Test binaries that need no build-time paths (the CLI tests name the build tree's binary).
-cargo test --release --no-run --message-format=json 2>/dev/null \
+only=()
+for name in "$@"; do only+=(--test "$name"); done
+rm -f .device/tests/*
+cargo test --release --no-run --message-format=json "${only[@]}" 2>/dev/null \
   | python3 -c '
 import json, sys
 for line in sys.stdin:
