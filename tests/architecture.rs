@@ -6,21 +6,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+mod common;
+
 fn sources() -> Vec<PathBuf> {
-    fn walk(folder: &Path, found: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(folder).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                walk(&path, found);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                found.push(path);
-            }
-        }
-    }
-    let mut found = Vec::new();
-    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut found);
-    found.sort();
-    found
+    common::files_under(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &["rs"])
 }
 
 /// The module path of a library file: `src/gpu/buffer.rs` -> ["gpu", "buffer"].

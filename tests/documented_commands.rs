@@ -7,6 +7,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
@@ -14,17 +16,7 @@ fn root() -> &'static Path {
 /// README.md and every Markdown file under docs/, with their text.
 fn documents() -> Vec<(PathBuf, String)> {
     let mut paths = vec![root().join("README.md")];
-    let mut folders = vec![root().join("docs")];
-    while let Some(folder) = folders.pop() {
-        for entry in std::fs::read_dir(&folder).unwrap_or_else(|e| panic!("{}: {e}", folder.display())) {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                folders.push(path);
-            } else if path.extension().is_some_and(|e| e == "md") {
-                paths.push(path);
-            }
-        }
-    }
+    paths.extend(common::files_under(&root().join("docs"), &["md"]));
     paths
         .into_iter()
         .map(|path| {
@@ -116,22 +108,9 @@ fn every_documented_repository_path_exists() {
     );
 }
 
-fn scripts(folder: &Path, found: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(folder).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            scripts(&path, found);
-        } else if path.extension().is_some_and(|e| e == "sh") {
-            found.push(path);
-        }
-    }
-}
-
 #[test]
 fn every_tool_script_parses() {
-    let mut found = Vec::new();
-    scripts(&root().join("tools"), &mut found);
-    scripts(&root().join(".ci"), &mut found);
+    let mut found = common::files_under(&root().join("tools"), &["sh"]);
     found.push(root().join(".ci/run"));
     assert!(found.len() >= 5, "{found:?}");
     for script in found {

@@ -4,24 +4,11 @@
 //! mirror written by hand that belongs in the generator).
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use wavetrace::interface::SHARED_CONSTANTS;
 
-fn files(folder: &Path, extensions: &[&str], found: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(folder).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            files(&path, extensions, found);
-        } else if path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| extensions.contains(&e))
-        {
-            found.push(path);
-        }
-    }
-}
+mod common;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -29,11 +16,9 @@ fn root() -> &'static Path {
 
 /// (name, file:line) of every `const TYPE NAME = ...;` and `#define NAME VALUE` in GLSL.
 fn glsl_constants() -> Vec<(String, String)> {
-    let mut shaders = Vec::new();
-    files(
+    let shaders = common::files_under(
         &root().join("shaders-glsl"),
         &["glsl", "comp", "rgen", "rmiss", "rchit", "rahit", "rint", "rcall"],
-        &mut shaders,
     );
     assert!(shaders.len() > 30, "{shaders:?}");
     let mut found = Vec::new();
@@ -58,8 +43,7 @@ fn glsl_constants() -> Vec<(String, String)> {
 
 /// Names of every `const NAME: ...` in the library's Rust sources, the generated ones aside.
 fn rust_constants() -> BTreeSet<String> {
-    let mut sources = Vec::new();
-    files(&root().join("src"), &["rs"], &mut sources);
+    let sources = common::files_under(&root().join("src"), &["rs"]);
     let mut names = BTreeSet::new();
     for source in sources {
         if source.ends_with("shader_interface.rs") {

@@ -151,3 +151,27 @@ pub fn render_each(
     gpu.finish();
     images
 }
+
+/// Every file under `folder` (recursively) whose extension is one of `extensions`, sorted:
+/// the tests that read the repository's own sources and documents walk it this way.
+pub fn files_under(folder: &std::path::Path, extensions: &[&str]) -> Vec<std::path::PathBuf> {
+    fn walk(folder: &std::path::Path, extensions: &[&str], found: &mut Vec<std::path::PathBuf>) {
+        let entries = std::fs::read_dir(folder).unwrap_or_else(|e| panic!("{}: {e}", folder.display()));
+        for entry in entries {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, extensions, found);
+            } else if path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| extensions.contains(&e))
+            {
+                found.push(path);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(folder, extensions, &mut found);
+    found.sort();
+    found
+}
