@@ -3,6 +3,7 @@
 //! contract (`contract.rs`): the path tracer as a wavefront of kernels over queues
 //! (`wavefront/`) or as one megakernel (`megakernel.rs`).
 
+pub mod bdpt;
 mod contract;
 pub mod megakernel;
 mod registry;
