@@ -68,6 +68,9 @@ gpu_constants! {
     const ENVIRONMENT_WEIGHTS_GROUP: u32 = 256;
     /// Workgroup size of the diagnostic probes the tests dispatch.
     const PROBE_GROUP: u32 = 64;
+    /// `diagnostics/bdpt_mis_probe`: vertices of the longest path, and floats per path.
+    const BDPT_PROBE_MAX_VERTICES: u32 = 11;
+    const BDPT_PROBE_PATH_FLOATS: u32 = 5 + 6 * BDPT_PROBE_MAX_VERTICES;
 }
 
 gpu_structs! {
@@ -478,6 +481,15 @@ gpu_structs! {
     struct CopyProbePush {
         source: u64,
         target: u64,
+        count: u32,
+        pad0: u32,
+    }
+
+    /// Push constants of `diagnostics/bdpt_mis_probe`: `count` paths of
+    /// `BDPT_PROBE_PATH_FLOATS` floats in, `BDPT_PROBE_MAX_VERTICES` weights per path out.
+    struct BdptMisProbePush {
+        paths: u64,
+        weights: u64,
         count: u32,
         pad0: u32,
     }

@@ -4,11 +4,16 @@
 //! carries (two scalars a vertex) gives the same weight as the reference that stores the
 //! whole path.
 
+mod common;
+
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+use wavetrace::gpu::shaders::ids;
+use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline, DispatchSize, MemoryLocation};
 use wavetrace::integrator::bdpt::mis::{
     camera_connection_weight, connection_weight, light_hit_weight, ConnectionEnd, MisVertex, PathDensities, SubpathMis,
 };
+use wavetrace::interface::{BdptMisProbePush, BDPT_PROBE_MAX_VERTICES, BDPT_PROBE_PATH_FLOATS, PROBE_GROUP};
 
 /// A path as the integrator would trace it: per segment i (x_i to x_{i+1}) its length, and per
 /// vertex the cosines towards its neighbours and the solid-angle densities of scattering
@@ -32,20 +37,32 @@ struct RandomPath {
     delta: Vec<bool>,
 }
 
+/// How wide the random quantities range: `Wide` stresses the arithmetic in f64; `Scene` stays
+/// where float32 keeps its precision through ten vertices, as in a scene of metres.
+#[derive(Clone, Copy)]
+enum Ranges {
+    Wide,
+    Scene,
+}
+
 impl RandomPath {
-    fn new(rng: &mut SmallRng, length: usize) -> Self {
+    fn new(rng: &mut SmallRng, length: usize, ranges: Ranges) -> Self {
         let vertices = length + 1;
         let mut positive = |low: f64, high: f64| 10f64.powf(rng.random_range(low.log10()..high.log10()));
+        let (distances, cosines, densities, light_paths) = match ranges {
+            Ranges::Wide => ((0.01, 10.0), (0.01, 1.0), (0.05, 20.0), 1e6),
+            Ranges::Scene => ((0.1, 5.0), (0.1, 1.0), (0.1, 5.0), 1e4),
+        };
         let mut path = Self {
             position_pdf: positive(0.01, 100.0),
             hittable: false,
             camera_pdf: positive(0.5, 50.0),
-            light_paths: positive(1.0, 1e6),
-            distance: (0..length).map(|_| positive(0.01, 10.0)).collect(),
-            cos_next: (0..vertices).map(|_| positive(0.01, 1.0)).collect(),
-            cos_previous: (0..vertices).map(|_| positive(0.01, 1.0)).collect(),
-            toward_camera: (0..vertices).map(|_| positive(0.05, 20.0)).collect(),
-            toward_light: (0..vertices).map(|_| positive(0.05, 20.0)).collect(),
+            light_paths: positive(1.0, light_paths),
+            distance: (0..length).map(|_| positive(distances.0, distances.1)).collect(),
+            cos_next: (0..vertices).map(|_| positive(cosines.0, cosines.1)).collect(),
+            cos_previous: (0..vertices).map(|_| positive(cosines.0, cosines.1)).collect(),
+            toward_camera: (0..vertices).map(|_| positive(densities.0, densities.1)).collect(),
+            toward_light: (0..vertices).map(|_| positive(densities.0, densities.1)).collect(),
             delta: vec![false; vertices],
         };
         path.hittable = rng.random_bool(0.7);
@@ -64,6 +81,37 @@ impl RandomPath {
 
     fn length(&self) -> usize {
         self.distance.len()
+    }
+
+    /// The probe's layout (diagnostics/bdpt_mis_probe.comp): a header, then six arrays.
+    fn probe_floats(&self) -> Vec<f32> {
+        let max = BDPT_PROBE_MAX_VERTICES as usize;
+        let mut floats = vec![0.0f32; BDPT_PROBE_PATH_FLOATS as usize];
+        let header = [
+            self.length() as f64,
+            self.position_pdf,
+            f64::from(u8::from(self.hittable)),
+            self.camera_pdf,
+            self.light_paths,
+        ];
+        for (slot, value) in floats.iter_mut().zip(header) {
+            *slot = value as f32;
+        }
+        let delta: Vec<f64> = self.delta.iter().map(|&d| f64::from(u8::from(d))).collect();
+        let arrays = [
+            &self.distance,
+            &self.cos_next,
+            &self.cos_previous,
+            &self.toward_camera,
+            &self.toward_light,
+            &delta,
+        ];
+        for (a, values) in arrays.into_iter().enumerate() {
+            for (i, &value) in values.iter().enumerate() {
+                floats[5 + a * max + i] = value as f32;
+            }
+        }
+        floats
     }
 
     /// Area density at x_{i+1} of the light subpath's step from x_i.
@@ -167,7 +215,7 @@ fn the_weights_of_every_strategy_of_a_path_sum_to_one() {
     let mut checked = 0;
     for _ in 0..20_000 {
         let length = rng.random_range(1..=10);
-        let path = RandomPath::new(&mut rng, length).densities();
+        let path = RandomPath::new(&mut rng, length, Ranges::Wide).densities();
         let possible = (0..=length).filter(|&s| path.is_possible(s)).count();
         let sum: f64 = (0..=length).map(|s| path.weight(s)).sum();
         if possible == 0 {
@@ -186,7 +234,7 @@ fn the_incremental_weights_equal_the_whole_path_reference() {
     let mut compared = 0;
     for _ in 0..20_000 {
         let length = rng.random_range(1..=10);
-        let path = RandomPath::new(&mut rng, length);
+        let path = RandomPath::new(&mut rng, length, Ranges::Wide);
         let reference = path.densities();
         for s in (0..=length).filter(|&s| reference.is_possible(s)) {
             let expected = reference.weight(s);
@@ -221,4 +269,70 @@ fn strategies_that_cannot_make_a_path_have_no_weight() {
     assert_eq!(possible, [3]);
     assert_eq!(path.weight(3), 1.0);
     assert_eq!(path.weight(1), 0.0);
+}
+
+/// The GPU's weights (float32, computed as the kernels will) on random paths against the f64
+/// reference that stores each whole path: every strategy within 2e-4, and the weights of each
+/// path summing to 1.
+#[test]
+fn the_gpu_weights_match_the_whole_path_reference() {
+    let gpu = common::gpu();
+    let context = &gpu.context;
+    let mut rng = SmallRng::seed_from_u64(15);
+    // An awkward count: not a multiple of the workgroup.
+    let count = 4099usize;
+    let paths: Vec<RandomPath> = (0..count)
+        .map(|_| {
+            let length = rng.random_range(1..BDPT_PROBE_MAX_VERTICES as usize);
+            RandomPath::new(&mut rng, length, Ranges::Scene)
+        })
+        .collect();
+    let floats: Vec<f32> = paths.iter().flat_map(RandomPath::probe_floats).collect();
+    let input = Buffer::from_slice(context, "bdpt mis paths", &floats, BufferUsage::STORAGE).unwrap();
+    let max = BDPT_PROBE_MAX_VERTICES as usize;
+    let output = Buffer::new(
+        context,
+        "bdpt mis weights",
+        (count * max * 4) as u64,
+        BufferUsage::STORAGE,
+        MemoryLocation::GpuOnly,
+    )
+    .unwrap();
+    let pipeline = ComputePipeline::<BdptMisProbePush>::new(context, ids::DIAGNOSTICS_BDPT_MIS_PROBE, &[]).unwrap();
+    let push = BdptMisProbePush {
+        paths: input.address(),
+        weights: output.address(),
+        count: count as u32,
+        pad0: 0,
+    };
+    context
+        .run_once("bdpt mis probe", |commands| {
+            let groups = (count as u32).div_ceil(PROBE_GROUP);
+            commands.dispatch(&pipeline, &push, DispatchSize { x: groups, y: 1 });
+            Ok(())
+        })
+        .unwrap();
+    let weights: Vec<f32> = output.read_back(context, count * max).unwrap();
+    let mut worst = 0.0f64;
+    for (p, path) in paths.iter().enumerate() {
+        let reference = path.densities();
+        let gpu_weights = &weights[p * max..(p + 1) * max];
+        for (s, &weight) in gpu_weights.iter().enumerate() {
+            let expected = if s <= path.length() { reference.weight(s) } else { 0.0 };
+            let error = (f64::from(weight) - expected).abs();
+            worst = worst.max(error);
+            assert!(
+                error < 2e-4,
+                "path {p} (length {}), s {s}: GPU {weight}, reference {expected}",
+                path.length()
+            );
+        }
+        let sum: f64 = gpu_weights.iter().map(|&w| f64::from(w)).sum();
+        let possible = (0..=path.length()).any(|s| reference.is_possible(s));
+        if possible {
+            assert!((sum - 1.0).abs() < 2e-4, "path {p}: GPU weights sum to {sum}");
+        }
+    }
+    eprintln!("largest difference between GPU and reference weights: {worst:.2e}");
+    gpu.finish();
 }
