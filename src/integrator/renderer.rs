@@ -12,7 +12,6 @@ use super::registry;
 use super::scene_resources::SceneResources;
 use super::settings::RenderSettings;
 use super::stats::{kernel_times, RenderStats};
-use super::wavefront::path_state::MAX_SLOTS;
 
 /// Camera paths are handed out in tiles of this many pixels square.
 pub const TILE_SIZE: u32 = 16;
@@ -59,11 +58,6 @@ fn check_settings(settings: &RenderSettings, context: &Context) -> GpuResult<()>
             u32::MAX / 3
         ));
     }
-    if let Some(slots) = settings.path_slots {
-        if slots == 0 || slots > MAX_SLOTS {
-            return invalid(format!("{slots} path slots: between 1 and {} are supported", MAX_SLOTS));
-        }
-    }
     if !context.trace_backends().contains(&settings.backend) {
         return invalid(format!("this device has no {:?} trace backend", settings.backend));
     }
@@ -87,11 +81,20 @@ impl Renderer {
     pub fn new(context: &Context, scene: &Scene, settings: &RenderSettings) -> GpuResult<Self> {
         check_settings(settings, context)?;
         let camera_paths = u64::from(settings.width) * u64::from(settings.height) * u64::from(settings.spp);
+        // The integrator first: it checks its own settings before anything is uploaded.
+        let mut constants = PassConstants::default();
+        let setup = Setup {
+            context,
+            scene,
+            settings,
+            camera_paths,
+        };
+        let mut integrator = registry::create(&setup, &mut constants)?;
         let resources = SceneResources::upload(context, scene, settings)?;
         let film = Film::new(context, settings.width, settings.height)?;
         let queues = initial_queues(context, camera_paths)?;
 
-        let mut constants = PassConstants {
+        constants = PassConstants {
             queues: queues.address(),
             film: film.address(),
             seed: settings.seed,
@@ -103,16 +106,9 @@ impl Renderer {
                 TraceBackend::Query => WAVEFRONT_GROUP,
                 TraceBackend::Pipeline => context.subgroup_size(),
             },
-            ..PassConstants::default()
+            ..constants
         };
         resources.fill(scene, settings, &mut constants);
-        let setup = Setup {
-            context,
-            scene,
-            settings,
-            camera_paths,
-        };
-        let mut integrator = registry::create(&setup, &mut constants)?;
         let constants_buffer = Buffer::from_slice(context, "pass constants", &[constants], BufferUsage::STORAGE)?;
 
         context.run_once("clear film and build lights", |commands| {

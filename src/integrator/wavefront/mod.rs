@@ -11,7 +11,7 @@ pub mod scheduler;
 
 pub use kernels::{tiled_pixel, StepInputs, WavefrontKernels, RAY_SORT_BUCKETS};
 
-use crate::gpu::{Buffer, BufferUsage, CommandBuffer, Context, GpuResult, Profiler};
+use crate::gpu::{Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult, Profiler};
 use crate::interface::{KernelCounters, PassConstants};
 use crate::primitives::counting_sort;
 use crate::scene::Scene;
@@ -97,6 +97,17 @@ impl Wavefront {
             settings,
             camera_paths,
         } = *setup;
+        if let Some(slots) = settings.path_slots {
+            if slots == 0 || slots > path_state::MAX_SLOTS {
+                return Err(GpuError::InvalidUse {
+                    name: "render settings".into(),
+                    problem: format!(
+                        "{slots} path slots: between 1 and {} are supported",
+                        path_state::MAX_SLOTS
+                    ),
+                });
+            }
+        }
         let material_count = scene.materials.len().max(1) as u32;
         let sort_rays = settings
             .sort_rays
