@@ -494,6 +494,16 @@ gpu_structs! {
         pad0: u32,
     }
 
+    /// Push constants of `diagnostics/camera_probe`: `count` points projected with the camera of
+    /// the `PassConstants` at `constants`.
+    struct CameraProbePush {
+        constants: u64,
+        points: u64,
+        results: u64,
+        count: u32,
+        pad0: u32,
+    }
+
     /// `argument`: the queue `prepare_launch` prepares (unused by the other kernels).
     struct WavefrontPush {
         constants: u64,

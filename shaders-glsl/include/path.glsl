@@ -10,17 +10,15 @@
 #include "bsdf.glsl"
 #include "lights.glsl"
 #include "textures.glsl"
+#include "camera.glsl"
 
 // Box-filter jitter from dimensions 0 and 1 of bounce 0.
 void camera_ray(PassConstants c, uint pixel, uint sample_index, out vec3 origin, out vec3 direction) {
     uint x = pixel % c.width;
     uint y = pixel / c.width;
     vec2 jitter = vec2(wt_random(c.seed, pixel, sample_index, 0, 0), wt_random(c.seed, pixel, sample_index, 0, 1));
-    vec2 p = vec2(x, y) + jitter;
-    float sx = (2.0 * p.x / float(c.width) - 1.0) * c.tan_half_yfov * c.aspect;
-    float sy = (1.0 - 2.0 * p.y / float(c.height)) * c.tan_half_yfov;
     origin = c.camera_origin;
-    direction = normalize(c.camera_right * sx + c.camera_up * sy + c.camera_forward);
+    direction = camera_direction(c, vec2(x, y) + jitter);
 }
 
 // A next-event estimation sample: the segment to test and what it adds if nothing blocks it.

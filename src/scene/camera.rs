@@ -1,5 +1,7 @@
 //! The pinhole camera of a render: from the scene's camera, or framed around the scene's
-//! bounds when it has none. `ray` is the CPU twin of the generate kernel's camera rays.
+//! bounds when it has none. `ray` is the CPU twin of the generate kernel's camera rays, and
+//! `project`, `direction_pdf` and `importance` of what `camera.glsl` gives light subpaths that
+//! connect to the camera (the image lies on the plane at distance 1, `image_area` large).
 
 use glam::{Mat4, Vec2, Vec3};
 
@@ -65,6 +67,42 @@ impl PinholeCamera {
         let y = (1.0 - 2.0 * p.y / height as f32) * self.tan_half_yfov;
         (self.origin, (self.right * x + self.up * y + self.forward).normalize())
     }
+
+    /// Where `point` appears on a `width` x `height` image (pixels, row 0 at the top) and the
+    /// cosine between the direction to it and the forward axis; `None` behind the camera or
+    /// outside the image.
+    pub fn project(&self, point: Vec3, width: u32, height: u32) -> Option<(Vec2, f32)> {
+        let d = point - self.origin;
+        let z = d.dot(self.forward);
+        if z.is_nan() || z <= 0.0 {
+            return None;
+        }
+        let sx = d.dot(self.right) / z;
+        let sy = d.dot(self.up) / z;
+        let position = Vec2::new(
+            (sx / (self.tan_half_yfov * self.aspect) + 1.0) * 0.5 * width as f32,
+            (1.0 - sy / self.tan_half_yfov) * 0.5 * height as f32,
+        );
+        let inside = position.x >= 0.0 && position.x < width as f32 && position.y >= 0.0 && position.y < height as f32;
+        inside.then_some((position, z / d.length()))
+    }
+
+    /// The image's area on the plane at distance 1.
+    pub fn image_area(&self) -> f32 {
+        4.0 * self.tan_half_yfov * self.tan_half_yfov * self.aspect
+    }
+
+    /// Density over directions of a ray through a uniform position on the whole image, at
+    /// `cos_theta` to the forward axis.
+    pub fn direction_pdf(&self, cos_theta: f32) -> f32 {
+        1.0 / (self.image_area() * cos_theta * cos_theta * cos_theta)
+    }
+
+    /// What turns radiance arriving along a direction into its pixel's mean: integrated over
+    /// the directions through one pixel, it gives 1.
+    pub fn importance(&self, cos_theta: f32, width: u32, height: u32) -> f32 {
+        width as f32 * height as f32 * self.direction_pdf(cos_theta)
+    }
 }
 
 #[cfg(test)]
@@ -88,6 +126,74 @@ mod tests {
             left.x < 0.0 && (left.x / left.z - 2.0 * (0.343f32).tan()).abs() < 1e-4,
             "aspect widens x"
         );
+    }
+
+    #[test]
+    fn a_point_on_a_ray_projects_to_the_ray_s_image_position() {
+        let camera = PinholeCamera::from_transform(
+            Mat4::from_rotation_y(0.4) * Mat4::from_translation(Vec3::new(1.0, -2.0, 3.0)),
+            0.9,
+            1.7,
+        );
+        let (width, height) = (97, 57);
+        for i in 0..1000u32 {
+            let pixel = Vec2::new((i * 37 % width) as f32, (i * 11 % height) as f32);
+            // Away from the image edge, where rounding may put a point a hair outside.
+            let jitter = Vec2::new(((i % 7) as f32 + 0.5) / 7.0, ((i % 5) as f32 + 0.5) / 5.0);
+            let (origin, direction) = camera.ray(pixel, jitter, width, height);
+            let distance = 0.1 + (i % 13) as f32;
+            let (position, cos_theta) = camera
+                .project(origin + direction * distance, width, height)
+                .expect("a point on a camera ray is on the image");
+            assert!(
+                (position - (pixel + jitter)).length() < 2e-3,
+                "{position} vs {}",
+                pixel + jitter
+            );
+            assert!((cos_theta - direction.dot(camera.forward)).abs() < 1e-5);
+        }
+        assert_eq!(
+            camera.project(camera.origin - camera.forward, width, height),
+            None,
+            "behind"
+        );
+        assert_eq!(
+            camera.project(camera.origin + camera.right * 10.0 + camera.forward, width, height),
+            None
+        );
+    }
+
+    /// Integrated over the sphere (by theta and phi), the direction density is 1 and one
+    /// pixel's importance is 1: the formulas agree with what the projection covers.
+    #[test]
+    fn the_direction_density_and_a_pixel_s_importance_integrate_to_one() {
+        let camera = PinholeCamera::from_transform(Mat4::IDENTITY, 0.8, 1.5);
+        let (width, height) = (6u32, 4u32);
+        let steps = 1500;
+        let (mut density, mut importance) = (0.0f64, 0.0f64);
+        let d_theta = 0.8 / steps as f64;
+        let d_phi = std::f64::consts::TAU / steps as f64;
+        for i in 0..steps {
+            let theta = (i as f64 + 0.5) * d_theta;
+            for j in 0..steps {
+                let phi = (j as f64 + 0.5) * d_phi;
+                let direction = Vec3::new(
+                    (theta.sin() * phi.cos()) as f32,
+                    (theta.sin() * phi.sin()) as f32,
+                    -theta.cos() as f32,
+                );
+                let Some((position, cos_theta)) = camera.project(direction, width, height) else {
+                    continue;
+                };
+                let solid_angle = theta.sin() * d_theta * d_phi;
+                density += f64::from(camera.direction_pdf(cos_theta)) * solid_angle;
+                if position.x < 1.0 && position.y < 1.0 {
+                    importance += f64::from(camera.importance(cos_theta, width, height)) * solid_angle;
+                }
+            }
+        }
+        assert!((density - 1.0).abs() < 2e-3, "{density}");
+        assert!((importance - 1.0).abs() < 1e-2, "{importance}");
     }
 
     #[test]
