@@ -9,8 +9,7 @@ use rand::{Rng, SeedableRng};
 use wavetrace::accel::SceneAccel;
 use wavetrace::gpu::shaders::ids;
 use wavetrace::gpu::{
-    Buffer, BufferUsage, ComputePipeline, Context, DispatchSize, MemoryLocation, RayTracingPipeline, RayTracingShaders,
-    TraceBackend,
+    Buffer, BufferUsage, ComputePipeline, Context, MemoryLocation, RayTracingPipeline, RayTracingShaders, TraceBackend,
 };
 use wavetrace::interface::{ProbeHit, ProbeRay, TraceProbePush};
 use wavetrace::scene::{GpuMeshes, Instance, Scene};
@@ -62,19 +61,7 @@ fn trace(context: &Context, backend: TraceBackend, push: &TraceProbePush) -> Opt
         TraceBackend::Query => {
             let pipeline =
                 ComputePipeline::<TraceProbePush>::new(context, ids::DIAGNOSTICS_TRACE_PROBE_QUERY, &[]).unwrap();
-            context
-                .run_once("trace probe (query)", |commands| {
-                    commands.dispatch(
-                        &pipeline,
-                        push,
-                        DispatchSize {
-                            x: push.count.div_ceil(64),
-                            y: 1,
-                        },
-                    );
-                    Ok(())
-                })
-                .unwrap();
+            common::run_probe(context, &pipeline, push, push.count);
         }
         TraceBackend::Pipeline => {
             let shaders = RayTracingShaders {

@@ -9,11 +9,11 @@ mod common;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use wavetrace::gpu::shaders::ids;
-use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline, DispatchSize, MemoryLocation};
+use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline, MemoryLocation};
 use wavetrace::integrator::bdpt::mis::{
     camera_connection_weight, connection_weight, light_hit_weight, ConnectionEnd, MisVertex, PathDensities, SubpathMis,
 };
-use wavetrace::interface::{BdptMisProbePush, BDPT_PROBE_MAX_VERTICES, BDPT_PROBE_PATH_FLOATS, PROBE_GROUP};
+use wavetrace::interface::{BdptMisProbePush, BDPT_PROBE_MAX_VERTICES, BDPT_PROBE_PATH_FLOATS};
 
 /// A path as the integrator would trace it: per segment i (x_i to x_{i+1}) its length, and per
 /// vertex the cosines towards its neighbours and the solid-angle densities of scattering
@@ -305,13 +305,7 @@ fn the_gpu_weights_match_the_whole_path_reference() {
         count: count as u32,
         pad0: 0,
     };
-    context
-        .run_once("bdpt mis probe", |commands| {
-            let groups = (count as u32).div_ceil(PROBE_GROUP);
-            commands.dispatch(&pipeline, &push, DispatchSize { x: groups, y: 1 });
-            Ok(())
-        })
-        .unwrap();
+    common::run_probe(context, &pipeline, &push, push.count);
     let weights: Vec<f32> = output.read_back(context, count * max).unwrap();
     let mut worst = 0.0f64;
     for (p, path) in paths.iter().enumerate() {

@@ -12,7 +12,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use wavetrace::bsdf::{Bsdf, BsdfSample};
 use wavetrace::gpu::shaders::ids;
-use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline, Context, DispatchSize, MemoryLocation};
+use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline, Context, MemoryLocation};
 use wavetrace::interface::{BsdfProbeCase, BsdfProbePush, BsdfProbeResult};
 
 fn material(metallic: f32, roughness: f32, transmission: f32) -> Bsdf {
@@ -288,16 +288,7 @@ fn run_probe(context: &Context, cases: &[BsdfProbeCase]) -> Vec<BsdfProbeResult>
         count,
         pad0: 0,
     };
-    context
-        .run_once("bsdf probe", |commands| {
-            commands.dispatch(
-                &pipeline,
-                &push,
-                DispatchSize::covering(u64::from(count.div_ceil(64)), 65535).unwrap(),
-            );
-            Ok(())
-        })
-        .unwrap();
+    common::run_probe(context, &pipeline, &push, count);
     output.read_back(context, cases.len()).unwrap()
 }
 

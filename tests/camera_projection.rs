@@ -8,8 +8,8 @@ use glam::{Mat4, Vec3, Vec4};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use wavetrace::gpu::shaders::ids;
-use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline, DispatchSize, MemoryLocation};
-use wavetrace::interface::{CameraProbePush, PassConstants, PROBE_GROUP};
+use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline, MemoryLocation};
+use wavetrace::interface::{CameraProbePush, PassConstants};
 use wavetrace::scene::PinholeCamera;
 
 #[test]
@@ -65,13 +65,7 @@ fn the_gpu_projects_as_the_cpu_twin() {
         count: points.len() as u32,
         pad0: 0,
     };
-    context
-        .run_once("camera probe", |commands| {
-            let groups = push.count.div_ceil(PROBE_GROUP);
-            commands.dispatch(&pipeline, &push, DispatchSize { x: groups, y: 1 });
-            Ok(())
-        })
-        .unwrap();
+    common::run_probe(context, &pipeline, &push, push.count);
     let gpu_results: Vec<Vec4> = results.read_back(context, points.len()).unwrap();
     let mut visible = 0;
     for (point, got) in points.iter().zip(&gpu_results) {

@@ -7,7 +7,7 @@ use glam::{Mat4, Vec3};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use wavetrace::gpu::shaders::ids;
-use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline, Context, DispatchSize, MemoryLocation};
+use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline, Context, MemoryLocation};
 use wavetrace::interface::LightProbePush;
 use wavetrace::lights::emissive::{luminance, EmissiveTriangle, EmissiveTriangles};
 use wavetrace::lights::flatten::NOT_A_LIGHT;
@@ -310,19 +310,7 @@ fn probe(context: &Context, selection: LightSelection, tree: &LightTree, count: 
         seed: 5,
         pad0: 0,
     };
-    context
-        .run_once("light probe", |commands| {
-            commands.dispatch(
-                &pipeline,
-                &push,
-                DispatchSize {
-                    x: draws.div_ceil(64),
-                    y: 1,
-                },
-            );
-            Ok(())
-        })
-        .unwrap();
+    common::run_probe(context, &pipeline, &push, draws);
     let raw: Vec<[u32; 2]> = results.read_back(context, draws as usize).unwrap();
     raw.iter().map(|&[light, bits]| (light, f32::from_bits(bits))).collect()
 }

@@ -4,7 +4,7 @@
 mod common;
 
 use wavetrace::gpu::shaders::ids;
-use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline, DispatchSize, MemoryLocation};
+use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline, MemoryLocation};
 use wavetrace::interface::RngProbePush;
 use wavetrace::rng;
 
@@ -32,19 +32,7 @@ fn gpu_and_cpu_give_the_same_bits() {
             bounce,
             pad0: 0,
         };
-        context
-            .run_once("rng probe", |commands| {
-                commands.dispatch(
-                    &pipeline,
-                    &push,
-                    DispatchSize {
-                        x: count.div_ceil(64),
-                        y: 1,
-                    },
-                );
-                Ok(())
-            })
-            .unwrap();
+        common::run_probe(context, &pipeline, &push, count);
         let got: Vec<f32> = values.read_back(context, (count * dimensions) as usize).unwrap();
         for path in 0..count {
             for dimension in 0..dimensions {

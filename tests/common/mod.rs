@@ -175,3 +175,20 @@ pub fn files_under(folder: &std::path::Path, extensions: &[&str]) -> Vec<std::pa
     found.sort();
     found
 }
+
+/// Runs a diagnostic probe (a compute shader of `PROBE_GROUP` threads a workgroup, one item a
+/// thread) once over `count` items, and waits for it.
+pub fn run_probe<P: bytemuck::Pod>(
+    context: &Context,
+    pipeline: &wavetrace::gpu::ComputePipeline<P>,
+    push: &P,
+    count: u32,
+) {
+    let groups = count.div_ceil(wavetrace::interface::PROBE_GROUP);
+    context
+        .run_once(pipeline.kernel(), |commands| {
+            commands.dispatch(pipeline, push, wavetrace::gpu::DispatchSize { x: groups, y: 1 });
+            Ok(())
+        })
+        .unwrap_or_else(|e| panic!("{}: {e}", pipeline.kernel()));
+}
