@@ -61,6 +61,12 @@ gpu_constants! {
     const ENVIRONMENT_NONE: u32 = 0;
     const ENVIRONMENT_CONSTANT: u32 = 1;
     const ENVIRONMENT_MAP: u32 = 2;
+    /// The ray sort's buckets: a direction's octant, then the Morton cell of the origin in a
+    /// grid of RAY_SORT_GRID^3 cells over the scene's bounds.
+    const RAY_SORT_GRID_BITS: u32 = 2;
+    const RAY_SORT_GRID: u32 = 1 << RAY_SORT_GRID_BITS;
+    const RAY_SORT_CELLS: u32 = RAY_SORT_GRID * RAY_SORT_GRID * RAY_SORT_GRID;
+    const RAY_SORT_BUCKETS: u32 = 8 * RAY_SORT_CELLS;
     /// Workgroup sizes of the light and environment kernels.
     const LIGHT_COUNT_GROUP: u32 = 64;
     const LIGHT_FLATTEN_GROUP: u32 = 256;

@@ -49,17 +49,17 @@ uint enqueue(uint queue, bool wants) {
 }
 
 // The bucket of a ray in the sort before extend: its direction's octant, then the cell of its
-// origin in a 4x4x4 grid over the scene's bounds (Morton order). Rays of one bucket start near
+// origin in a grid of RAY_SORT_GRID^3 cells over the scene's bounds (Morton order). Rays of one bucket start near
 // each other and head the same way, so a warp's traversals visit the same nodes.
 uint ray_sort_key(PassConstants c, vec3 origin, vec3 direction) {
     uint octant = (direction.x < 0.0 ? 1u : 0u) | (direction.y < 0.0 ? 2u : 0u) | (direction.z < 0.0 ? 4u : 0u);
-    uvec3 cell = uvec3(clamp((origin - c.ray_sort_origin) * c.ray_sort_scale, vec3(0.0), vec3(3.0)));
+    uvec3 cell = uvec3(clamp((origin - c.ray_sort_origin) * c.ray_sort_scale, vec3(0.0), vec3(float(RAY_SORT_GRID - 1u))));
     uint morton = 0;
-    for (uint bit = 0; bit < 2; ++bit) {
+    for (uint bit = 0; bit < RAY_SORT_GRID_BITS; ++bit) {
         morton |= ((cell.x >> bit) & 1u) << (3 * bit) | ((cell.y >> bit) & 1u) << (3 * bit + 1)
                   | ((cell.z >> bit) & 1u) << (3 * bit + 2);
     }
-    return octant * 64 + morton;
+    return octant * RAY_SORT_CELLS + morton;
 }
 
 // How many items the current launch of `queue` has (set by prepare_launch).

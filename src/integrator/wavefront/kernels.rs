@@ -60,8 +60,7 @@ pub struct WavefrontKernels {
     ray_sort: Option<CountingSort>,
 }
 
-/// Buckets of the ray sort before extend: 8 direction octants x 64 origin cells.
-pub const RAY_SORT_BUCKETS: u32 = 512;
+pub use crate::interface::RAY_SORT_BUCKETS;
 
 /// What a step needs besides the kernels: the pass constants' address, the queue state
 /// (indirect arguments live there) and the path state's shade arrays, for the sort.

@@ -12,7 +12,7 @@ pub mod scheduler;
 pub use kernels::{tiled_pixel, StepInputs, WavefrontKernels, RAY_SORT_BUCKETS};
 
 use crate::gpu::{Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult, Profiler};
-use crate::interface::{KernelCounters, PassConstants};
+use crate::interface::{KernelCounters, PassConstants, RAY_SORT_GRID};
 use crate::primitives::counting_sort;
 use crate::scene::Scene;
 
@@ -63,12 +63,12 @@ impl ShadeSort {
     }
 }
 
-/// The ray sort's 4x4x4 grid over the scene's bounds (a flat scene gets a unit extent).
+/// The ray sort's grid over the scene's bounds (a flat scene gets a unit extent).
 fn fill_ray_sort(scene: &Scene, sort_rays: bool, constants: &mut PassConstants) {
     let (origin, scale) = scene
         .bounds()
         .map_or((glam::Vec3::ZERO, glam::Vec3::ONE), |(low, high)| {
-            (low, 4.0 / (high - low).max(glam::Vec3::splat(1e-6)))
+            (low, RAY_SORT_GRID as f32 / (high - low).max(glam::Vec3::splat(1e-6)))
         });
     constants.ray_sort_origin = origin;
     constants.ray_sort_scale = scale;
