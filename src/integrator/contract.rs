@@ -12,7 +12,7 @@
 //! 3. **render** (`Integrator::render`) every sample, reporting progress, then add its part
 //!    of the statistics (`Integrator::add_stats`).
 
-use crate::gpu::{Buffer, Context, GpuResult, ScopeTiming};
+use crate::gpu::{Buffer, Context, GpuError, GpuResult, ScopeTiming};
 use crate::interface::PassConstants;
 use crate::lights::LightSampler;
 use crate::scene::{GpuScene, Scene};
@@ -49,6 +49,14 @@ pub struct PassTimings {
     /// Every timestamp scope of every submission, in order.
     pub timings: Vec<ScopeTiming>,
     pub submissions: u64,
+}
+
+/// The error of an integrator asked to render before it recorded its passes.
+pub fn render_before_record() -> GpuError {
+    GpuError::InvalidUse {
+        name: "integrator".into(),
+        problem: "render called before record".into(),
+    }
 }
 
 /// The name of the scope each integrator opens around a whole submission: the GPU's busy time.

@@ -9,7 +9,7 @@ use crate::gpu::{CommandBuffer, ComputePipeline, Context, DispatchSize, GpuResul
 use crate::interface::WavefrontPush;
 use crate::trace::{self, TraceKernel, TraceShaders};
 
-use super::contract::{Frame, Integrator, PassTimings, Setup, SUBMISSION_SCOPE};
+use super::contract::{render_before_record, Frame, Integrator, PassTimings, Setup, SUBMISSION_SCOPE};
 use super::stats::RenderStats;
 
 /// Profiler scopes a sample pass opens besides the light rebuild: the whole pass and the
@@ -89,7 +89,7 @@ impl Integrator for Megakernel {
     }
 
     fn render(&mut self, context: &Context, progress: &mut dyn FnMut(f64)) -> GpuResult<PassTimings> {
-        let (pass, profiler) = self.recorded.as_mut().expect("record runs before render");
+        let (pass, profiler) = self.recorded.as_mut().ok_or_else(render_before_record)?;
         let mut timings = Vec::new();
         for done in 1..=self.spp {
             pass.submit_and_wait(context)?;

@@ -16,7 +16,7 @@ use crate::interface::{KernelCounters, PassConstants, RAY_SORT_GRID};
 use crate::primitives::counting_sort;
 use crate::scene::Scene;
 
-use super::contract::{Frame, Integrator, PassTimings, Setup};
+use super::contract::{render_before_record, Frame, Integrator, PassTimings, Setup};
 use super::settings::{RenderSettings, Schedule, RAY_SORT_AUTO_TRIANGLES};
 use super::stats::RenderStats;
 use kernel_graph::GRAPH;
@@ -206,7 +206,7 @@ impl Integrator for Wavefront {
     }
 
     fn render(&mut self, context: &Context, progress: &mut dyn FnMut(f64)) -> GpuResult<PassTimings> {
-        let (scheduler, _) = self.recorded.as_mut().expect("record runs before render");
+        let (scheduler, _) = self.recorded.as_mut().ok_or_else(render_before_record)?;
         let run = scheduler.run(context, progress)?;
         Ok(PassTimings {
             timings: run.timings,
