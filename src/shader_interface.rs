@@ -296,6 +296,10 @@ gpu_structs! {
         punctual_cdf: u64,
         punctual_count: u32,
         punctual_choice: f32,
+        // The scene's bounding sphere: lights at infinity (directional lights, the environment)
+        // start light subpaths on a disk of this radius across their direction.
+        scene_center: Vec3,
+        scene_radius: f32,
     }
 
     /// Queue counters and the indirect arguments made from them; all GPU-written. Queue
@@ -508,6 +512,15 @@ gpu_structs! {
         results: u64,
         count: u32,
         pad0: u32,
+    }
+
+    /// Push constants of `diagnostics/emission_probe`: `count` emission samples with the lights
+    /// of the `PassConstants` at `constants`, each (weight, 1) or zeros where none was made.
+    struct EmissionProbePush {
+        constants: u64,
+        results: u64,
+        count: u32,
+        seed: u32,
     }
 
     /// `argument`: the queue `prepare_launch` prepares (unused by the other kernels).

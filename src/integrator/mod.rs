@@ -8,12 +8,13 @@ mod contract;
 pub mod megakernel;
 mod registry;
 mod renderer;
-mod scene_resources;
+pub mod scene_resources;
 mod settings;
 mod stats;
 pub mod wavefront;
 
 pub use contract::{Frame, Integrator, PassTimings, Setup, SUBMISSION_SCOPE};
 pub use renderer::{Renderer, TILE_SIZE};
+pub use scene_resources::SceneResources;
 pub use settings::{IntegratorKind, RenderSettings, Schedule, RAY_SORT_AUTO_TRIANGLES};
 pub use stats::{KernelStats, RenderStats};

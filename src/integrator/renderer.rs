@@ -113,9 +113,7 @@ impl Renderer {
 
         context.run_once("clear film and build lights", |commands| {
             film.record_clear(commands);
-            resources.lights.record_flatten(commands, None)?;
-            resources.lights.record_build(commands, &resources.scene, None)?;
-            resources.environment.record_build(commands)
+            resources.record_build(commands)
         })?;
         integrator.record(&Frame {
             context,

@@ -4,7 +4,7 @@
 
 use crate::accel::SceneAccel;
 use crate::environment::GpuEnvironment;
-use crate::gpu::{Context, GpuResult};
+use crate::gpu::{CommandBuffer, Context, GpuResult};
 use crate::interface::PassConstants;
 use crate::lights::{LightSampler, PunctualLights};
 use crate::scene::{GpuScene, PinholeCamera, Scene};
@@ -35,6 +35,14 @@ impl SceneResources {
         })
     }
 
+    /// Records what is built on the GPU before the first pass: the flattened lights, their
+    /// selection structure, the environment's sampling distribution.
+    pub fn record_build(&self, commands: &mut CommandBuffer) -> GpuResult<()> {
+        self.lights.record_flatten(commands, None)?;
+        self.lights.record_build(commands, &self.scene, None)?;
+        self.environment.record_build(commands)
+    }
+
     /// The pass constants' scene, light, environment and camera fields.
     pub fn fill(&self, scene: &Scene, settings: &RenderSettings, constants: &mut PassConstants) {
         let meshes = &self.scene.meshes;
@@ -48,6 +56,9 @@ impl SceneResources {
         constants.materials = self.scene.materials.address();
         constants.material_count = scene.materials.len().max(1) as u32;
         constants.top_level = self.accel.top_level.address();
+        let (low, high) = scene.bounds().unwrap_or((glam::Vec3::ZERO, glam::Vec3::ZERO));
+        constants.scene_center = (low + high) * 0.5;
+        constants.scene_radius = scene.radius();
 
         let light_tables = self.lights.tables();
         constants.light_map = light_tables.map;
