@@ -66,6 +66,12 @@ impl RandomPath {
             delta: vec![false; vertices],
         };
         path.hittable = rng.random_bool(0.7);
+        // A light at infinity: chosen by direction, its first segment has no squared distance
+        // and no cosine at the light (SubpathMis::leave_light).
+        if rng.random_bool(0.2) {
+            path.distance[0] = 1.0;
+            path.cos_next[0] = 1.0;
+        }
         for i in 1..length {
             if rng.random_bool(0.25) {
                 // A delta lobe's densities are its discrete probabilities, which cancel.

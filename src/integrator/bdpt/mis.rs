@@ -104,6 +104,13 @@ impl SubpathMis {
     /// A light subpath leaving a point chosen with area density `position_pdf` (light choice
     /// included; the same density next-event estimation uses) in a direction of solid-angle
     /// density `direction_pdf`, at `cos_out` to the light's normal.
+    ///
+    /// A light at infinity (the environment, a directional light) is chosen by direction and
+    /// starts on a disk across it (emission.glsl): there `position_pdf` is next-event
+    /// estimation's density of the direction (per solid angle, or the choice probability of a
+    /// directional light), `direction_pdf` the disk's density per unit area, `cos_out` 1, and
+    /// the first `arrive` gets distance 1 (Georgiev's convention: no squared distance where the
+    /// light has no position).
     pub fn leave_light(position_pdf: f64, direction_pdf: f64, cos_out: f64, hittable: bool) -> Self {
         Self {
             d_vcm: mis(1.0 / direction_pdf),
