@@ -6,8 +6,16 @@ use crate::interface::PassConstants;
 
 use super::contract::{Integrator, Setup};
 use super::megakernel::Megakernel;
-use super::settings::IntegratorKind;
+use super::settings::{IntegratorKind, RenderSettings};
 use super::wavefront::Wavefront;
+
+/// Checks what the chosen integrator asks of the settings, before anything is uploaded.
+pub fn check(settings: &RenderSettings) -> GpuResult<()> {
+    match settings.integrator {
+        IntegratorKind::Wavefront => Wavefront::check(settings),
+        IntegratorKind::Megakernel => Ok(()),
+    }
+}
 
 /// Creates the integrator the settings ask for, which fills its own fields of `constants`.
 pub fn create(setup: &Setup<'_>, constants: &mut PassConstants) -> GpuResult<Box<dyn Integrator>> {

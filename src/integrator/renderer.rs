@@ -81,20 +81,12 @@ impl Renderer {
     pub fn new(context: &Context, scene: &Scene, settings: &RenderSettings) -> GpuResult<Self> {
         check_settings(settings, context)?;
         let camera_paths = u64::from(settings.width) * u64::from(settings.height) * u64::from(settings.spp);
-        // The integrator first: it checks its own settings before anything is uploaded.
-        let mut constants = PassConstants::default();
-        let setup = Setup {
-            context,
-            scene,
-            settings,
-            camera_paths,
-        };
-        let mut integrator = registry::create(&setup, &mut constants)?;
+        registry::check(settings)?;
         let resources = SceneResources::upload(context, scene, settings)?;
         let film = Film::new(context, settings.width, settings.height)?;
         let queues = initial_queues(context, camera_paths)?;
 
-        constants = PassConstants {
+        let mut constants = PassConstants {
             queues: queues.address(),
             film: film.address(),
             seed: settings.seed,
@@ -106,9 +98,18 @@ impl Renderer {
                 TraceBackend::Query => WAVEFRONT_GROUP,
                 TraceBackend::Pipeline => context.subgroup_size(),
             },
-            ..constants
+            ..PassConstants::default()
         };
         resources.fill(scene, settings, &mut constants);
+        // Created after the scene's buffers, as before the integrator contract: allocated first,
+        // the path state cost the 1 M-triangle scene 0.6% on the H100 (docs/BENCHMARKS.md).
+        let setup = Setup {
+            context,
+            scene,
+            settings,
+            camera_paths,
+        };
+        let mut integrator = registry::create(&setup, &mut constants)?;
         let constants_buffer = Buffer::from_slice(context, "pass constants", &[constants], BufferUsage::STORAGE)?;
 
         context.run_once("clear film and build lights", |commands| {

@@ -97,17 +97,7 @@ impl Wavefront {
             settings,
             camera_paths,
         } = *setup;
-        if let Some(slots) = settings.path_slots {
-            if slots == 0 || slots > path_state::MAX_SLOTS {
-                return Err(GpuError::InvalidUse {
-                    name: "render settings".into(),
-                    problem: format!(
-                        "{slots} path slots: between 1 and {} are supported",
-                        path_state::MAX_SLOTS
-                    ),
-                });
-            }
-        }
+        Self::check(settings)?;
         let material_count = scene.materials.len().max(1) as u32;
         let sort_rays = settings
             .sort_rays
@@ -139,6 +129,20 @@ impl Wavefront {
             camera_paths,
             recorded: None,
         })
+    }
+
+    /// What the wavefront asks of the settings: a path slot count it supports.
+    pub fn check(settings: &RenderSettings) -> GpuResult<()> {
+        match settings.path_slots {
+            Some(slots) if slots == 0 || slots > path_state::MAX_SLOTS => Err(GpuError::InvalidUse {
+                name: "render settings".into(),
+                problem: format!(
+                    "{slots} path slots: between 1 and {} are supported",
+                    path_state::MAX_SLOTS
+                ),
+            }),
+            _ => Ok(()),
+        }
     }
 
     /// Adds the GPU-kept counts (launches with work, paths, lane and slot shares) to the
