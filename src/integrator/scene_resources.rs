@@ -56,9 +56,7 @@ impl SceneResources {
         constants.materials = self.scene.materials.address();
         constants.material_count = scene.materials.len().max(1) as u32;
         constants.top_level = self.accel.top_level.address();
-        let (low, high) = scene.bounds().unwrap_or((glam::Vec3::ZERO, glam::Vec3::ZERO));
-        constants.scene_center = (low + high) * 0.5;
-        constants.scene_radius = scene.radius();
+        (constants.scene_center, constants.scene_radius) = scene.bounding_sphere();
 
         let light_tables = self.lights.tables();
         constants.light_map = light_tables.map;

@@ -212,8 +212,15 @@ impl Scene {
 
     /// The bounding sphere's radius, at least 1e-3 (directional lights' power over the scene).
     pub fn radius(&self) -> f32 {
-        self.bounds()
-            .map_or(1e-3, |(lo, hi)| (0.5 * (hi - lo).length()).max(1e-3))
+        self.bounding_sphere().1
+    }
+
+    /// Centre and radius (at least 1e-3) of the sphere around the bounds, from one pass over
+    /// the vertices.
+    pub fn bounding_sphere(&self) -> (Vec3, f32) {
+        self.bounds().map_or((Vec3::ZERO, 1e-3), |(lo, hi)| {
+            ((lo + hi) * 0.5, (0.5 * (hi - lo).length()).max(1e-3))
+        })
     }
 
     pub fn emissive_triangle_count(&self) -> usize {

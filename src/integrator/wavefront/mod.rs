@@ -28,11 +28,10 @@ use scheduler::{Prelude, Scheduler, Work};
 struct ShadeSort {
     material_buckets: u32,
     partitions: u32,
-    partition_size: u32,
 }
 
 impl ShadeSort {
-    fn new(settings: &RenderSettings, sort_rays: bool, material_count: u32, slots: u32) -> Self {
+    fn new(settings: &RenderSettings, sort_rays: bool, material_count: u32) -> Self {
         let material_buckets = if settings.sort_by_material {
             material_count.min(counting_sort::MAX_BUCKETS)
         } else {
@@ -46,7 +45,6 @@ impl ShadeSort {
         Self {
             material_buckets,
             partitions,
-            partition_size: slots.div_ceil(partitions),
         }
     }
 
@@ -54,12 +52,13 @@ impl ShadeSort {
         self.material_buckets * self.partitions
     }
 
-    fn fill(&self, constants: &mut PassConstants) {
+    /// Its sizes in the pass constants; a partition is a range of `slots / partitions` slots.
+    fn fill(&self, slots: u32, constants: &mut PassConstants) {
         let buckets = self.buckets();
         constants.sort_buckets = if buckets > 1 { buckets } else { 0 };
         constants.material_sort_buckets = self.material_buckets;
         constants.sort_partitions = self.partitions;
-        constants.sort_partition_size = self.partition_size;
+        constants.sort_partition_size = slots.div_ceil(self.partitions);
     }
 }
 
@@ -102,8 +101,9 @@ impl Wavefront {
         let sort_rays = settings
             .sort_rays
             .unwrap_or(scene.triangle_count() >= RAY_SORT_AUTO_TRIANGLES);
+        let shade_sort = ShadeSort::new(settings, sort_rays, material_count);
         let sorts = Sorts {
-            shade: ShadeSort::new(settings, sort_rays, material_count, 1).buckets() > 1,
+            shade: shade_sort.buckets() > 1,
             rays: sort_rays,
         };
         let slots = settings
@@ -118,7 +118,7 @@ impl Wavefront {
         )?;
         constants.kernel_counters = counters.address();
         state.fill(constants);
-        ShadeSort::new(settings, sort_rays, material_count, state.slots()).fill(constants);
+        shade_sort.fill(state.slots(), constants);
         fill_ray_sort(scene, sort_rays, constants);
         Ok(Self {
             state,
