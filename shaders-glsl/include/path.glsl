@@ -11,6 +11,7 @@
 #include "lights.glsl"
 #include "textures.glsl"
 #include "camera.glsl"
+#include "surface.glsl"
 
 // Box-filter jitter from dimensions 0 and 1 of bounce 0.
 void camera_ray(PassConstants c, uint pixel, uint sample_index, out vec3 origin, out vec3 direction) {
@@ -29,14 +30,6 @@ struct ShadowRay {
     vec3 contribution;
 };
 
-// The BSDF of a material at texture coordinate uv.
-Bsdf material_bsdf(GpuMaterial m, vec2 uv, float log_footprint) {
-    vec3 base = material_base_color(m, uv, log_footprint).rgb;
-    vec2 metallic_roughness = material_metallic_roughness(m, uv, log_footprint);
-    return Bsdf(base, metallic_roughness.x, m.specular_color, m.specular,
-                metallic_roughness.y * metallic_roughness.y, m.transmission, m.ior);
-}
-
 // What a hit on segment `bounce` of the path (ray `origin` + t `direction`, throughput with
 // the last BSDF density in w: 0 after a delta lobe or the camera, where emission counts in
 // full) does. Emission is seen from the front face only (the side the geometric normal points
@@ -53,70 +46,38 @@ bool shade_hit(PassConstants c, uint pixel, uint sample_index, uint bounce, HitR
     emitted = vec3(0.0);
     has_shadow = false;
     shadow = ShadowRay(vec3(0.0), 0.0, vec3(0.0), vec3(0.0));
-    WorldTriangle surface = world_triangle(c.positions, c.indices, c.instances, c.meshes, hit.instance, hit.primitive);
-    vec3 normal = cross(surface.p1 - surface.p0, surface.p2 - surface.p0);
-    if (surface.instance.flips_winding != 0) {
-        normal = -normal;
-    }
-    GpuMaterial material = Materials(c.materials).v[surface.mesh.material];
-    bool front = dot(normal, direction) < 0.0;
-    vec3 hit_point = origin + direction * hit.t;
-    uvec3 vertices = triangle_vertices(c.indices, surface, hit.primitive);
-    vec3 weights = barycentric_weights(triangle_barycentrics(surface, hit_point));
-    vec2 uv = interpolated_uv(c.uvs, vertices, weights);
-    // The ray cone from the camera's pixel, its width at the hit (the spread of primary rays
-    // over this segment's length), in UV units.
-    float cone_width = hit.t * 2.0 * c.tan_half_yfov / float(c.height);
-    float cos_view = max(abs(dot(normal, direction)) / max(length(normal), 1e-30), 0.1);
-    float log_footprint = log2(max(cone_width / cos_view, 1e-30))
-                          + 0.5 * log2(max(triangle_uv_area2(c.uvs, vertices), 1e-30) / max(length(normal), 1e-30));
+    SurfaceHit surface = surface_hit(c, hit, origin, direction);
+    GpuMaterial material = surface.material;
     // A back face seen from inside: the segment ran through this material's volume (closed
     // meshes, media not nested beyond touching), so Beer's law applies along it.
-    if (!front) {
+    if (!surface.front) {
         throughput.xyz *= exp(-material.absorption * hit.t);
     }
-    vec3 n = normalize(normal);
     float last_bsdf_pdf = throughput.w;
-    if (front && luminance(material.emission) > 0.0) {
+    if (surface.front && luminance(material.emission) > 0.0) {
         float weight = 1.0;
         if (last_bsdf_pdf > 0.0) {
-            float area_density = light_hit_area_density(c, hit.instance, hit.primitive, 0.5 * length(normal));
-            float light_pdf = area_density * hit.t * hit.t / max(-dot(n, direction), 1e-8);
+            float area_density = light_hit_area_density(c, hit.instance, hit.primitive, 0.5 * length(surface.normal));
+            float light_pdf = area_density * hit.t * hit.t / max(-dot(surface.n, direction), 1e-8);
             weight = power_heuristic(last_bsdf_pdf, light_pdf);
         }
-        emitted = throughput.xyz * material_emission(material, uv, log_footprint) * weight;
+        emitted = throughput.xyz * material_emission(material, surface.uv, surface.log_footprint) * weight;
     }
     if (bounce + 1 >= c.max_depth) {
         return false;
     }
 
-    vec3 facing = front ? n : -n;
+    vec3 hit_point = surface.point;
+    bool front = surface.front;
+    vec3 facing = surface.facing;
+    float epsilon = surface.epsilon;
     uint dimension_bounce = bounce + 1;
-    float epsilon = 1e-4 * max(1.0, max(abs(hit_point.x), max(abs(hit_point.y), abs(hit_point.z))));
-
-    vec3 shading = interpolated_normal(c.normals, vertices, surface.instance, weights);
-    shading = dot(shading, shading) > 0.0 ? normalize(shading) : n;
-    vec4 vertex_tangent = interpolated_tangent(c.tangents, vertices, surface.instance, weights);
-    if (material.textures.z != NO_TEXTURE && dot(vertex_tangent.xyz, vertex_tangent.xyz) > 0.0) {
-        vec3 mapped = material_normal(material, uv, log_footprint);
-        vec3 t = vertex_tangent.xyz - shading * dot(shading, vertex_tangent.xyz);
-        if (dot(t, t) > 0.0) {
-            t = normalize(t);
-            mapped = t * mapped.x + cross(shading, t) * (vertex_tangent.w * mapped.y) + shading * mapped.z;
-            shading = dot(mapped, mapped) > 0.0 ? normalize(mapped) : shading;
-        }
-    }
-    shading = dot(shading, facing) < 0.0 ? -shading : shading;
-    vec3 wo = -direction;
-    if (!(dot(shading, wo) > 1e-6)) {
-        shading = facing;
-    }
-    shading = normalize(shading);
-    vec3 tangent;
-    vec3 bitangent;
-    basis(shading, tangent, bitangent);
-    vec3 wo_local = to_local(wo, tangent, bitangent, shading);
-    Bsdf bsdf = material_bsdf(material, uv, log_footprint);
+    ShadingFrame frame = shading_frame(c, surface, direction);
+    vec3 tangent = frame.tangent;
+    vec3 bitangent = frame.bitangent;
+    vec3 shading = frame.normal;
+    vec3 wo_local = frame.wo_local;
+    Bsdf bsdf = material_bsdf(material, surface.uv, surface.log_footprint);
 
     float u_light = wt_random(c.seed, pixel, sample_index, dimension_bounce, 2);
     vec2 u_point = vec2(wt_random(c.seed, pixel, sample_index, dimension_bounce, 3),

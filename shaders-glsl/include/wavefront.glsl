@@ -40,4 +40,20 @@ uint path_bounce(uint packed) {
     return packed >> SAMPLE_BITS;
 }
 
+// The pixel of camera path `index` (the sample is index / pixels): camera paths are handed
+// out sample by sample and, within a sample, tile by tile (row-major tiles of tile_size pixels
+// square, row-major pixels inside). The CPU twin is wavefront::tiled_pixel.
+uint tiled_pixel(PassConstants c, uint within_sample) {
+    uint tile = c.tile_size;
+    uint tile_row = within_sample / (tile * c.width);
+    uint rest = within_sample - tile_row * tile * c.width;
+    uint tile_height = min(tile, c.height - tile_row * tile);
+    uint tile_column = rest / (tile * tile_height);
+    rest -= tile_column * tile * tile_height;
+    uint tile_width = min(tile, c.width - tile_column * tile);
+    uint x = tile_column * tile + rest % tile_width;
+    uint y = tile_row * tile + rest / tile_width;
+    return y * c.width + x;
+}
+
 #endif

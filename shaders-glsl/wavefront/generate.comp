@@ -11,20 +11,6 @@
 
 layout(local_size_x = WAVEFRONT_GROUP) in;
 
-// The pixel of camera path `index` (the sample is index / pixels).
-uint tiled_pixel(PassConstants c, uint within_sample) {
-    uint tile = c.tile_size;
-    uint tile_row = within_sample / (tile * c.width);
-    uint rest = within_sample - tile_row * tile * c.width;
-    uint tile_height = min(tile, c.height - tile_row * tile);
-    uint tile_column = rest / (tile * tile_height);
-    rest -= tile_column * tile * tile_height;
-    uint tile_width = min(tile, c.width - tile_column * tile);
-    uint x = tile_column * tile + rest % tile_width;
-    uint y = tile_row * tile + rest / tile_width;
-    return y * c.width + x;
-}
-
 void main() {
     PassConstants c = constants();
     Queues queues = Queues(c.queues);

@@ -1,0 +1,103 @@
+// Where a ray met a surface and the frame its BSDF works in: shared by the path tracer
+// (path.glsl) and both subpaths of bidirectional path tracing (bdpt.glsl), so that every
+// integrator sees one surface the same way.
+#ifndef WAVETRACE_SURFACE_GLSL
+#define WAVETRACE_SURFACE_GLSL
+
+#include "scene.glsl"
+#include "bsdf.glsl"
+#include "textures.glsl"
+
+struct SurfaceHit {
+    vec3 point;
+    // Geometric normal as the winding gives it (flipped for mirrored instances), not
+    // normalized: its length is twice the triangle's area.
+    vec3 normal;
+    vec3 n;
+    // n turned to the side the ray came from.
+    vec3 facing;
+    // The ray met the side the geometric normal points to.
+    bool front;
+    GpuMaterial material;
+    GpuInstance instance;
+    uvec3 vertices;
+    vec3 weights;
+    vec2 uv;
+    float log_footprint;
+    // How far rays leaving here start off the surface, against self-hits.
+    float epsilon;
+};
+
+// The hit of ray origin + t direction at hit.t.
+SurfaceHit surface_hit(PassConstants c, HitRecord hit, vec3 origin, vec3 direction) {
+    SurfaceHit s;
+    WorldTriangle triangle = world_triangle(c.positions, c.indices, c.instances, c.meshes, hit.instance, hit.primitive);
+    s.instance = triangle.instance;
+    s.normal = cross(triangle.p1 - triangle.p0, triangle.p2 - triangle.p0);
+    if (triangle.instance.flips_winding != 0) {
+        s.normal = -s.normal;
+    }
+    s.material = Materials(c.materials).v[triangle.mesh.material];
+    s.front = dot(s.normal, direction) < 0.0;
+    s.point = origin + direction * hit.t;
+    s.vertices = triangle_vertices(c.indices, triangle, hit.primitive);
+    s.weights = barycentric_weights(triangle_barycentrics(triangle, s.point));
+    s.uv = interpolated_uv(c.uvs, s.vertices, s.weights);
+    // The ray cone from the camera's pixel, its width at the hit (the spread of primary rays
+    // over this segment's length), in UV units.
+    float cone_width = hit.t * 2.0 * c.tan_half_yfov / float(c.height);
+    float cos_view = max(abs(dot(s.normal, direction)) / max(length(s.normal), 1e-30), 0.1);
+    s.log_footprint = log2(max(cone_width / cos_view, 1e-30))
+                      + 0.5 * log2(max(triangle_uv_area2(c.uvs, s.vertices), 1e-30) / max(length(s.normal), 1e-30));
+    s.n = normalize(s.normal);
+    s.facing = s.front ? s.n : -s.n;
+    s.epsilon = 1e-4 * max(1.0, max(abs(s.point.x), max(abs(s.point.y), abs(s.point.z))));
+    return s;
+}
+
+// The BSDF of a material at texture coordinate uv.
+Bsdf material_bsdf(GpuMaterial m, vec2 uv, float log_footprint) {
+    vec3 base = material_base_color(m, uv, log_footprint).rgb;
+    vec2 metallic_roughness = material_metallic_roughness(m, uv, log_footprint);
+    return Bsdf(base, metallic_roughness.x, m.specular_color, m.specular,
+                metallic_roughness.y * metallic_roughness.y, m.transmission, m.ior);
+}
+
+struct ShadingFrame {
+    // The shading normal, turned to wo's side.
+    vec3 normal;
+    vec3 tangent;
+    vec3 bitangent;
+    // The direction back along the ray, in this frame.
+    vec3 wo_local;
+};
+
+// The interpolated (and normal-mapped) normal of the surface, turned to the side the ray
+// came from; where it would put wo below the surface, the geometric normal instead.
+ShadingFrame shading_frame(PassConstants c, SurfaceHit surface, vec3 direction) {
+    GpuMaterial material = surface.material;
+    vec3 shading = interpolated_normal(c.normals, surface.vertices, surface.instance, surface.weights);
+    shading = dot(shading, shading) > 0.0 ? normalize(shading) : surface.n;
+    vec4 vertex_tangent = interpolated_tangent(c.tangents, surface.vertices, surface.instance, surface.weights);
+    if (material.textures.z != NO_TEXTURE && dot(vertex_tangent.xyz, vertex_tangent.xyz) > 0.0) {
+        vec3 mapped = material_normal(material, surface.uv, surface.log_footprint);
+        vec3 t = vertex_tangent.xyz - shading * dot(shading, vertex_tangent.xyz);
+        if (dot(t, t) > 0.0) {
+            t = normalize(t);
+            mapped = t * mapped.x + cross(shading, t) * (vertex_tangent.w * mapped.y) + shading * mapped.z;
+            shading = dot(mapped, mapped) > 0.0 ? normalize(mapped) : shading;
+        }
+    }
+    shading = dot(shading, surface.facing) < 0.0 ? -shading : shading;
+    vec3 wo = -direction;
+    if (!(dot(shading, wo) > 1e-6)) {
+        shading = surface.facing;
+    }
+    ShadingFrame frame;
+    frame.normal = normalize(shading);
+    basis(frame.normal, frame.tangent, frame.bitangent);
+    frame.wo_local = to_local(wo, frame.tangent, frame.bitangent, frame.normal);
+    return frame;
+}
+
+#endif
