@@ -9,7 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use wavetrace::environment::{Environment, EnvironmentMap};
 use wavetrace::gpu::{Context, ContextDesc, TraceBackend};
 use wavetrace::integrator::Renderer;
-use wavetrace::integrator::{IntegratorKind, RenderSettings, RenderStats, Schedule};
+use wavetrace::integrator::{IntegratorKind, RenderSettings, RenderStats, Schedule, SplatFilm};
 use wavetrace::lights::LightSelection;
 use wavetrace::scene::Scene;
 
@@ -38,6 +38,10 @@ enum Command {
     Compare {
         render: PathBuf,
         reference: PathBuf,
+        /// Compare only the rectangle of W x H pixels whose top left is pixel (X, Y), in both
+        /// images (a region such as a caustic).
+        #[arg(long, num_args = 4, value_names = ["X", "Y", "W", "H"])]
+        crop: Option<Vec<usize>>,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -64,7 +68,7 @@ struct RenderArgs {
     #[arg(long, value_enum, default_value_t = Trace::Auto)]
     trace: Trace,
     /// wavefront: one kernel per stage over queues of paths; megakernel: one kernel traces
-    /// each whole path (the baseline).
+    /// each whole path (the baseline); bdpt: bidirectional path tracing on the wavefront.
     #[arg(long, value_enum, default_value_t = IntegratorArg::Wavefront)]
     integrator: IntegratorArg,
     /// How next-event estimation picks a light: tree (by power, GPU-built tree), cdf (by
@@ -103,6 +107,15 @@ struct RenderArgs {
     /// Turns the environment map about +Y, degrees (counter-clockwise seen from above).
     #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
     env_rotation: f32,
+    /// bdpt: where splats (light vertices seen by the camera) are summed: fixed (the
+    /// fixed-point film, the same bits every run), float (a float film with float atomics, a
+    /// compare-and-swap loop where the device has none) or cas (the loop everywhere).
+    #[arg(long, default_value = "fixed", value_parser = parse_splat_film)]
+    splat_film: SplatFilm,
+    /// bdpt: render strategy (s, t) alone, unweighted: s light subpath vertices, t camera
+    /// subpath vertices (the camera included).
+    #[arg(long, num_args = 2, value_names = ["S", "T"])]
+    strategy: Option<Vec<u32>>,
     /// Print GPU time per kernel, samples/s and bytes of path state per path.
     #[arg(long)]
     stats: bool,
@@ -128,6 +141,7 @@ enum Switch {
 enum IntegratorArg {
     Wavefront,
     Megakernel,
+    Bdpt,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -147,8 +161,9 @@ fn main() -> ExitCode {
         Command::Compare {
             render,
             reference,
+            crop,
             json,
-        } => compare(&render, &reference, json),
+        } => compare(&render, &reference, crop.as_deref(), json),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -243,6 +258,7 @@ fn render(args: &RenderArgs) -> Result<(), String> {
         integrator: match args.integrator {
             IntegratorArg::Wavefront => IntegratorKind::Wavefront,
             IntegratorArg::Megakernel => IntegratorKind::Megakernel,
+            IntegratorArg::Bdpt => IntegratorKind::Bdpt,
         },
         light_selection: args.lights,
         environment,
@@ -255,6 +271,8 @@ fn render(args: &RenderArgs) -> Result<(), String> {
             RaySort::On => Some(true),
             RaySort::Off => Some(false),
         },
+        splat_film: args.splat_film,
+        strategy: args.strategy.as_deref().map(|st| (st[0], st[1])),
     };
     let mut renderer = Renderer::new(&context, &scene, &settings).map_err(|e| e.to_string())?;
     let progress = progress_bar(f64::from(width) * f64::from(height) * f64::from(settings.spp));
@@ -315,6 +333,10 @@ fn parse_schedule(text: &str) -> Result<Schedule, String> {
     text.parse()
 }
 
+fn parse_splat_film(text: &str) -> Result<SplatFilm, String> {
+    text.parse()
+}
+
 fn print_stats(settings: &RenderSettings, stats: &RenderStats) {
     println!(
         "{}x{}, {} spp, depth {}, {:?} integrator, {:?} backend, {} lights by {}: {:.3} s GPU, {:.3} s wall \
@@ -348,6 +370,9 @@ fn print_stats(settings: &RenderSettings, stats: &RenderStats) {
             if stats.sort_rays { "on" } else { "off" }
         );
     }
+    if let Some(bdpt) = &stats.bdpt {
+        print_bdpt_stats(bdpt);
+    }
     println!(
         "  {:<20} {:>10} {:>9} {:>9} {:>12} {:>12} {:>11}",
         "kernel", "ms", "launches", "busy", "paths", "lane share", "slot share"
@@ -367,9 +392,42 @@ fn print_stats(settings: &RenderSettings, stats: &RenderStats) {
     }
 }
 
-fn compare(render: &std::path::Path, reference: &std::path::Path, json: bool) -> Result<(), String> {
-    let image = wavetrace::film::read_exr(render).map_err(|e| e.to_string())?;
-    let reference_image = wavetrace::film::read_exr(reference).map_err(|e| e.to_string())?;
+fn print_bdpt_stats(bdpt: &wavetrace::integrator::BdptStats) {
+    println!(
+        "bdpt: {} path slots, splat film {:?}; subpath rays: light {}, camera {}; shadow paths: {} next-event, \
+         {} connections, {} splats",
+        bdpt.path_slots,
+        bdpt.splat_film,
+        bdpt.light_subpath_rays,
+        bdpt.camera_subpath_rays,
+        bdpt.next_event,
+        bdpt.connections,
+        bdpt.splats
+    );
+    let per_strategy: Vec<String> = bdpt
+        .strategies
+        .iter()
+        .map(|c| format!("({},{}) {}", c.s, c.t, c.shadow_rays))
+        .collect();
+    println!("  shadow rays per strategy (s,t): {}", per_strategy.join(", "));
+}
+
+fn compare(
+    render: &std::path::Path,
+    reference: &std::path::Path,
+    crop: Option<&[usize]>,
+    json: bool,
+) -> Result<(), String> {
+    let mut image = wavetrace::film::read_exr(render).map_err(|e| e.to_string())?;
+    let mut reference_image = wavetrace::film::read_exr(reference).map_err(|e| e.to_string())?;
+    if let Some(&[x, y, width, height]) = crop {
+        image = image
+            .crop(x, y, width, height)
+            .map_err(|e| format!("{}: {e}", render.display()))?;
+        reference_image = reference_image
+            .crop(x, y, width, height)
+            .map_err(|e| format!("{}: {e}", reference.display()))?;
+    }
     let c = wavetrace::film::metrics::compare(&image, &reference_image).map_err(|e| e.to_string())?;
     if json {
         println!("{}", serde_json::to_string_pretty(&c).map_err(|e| e.to_string())?);

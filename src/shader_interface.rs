@@ -77,6 +77,22 @@ gpu_constants! {
     /// `diagnostics/bdpt_mis_probe`: vertices of the longest path, and floats per path.
     const BDPT_PROBE_MAX_VERTICES: u32 = 11;
     const BDPT_PROBE_PATH_FLOATS: u32 = 5 + 6 * BDPT_PROBE_MAX_VERTICES;
+    /// Bidirectional path tracing: a light subpath draws its random numbers at bounce
+    /// LIGHT_SUBPATH_BOUNCE + segment, apart from its camera subpath's.
+    const LIGHT_SUBPATH_BOUNCE: u32 = 1 << 16;
+    /// A shadow path whose pixel has this bit is a light vertex seen by the camera (a splat).
+    const SPLAT_PIXEL: u32 = 1 << 31;
+    /// `PassConstants::strategy_s`/`strategy_t` when every strategy is MIS-weighted.
+    const BDPT_ALL_STRATEGIES: u32 = 0xffff_ffff;
+    /// `LightVertex::flags`: wo is on the front side; a connection can end here (not delta).
+    const LIGHT_VERTEX_FRONT: u32 = 1;
+    const LIGHT_VERTEX_CONNECTABLE: u32 = 2;
+    /// A stored light vertex is this many vec4 planes (bdpt.glsl's store_light_vertex).
+    const LIGHT_VERTEX_PLANES: u32 = 8;
+    /// Strategies (s, t) counted for --stats: s and t below this; then the two subpaths'
+    /// extension rays.
+    const BDPT_COUNTED: u32 = 17;
+    const BDPT_COUNTERS: u32 = BDPT_COUNTED * BDPT_COUNTED + 2;
 }
 
 gpu_structs! {
@@ -300,6 +316,21 @@ gpu_structs! {
         // start light subpaths on a disk of this radius across their direction.
         scene_center: Vec3,
         scene_radius: f32,
+        // Bidirectional path tracing (integrator/bdpt/): each slot's light subpath vertices
+        // (max_depth a slot) and their count, each slot's two MIS scalars, the float splat film
+        // (0: splats go to the fixed-point film), the counters of BDPT_COUNTERS entries, and
+        // the room for shadow paths. `shade_misses`: extend queues misses for shading too (with
+        // t < 0) instead of adding the environment. `strategy_s`/`strategy_t`: the one
+        // strategy to render, unweighted, or BDPT_ALL_STRATEGIES.
+        light_vertices: u64,
+        light_vertex_counts: u64,
+        subpath_mis: u64,
+        splat_film: u64,
+        bdpt_counters: u64,
+        shade_misses: u32,
+        strategy_s: u32,
+        strategy_t: u32,
+        shadow_capacity: u32,
     }
 
     /// Queue counters and the indirect arguments made from them; all GPU-written. Queue
@@ -521,6 +552,32 @@ gpu_structs! {
         results: u64,
         count: u32,
         seed: u32,
+    }
+
+    /// A light subpath's vertex as bidirectional path tracing keeps it for connections: where,
+    /// the direction back along the subpath, the throughput and MIS scalars on arrival, the
+    /// shading and geometric normals (turned to wo) and the BSDF's parameters (bsdf.glsl).
+    /// Stored as LIGHT_VERTEX_PLANES planes of its fields four floats at a time.
+    struct LightVertex {
+        position: Vec3,
+        d_vcm: f32,
+        wo: Vec3,
+        d_vc: f32,
+        throughput: Vec3,
+        // LIGHT_VERTEX_FRONT | LIGHT_VERTEX_CONNECTABLE.
+        flags: u32,
+        shading: Vec3,
+        alpha: f32,
+        facing: Vec3,
+        metallic: f32,
+        base_color: Vec3,
+        specular: f32,
+        specular_color: Vec3,
+        transmission: f32,
+        ior: f32,
+        epsilon: f32,
+        pad0: u32,
+        pad1: u32,
     }
 
     /// `argument`: the queue `prepare_launch` prepares (unused by the other kernels).

@@ -28,6 +28,8 @@ struct EmissionSample {
     // Whether a camera subpath can find this point (emissive triangles, the environment).
     bool hittable;
     bool at_infinity;
+    // The light's surface normal (emissive triangles; zero for the others).
+    vec3 normal;
 };
 
 vec3 sample_uniform_cone_local(vec2 u, float cos_max) {
@@ -48,7 +50,7 @@ vec2 sample_concentric_disk(vec2 u) {
 }
 
 bool sample_emission(PassConstants c, float u_light, vec2 u_point, vec2 u_direction, out EmissionSample e) {
-    e = EmissionSample(vec3(0.0), vec3(0.0, 0.0, 1.0), vec3(0.0), 0.0, 0.0, 1.0, false, false);
+    e = EmissionSample(vec3(0.0), vec3(0.0, 0.0, 1.0), vec3(0.0), 0.0, 0.0, 1.0, false, false, vec3(0.0));
     LightSample s;
     if (!sample_direct_light(c, u_light, u_point, s)) {
         return false;
@@ -86,6 +88,7 @@ bool sample_emission(PassConstants c, float u_light, vec2 u_point, vec2 u_direct
         basis(s.normal, t, b);
         vec3 local = sample_cosine_local(u_direction);
         e.origin = s.point_or_direction;
+        e.normal = s.normal;
         e.direction = from_local(local, t, b, s.normal);
         e.cos_out = local.z;
         e.direction_pdf = local.z / PI;
@@ -94,6 +97,23 @@ bool sample_emission(PassConstants c, float u_light, vec2 u_point, vec2 u_direct
     }
     e.weight = s.radiance * e.cos_out / (e.position_pdf * e.direction_pdf);
     return e.position_pdf > 0.0 && e.direction_pdf > 0.0 && !any(isinf(e.weight)) && !any(isnan(e.weight));
+}
+
+// The solid-angle density with which sample_emission would send light from the point of a
+// next-event sample `s` in `direction` (leaving the light), the light's choice not included.
+// For a light at infinity: the disk's density per unit area, as in sample_emission.
+float emission_direction_pdf(PassConstants c, LightSample s, vec3 direction) {
+    if (s.at_infinity) {
+        return 1.0 / (PI * c.scene_radius * c.scene_radius);
+    }
+    if (s.delta) {
+        GpuPunctualLight light = PunctualLights(c.punctual_lights).v[s.punctual];
+        if (light.kind == PUNCTUAL_SPOT) {
+            return dot(light.direction, direction) >= light.cos_outer ? 1.0 / (2.0 * PI * (1.0 - light.cos_outer)) : 0.0;
+        }
+        return 1.0 / (4.0 * PI);
+    }
+    return max(dot(s.normal, direction), 0.0) / PI;
 }
 
 #endif

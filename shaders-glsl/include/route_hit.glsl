@@ -1,6 +1,6 @@
 // Shared by both extend backends: a hit is recorded and queued for shading with its material's
 // sort key; a miss adds what the environment sends back along the ray, ends the path and
-// frees its slot.
+// frees its slot (or, for bidirectional subpaths, is queued for shading as well).
 #ifndef WAVETRACE_ROUTE_HIT_GLSL
 #define WAVETRACE_ROUTE_HIT_GLSL
 
@@ -28,7 +28,15 @@ uint shade_sort_key(PassConstants c, uint mesh, uint path) {
 }
 
 void route_hit(PassConstants c, uint path, bool hit, HitRecord record) {
-    uint slot = enqueue(QUEUE_SHADE, hit);
+    // Bidirectional subpaths weigh what a miss finds against their other strategies (or, for a
+    // light subpath, just end), so their shading kernels see misses too, as t < 0.
+    bool shaded = hit || c.shade_misses != 0;
+    uint slot = enqueue(QUEUE_SHADE, shaded);
+    if (!hit && shaded) {
+        Hits(c.hits).v[path] = PathHit(-1.0, 0, 0);
+        Uints(c.shade_queue).v[slot] = path;
+        return;
+    }
     if (!hit) {
         if (c.environment_kind != ENVIRONMENT_NONE) {
             vec3 seen = environment_seen(c, Vec3s(c.ray_directions).v[path], Vec4s(c.throughputs).v[path]);

@@ -1,4 +1,7 @@
 #version 460
+// variant: fixed
+// variant: float_atomic SPLAT_FLOAT_ATOMIC
+// variant: float_cas SPLAT_FLOAT_CAS
 //
 // Connect, ray-query backend: is anything between the surface and the light point? Shadow
 // paths are stored in queue order, so the queue position is the shadow path (or, after the ray

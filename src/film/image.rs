@@ -24,6 +24,18 @@ impl RgbImage {
         Self { width, height, pixels }
     }
 
+    /// The rectangle of `width` x `height` pixels whose top left is (x, y); an error where it
+    /// is empty or leaves the image.
+    pub fn crop(&self, x: usize, y: usize, width: usize, height: usize) -> Result<Self, String> {
+        if width == 0 || height == 0 || x + width > self.width || y + height > self.height {
+            return Err(format!(
+                "the crop {width}x{height} at ({x}, {y}) is empty or leaves the {}x{} image",
+                self.width, self.height
+            ));
+        }
+        Ok(Self::from_fn(width, height, |cx, cy| self.pixel(x + cx, y + cy)))
+    }
+
     pub fn pixel(&self, x: usize, y: usize) -> [f32; 3] {
         self.pixels[y * self.width + x]
     }

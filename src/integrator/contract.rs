@@ -73,4 +73,7 @@ pub trait Integrator {
 
     /// Adds what only this integrator knows to the statistics the renderer filled.
     fn add_stats(&self, context: &Context, stats: &mut RenderStats) -> GpuResult<()>;
+
+    /// The integrator itself, for tests and tools that inspect one kind's state.
+    fn as_any(&self) -> &dyn std::any::Any;
 }

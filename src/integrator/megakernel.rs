@@ -102,6 +102,10 @@ impl Integrator for Megakernel {
         })
     }
 
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
     /// The megakernel keeps no counters of its own: the renderer's statistics are all there is.
     fn add_stats(&self, _context: &Context, _stats: &mut RenderStats) -> GpuResult<()> {
         Ok(())

@@ -1,7 +1,8 @@
 //! Integrators: how light transport is estimated. `Renderer` puts the scene on the GPU and
 //! runs the integrator the settings name; each integrator implements the `Integrator`
 //! contract (`contract.rs`): the path tracer as a wavefront of kernels over queues
-//! (`wavefront/`) or as one megakernel (`megakernel.rs`).
+//! (`wavefront/`) or as one megakernel (`megakernel.rs`), and bidirectional path tracing on
+//! the wavefront's queues (`bdpt/`).
 
 pub mod bdpt;
 mod contract;
@@ -16,5 +17,5 @@ pub mod wavefront;
 pub use contract::{Frame, Integrator, PassTimings, Setup, SUBMISSION_SCOPE};
 pub use renderer::{Renderer, TILE_SIZE};
 pub use scene_resources::SceneResources;
-pub use settings::{IntegratorKind, RenderSettings, Schedule, RAY_SORT_AUTO_TRIANGLES};
-pub use stats::{KernelStats, RenderStats};
+pub use settings::{IntegratorKind, RenderSettings, Schedule, SplatFilm, RAY_SORT_AUTO_TRIANGLES};
+pub use stats::{BdptStats, KernelStats, RenderStats, StrategyCount};

@@ -4,6 +4,7 @@
 use crate::gpu::GpuResult;
 use crate::interface::PassConstants;
 
+use super::bdpt::Bdpt;
 use super::contract::{Integrator, Setup};
 use super::megakernel::Megakernel;
 use super::settings::{IntegratorKind, RenderSettings};
@@ -14,6 +15,7 @@ pub fn check(settings: &RenderSettings) -> GpuResult<()> {
     match settings.integrator {
         IntegratorKind::Wavefront => Wavefront::check(settings),
         IntegratorKind::Megakernel => Ok(()),
+        IntegratorKind::Bdpt => Bdpt::check(settings),
     }
 }
 
@@ -22,5 +24,6 @@ pub fn create(setup: &Setup<'_>, constants: &mut PassConstants) -> GpuResult<Box
     Ok(match setup.settings.integrator {
         IntegratorKind::Wavefront => Box::new(Wavefront::new(setup, constants)?),
         IntegratorKind::Megakernel => Box::new(Megakernel::new(setup)?),
+        IntegratorKind::Bdpt => Box::new(Bdpt::new(setup, constants)?),
     })
 }

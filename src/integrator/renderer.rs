@@ -136,6 +136,11 @@ impl Renderer {
         })
     }
 
+    /// The integrator the settings chose (downcast through `Integrator::as_any`).
+    pub fn integrator(&self) -> &dyn Integrator {
+        self.integrator.as_ref()
+    }
+
     /// Renders every sample and returns the mean radiance.
     pub fn render(&mut self) -> GpuResult<RgbImage> {
         self.render_with_progress(|_| {}).map(|(image, _)| image)
@@ -180,6 +185,7 @@ impl Renderer {
             sort_rays: false,
             lights: self.resources.lights.light_count(),
             light_selection: settings.light_selection,
+            bdpt: None,
         })
     }
 }

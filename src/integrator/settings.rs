@@ -31,6 +31,11 @@ pub struct RenderSettings {
     pub sort_rays: Option<bool>,
     /// Light from around the scene; `None`: black.
     pub environment: Option<Environment>,
+    /// Where bidirectional path tracing adds light vertices seen by the camera.
+    pub splat_film: SplatFilm,
+    /// Bidirectional path tracing: render strategy (s, t) alone, unweighted (`None`: every
+    /// strategy, weighted by MIS).
+    pub strategy: Option<(u32, u32)>,
 }
 
 impl RenderSettings {
@@ -51,6 +56,8 @@ impl RenderSettings {
             sort_by_material: false,
             sort_rays: None,
             environment: None,
+            splat_film: SplatFilm::default(),
+            strategy: None,
         }
     }
 }
@@ -102,4 +109,35 @@ pub enum IntegratorKind {
     /// The path tracer as one kernel that traces each path from the camera to its end
     /// (`megakernel.rs`).
     Megakernel,
+    /// Bidirectional path tracing on the wavefront's queues (`bdpt/`).
+    Bdpt,
+}
+
+/// Where bidirectional path tracing's splats (light vertices seen by the camera, which land on
+/// any pixel) are summed (`--splat-film`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SplatFilm {
+    /// The fixed-point film every other contribution goes to: integer atomics, whose sums do
+    /// not depend on their order, so an image is the same bits on every run.
+    #[default]
+    Fixed,
+    /// A float film with float atomic adds (a compare-and-swap loop where the device has no
+    /// float atomics), added into the fixed-point film at the end.
+    FloatAtomic,
+    /// The float film with the compare-and-swap loop on every device.
+    FloatCas,
+}
+
+impl std::str::FromStr for SplatFilm {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text {
+            "fixed" => Ok(SplatFilm::Fixed),
+            "float" => Ok(SplatFilm::FloatAtomic),
+            "cas" => Ok(SplatFilm::FloatCas),
+            other => Err(format!("unknown splat film `{other}`: fixed, float or cas")),
+        }
+    }
 }

@@ -5,7 +5,7 @@
 use crate::gpu::ScopeTiming;
 use crate::lights::LightSelection;
 
-use super::settings::Schedule;
+use super::settings::{Schedule, SplatFilm};
 
 /// One kernel's share of a render.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -53,6 +53,32 @@ pub struct RenderStats {
     /// Emissive triangles, and how next-event estimation chose among them.
     pub lights: u32,
     pub light_selection: LightSelection,
+    /// Bidirectional path tracing's own counts.
+    pub bdpt: Option<BdptStats>,
+}
+
+/// The shadow paths one bidirectional strategy queued.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct StrategyCount {
+    pub s: u32,
+    pub t: u32,
+    pub shadow_rays: u64,
+}
+
+/// What bidirectional path tracing traced, by subpath and by strategy.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct BdptStats {
+    pub path_slots: u32,
+    pub splat_film: SplatFilm,
+    pub light_subpath_rays: u64,
+    pub camera_subpath_rays: u64,
+    /// Shadow paths of next-event estimation (s = 1), of connections (s, t >= 2) and of
+    /// splats (t = 1).
+    pub next_event: u64,
+    pub connections: u64,
+    pub splats: u64,
+    /// Every strategy that queued a shadow path.
+    pub strategies: Vec<StrategyCount>,
 }
 
 impl RenderStats {

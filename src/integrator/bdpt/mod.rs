@@ -1,7 +1,294 @@
-//! Bidirectional path tracing (Veach and Guibas 1995) on the wavefront: light and camera
-//! subpaths built one vertex per kernel pass, connected by every strategy (s, t), weighted by
-//! MIS carried incrementally. Under construction: what exists so far is the MIS arithmetic the
-//! kernels will mirror (`mis`), with its reference over whole paths; `--integrator bdpt` does
-//! not exist yet.
+//! Bidirectional path tracing (Veach and Guibas 1995) on the wavefront's queues: light and
+//! camera subpaths built one vertex per kernel pass, connected by every strategy (s, t),
+//! weighted by MIS carried incrementally (`mis`; Georgiev 2012's two scalars per subpath).
+//!
+//! A render is a sequence of *batches* of as many camera paths as there are path slots
+//! (`kernels.rs` records them): first every slot's light subpath is traced, vertex by vertex
+//! (`generate_light`, then `extend` -> `shade_light` -> `connect` per segment), each vertex
+//! stored (`LightVertex`) and splatted to the camera (t = 1); then every slot's camera
+//! subpath (`generate_camera`, then `extend` -> `shade_camera` -> `connect`), whose vertices
+//! add emission (s = 0), next-event estimation (s = 1) and a connection to each stored vertex
+//! of the same slot's light subpath (s >= 2). All launches are indirect from the queue
+//! counters, as the path tracer's are; the extend and connect kernels are the path tracer's.
+//! docs/BDPT.md has the conventions and what was measured.
 
+mod kernels;
 pub mod mis;
+
+use crate::gpu::{Buffer, BufferUsage, Context, GpuError, GpuResult, MemoryLocation};
+use crate::interface::{
+    KernelCounters, LightVertex, PassConstants, QueueState, BDPT_ALL_STRATEGIES, BDPT_COUNTED, BDPT_COUNTERS,
+    LIGHT_VERTEX_PLANES,
+};
+
+use super::contract::{render_before_record, Frame, Integrator, PassTimings, Setup};
+use super::settings::{RenderSettings, SplatFilm};
+use super::stats::{BdptStats, RenderStats, StrategyCount};
+use super::wavefront::kernel_graph::GRAPH;
+use super::wavefront::path_state::{self, PathState, Sorts};
+use kernels::{BdptKernels, Recording};
+
+/// Path slots by default: as many as camera paths, within these bounds and an eighth of
+/// device memory (a slot keeps `max_depth` light vertices and shadow paths).
+const MIN_DEFAULT_SLOTS: u32 = 1 << 16;
+const MAX_DEFAULT_SLOTS: u32 = 1 << 20;
+/// Camera paths a submission covers at least (several batches when slots are few), so that
+/// waiting for each submission costs little.
+const PATHS_PER_SUBMISSION: u64 = 1 << 20;
+const MAX_BATCHES_PER_SUBMISSION: u32 = 16;
+
+// The planes a light vertex is stored as hold exactly its fields.
+const _: () = assert!(LIGHT_VERTEX_PLANES as usize * 16 == std::mem::size_of::<LightVertex>());
+
+/// Bytes a path slot needs: the path state, `max_depth` shadow paths and light vertices, the
+/// MIS scalars and the light vertex count.
+fn bytes_per_slot(max_depth: u32) -> u64 {
+    let shadow_bytes: u64 = path_state::ARRAYS
+        .iter()
+        .filter(|a| a.name.starts_with("shadow "))
+        .map(|a| a.bytes)
+        .sum();
+    let depth = u64::from(max_depth);
+    path_state::bytes_per_slot(Sorts::default())
+        + (depth - 1) * shadow_bytes
+        + depth * std::mem::size_of::<LightVertex>() as u64
+        + 8
+        + 4
+}
+
+pub struct Bdpt {
+    state: PathState,
+    light_vertices: Buffer,
+    light_vertex_counts: Buffer,
+    counters: Buffer,
+    splat_film: SplatFilm,
+    /// Read by the kernels through their addresses only: the MIS scalars, the kernel
+    /// counters, the float splat film.
+    _by_address: Vec<Buffer>,
+    camera_paths: u64,
+    batches_per_submission: u32,
+    /// The recorded batches, and the kernels they launch (dropped after them).
+    recorded: Option<(Recording, BdptKernels)>,
+}
+
+impl Bdpt {
+    /// What bidirectional path tracing asks of the settings: a supported slot count, a
+    /// strategy that exists.
+    pub fn check(settings: &RenderSettings) -> GpuResult<()> {
+        let invalid = |problem: String| {
+            Err(GpuError::InvalidUse {
+                name: "render settings".into(),
+                problem,
+            })
+        };
+        if let Some(slots) = settings.path_slots {
+            if slots == 0 || slots > path_state::MAX_SLOTS {
+                return invalid(format!(
+                    "{slots} path slots: between 1 and {} are supported",
+                    path_state::MAX_SLOTS
+                ));
+            }
+        }
+        if let Some((s, t)) = settings.strategy {
+            if t == 0 || s + t < 2 || s + t - 1 > settings.max_depth {
+                return invalid(format!(
+                    "strategy ({s}, {t}): t must be at least 1 (the camera) and the path's {} segments at most \
+                     --max-depth {}",
+                    (s + t).saturating_sub(1),
+                    settings.max_depth
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn new(setup: &Setup<'_>, constants: &mut PassConstants) -> GpuResult<Self> {
+        let Setup {
+            context,
+            settings,
+            camera_paths,
+            ..
+        } = *setup;
+        Self::check(settings)?;
+        let max_depth = settings.max_depth;
+        let slots = settings.path_slots.unwrap_or_else(|| {
+            let by_memory = context.adapter().capabilities.device_local_bytes / 8 / bytes_per_slot(max_depth);
+            by_memory
+                .clamp(u64::from(MIN_DEFAULT_SLOTS), u64::from(MAX_DEFAULT_SLOTS))
+                .min(camera_paths.max(1)) as u32
+        });
+        let shadow_slots = u64::from(slots) * u64::from(max_depth);
+        let shadow_slots = u32::try_from(shadow_slots).map_err(|_| GpuError::InvalidUse {
+            name: "render settings".into(),
+            problem: format!("{slots} path slots at depth {max_depth}: too many shadow paths for 32-bit indices"),
+        })?;
+        let state = PathState::with_shadow_slots(context, slots, shadow_slots, Sorts::default())?;
+        let storage = |name: &str, bytes: u64| {
+            Buffer::new(
+                context,
+                name,
+                bytes.max(4),
+                BufferUsage::STORAGE,
+                MemoryLocation::GpuOnly,
+            )
+        };
+        let vertex_bytes = std::mem::size_of::<LightVertex>() as u64;
+        let light_vertices = storage("light vertices", u64::from(shadow_slots) * vertex_bytes)?;
+        let light_vertex_counts = storage("light vertex counts", u64::from(slots) * 4)?;
+        let subpath_mis = storage("subpath MIS", u64::from(slots) * 8)?;
+        let kernel_counters = Buffer::from_slice(
+            context,
+            "kernel counters",
+            &[KernelCounters::default(); GRAPH.len()],
+            BufferUsage::STORAGE,
+        )?;
+        let counters = Buffer::from_slice(
+            context,
+            "bdpt counters",
+            &vec![0u64; BDPT_COUNTERS as usize],
+            BufferUsage::STORAGE,
+        )?;
+        let splat_film = match settings.splat_film {
+            SplatFilm::FloatAtomic if !context.adapter().capabilities.shader_float_atomics => SplatFilm::FloatCas,
+            chosen => chosen,
+        };
+        let splats = match splat_film {
+            SplatFilm::Fixed => None,
+            SplatFilm::FloatAtomic | SplatFilm::FloatCas => {
+                let pixels = u64::from(settings.width) * u64::from(settings.height);
+                let buffer = storage("splat film", pixels * 12)?;
+                context.run_once("clear splat film", |commands| {
+                    commands.fill_buffer(&buffer, 0, buffer.size(), 0);
+                    Ok(())
+                })?;
+                Some(buffer)
+            }
+        };
+        state.fill(constants);
+        constants.kernel_counters = kernel_counters.address();
+        constants.light_vertices = light_vertices.address();
+        constants.light_vertex_counts = light_vertex_counts.address();
+        constants.subpath_mis = subpath_mis.address();
+        constants.bdpt_counters = counters.address();
+        constants.splat_film = splats.as_ref().map_or(0, Buffer::address);
+        constants.shade_misses = 1;
+        let (s, t) = settings.strategy.unwrap_or((BDPT_ALL_STRATEGIES, BDPT_ALL_STRATEGIES));
+        constants.strategy_s = s;
+        constants.strategy_t = t;
+        let batches_per_submission =
+            (PATHS_PER_SUBMISSION / u64::from(slots)).clamp(1, u64::from(MAX_BATCHES_PER_SUBMISSION)) as u32;
+        Ok(Self {
+            state,
+            light_vertices,
+            light_vertex_counts,
+            counters,
+            splat_film,
+            _by_address: [subpath_mis, kernel_counters].into_iter().chain(splats).collect(),
+            camera_paths,
+            batches_per_submission,
+            recorded: None,
+        })
+    }
+
+    /// The light vertices of the last batch, slot by slot (`max_depth` a slot), with each
+    /// slot's count: for tests that redo the splats on the CPU.
+    pub fn light_vertices(&self, context: &Context, max_depth: u32) -> GpuResult<(Vec<LightVertex>, Vec<u32>)> {
+        let slots = self.state.slots() as usize;
+        let depth = max_depth as usize;
+        let planes: Vec<[f32; 4]> = self
+            .light_vertices
+            .read_back(context, LIGHT_VERTEX_PLANES as usize * depth * slots)?;
+        // Stored [plane][vertex][slot] (bdpt.glsl); the struct is its planes in order.
+        let vertices = (0..slots * depth)
+            .map(|i| {
+                let (slot, index) = (i / depth, i % depth);
+                let fields: Vec<[f32; 4]> = (0..LIGHT_VERTEX_PLANES as usize)
+                    .map(|plane| planes[(plane * depth + index) * slots + slot])
+                    .collect();
+                bytemuck::pod_read_unaligned(bytemuck::cast_slice(&fields))
+            })
+            .collect();
+        let counts = self.light_vertex_counts.read_back(context, slots)?;
+        Ok((vertices, counts))
+    }
+
+    /// The counters as --stats reports them.
+    fn read_counters(&self, context: &Context) -> GpuResult<BdptStats> {
+        let counts: Vec<u64> = self.counters.read_back(context, BDPT_COUNTERS as usize)?;
+        let mut stats = BdptStats {
+            path_slots: self.state.slots(),
+            splat_film: self.splat_film,
+            light_subpath_rays: counts[(BDPT_COUNTED * BDPT_COUNTED) as usize],
+            camera_subpath_rays: counts[(BDPT_COUNTED * BDPT_COUNTED + 1) as usize],
+            next_event: 0,
+            connections: 0,
+            splats: 0,
+            strategies: Vec::new(),
+        };
+        for s in 0..BDPT_COUNTED {
+            for t in 0..BDPT_COUNTED {
+                let shadow_rays = counts[(s * BDPT_COUNTED + t) as usize];
+                if shadow_rays == 0 {
+                    continue;
+                }
+                match (s, t) {
+                    (_, 1) => stats.splats += shadow_rays,
+                    (1, _) => stats.next_event += shadow_rays,
+                    _ => stats.connections += shadow_rays,
+                }
+                stats.strategies.push(StrategyCount { s, t, shadow_rays });
+            }
+        }
+        Ok(stats)
+    }
+}
+
+impl Integrator for Bdpt {
+    fn record(&mut self, frame: &Frame<'_>) -> GpuResult<()> {
+        let kernels = BdptKernels::new(frame.context, frame.settings.backend, self.splat_film)?;
+        let recording = kernels.record(frame, self.batches_per_submission)?;
+        self.recorded = Some((recording, kernels));
+        Ok(())
+    }
+
+    fn render(&mut self, context: &Context, progress: &mut dyn FnMut(f64)) -> GpuResult<PassTimings> {
+        let (recording, _) = self.recorded.as_mut().ok_or_else(render_before_record)?;
+        let mut timings = Vec::new();
+        let mut submissions = 0u64;
+        let batches = self.camera_paths.div_ceil(u64::from(self.state.slots()));
+        let needed = batches.div_ceil(u64::from(self.batches_per_submission));
+        loop {
+            let status: QueueState = recording.status.read::<QueueState>(0, 1)?[0];
+            progress(status.next_camera_path as f64 / self.camera_paths as f64);
+            if status.next_camera_path >= self.camera_paths {
+                break;
+            }
+            if submissions > needed {
+                return Err(GpuError::InvalidUse {
+                    name: "bdpt".into(),
+                    problem: format!(
+                        "{} of {} camera paths started after {submissions} submissions: a scheduling bug",
+                        status.next_camera_path, self.camera_paths
+                    ),
+                });
+            }
+            recording.batches.submit_and_wait(context)?;
+            timings.extend(recording.profiler.resolve()?);
+            submissions += 1;
+        }
+        if let Some(resolve) = recording.resolve.as_mut() {
+            resolve.submit_and_wait(context)?;
+        }
+        Ok(PassTimings { timings, submissions })
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn add_stats(&self, context: &Context, stats: &mut RenderStats) -> GpuResult<()> {
+        stats.path_slots = self.state.slots();
+        stats.bdpt = Some(self.read_counters(context)?);
+        Ok(())
+    }
+}

@@ -16,22 +16,23 @@ use crate::primitives::{CountingSort, SortArrays, SortLaunch};
 use crate::trace::{self, barrier, timed, TraceBackend, TraceKernel, TraceShaders};
 
 use super::kernel_graph::{Kernel, Queue};
+use crate::integrator::settings::SplatFilm;
 
 /// Byte offsets inside `QueueState` of the indirect arguments.
 const fn offset(field: usize) -> u64 {
     // usize -> u64 cannot lose bits on any target Vulkan runs on.
     field as u64
 }
-const EXTEND_GROUPS: u64 = offset(std::mem::offset_of!(QueueState, extend_groups));
-const EXTEND_LAUNCH: u64 = offset(std::mem::offset_of!(QueueState, extend_launch));
-const SHADE_GROUPS: u64 = offset(std::mem::offset_of!(QueueState, shade_groups));
+pub(crate) const EXTEND_GROUPS: u64 = offset(std::mem::offset_of!(QueueState, extend_groups));
+pub(crate) const EXTEND_LAUNCH: u64 = offset(std::mem::offset_of!(QueueState, extend_launch));
+pub(crate) const SHADE_GROUPS: u64 = offset(std::mem::offset_of!(QueueState, shade_groups));
 const SORT_GROUPS: u64 = offset(std::mem::offset_of!(QueueState, sort_groups));
 const SORT_OFFSETS_GROUPS: u64 = offset(std::mem::offset_of!(QueueState, sort_offsets_groups));
-const CONNECT_GROUPS: u64 = offset(std::mem::offset_of!(QueueState, connect_groups));
-const CONNECT_LAUNCH: u64 = offset(std::mem::offset_of!(QueueState, connect_launch));
+pub(crate) const CONNECT_GROUPS: u64 = offset(std::mem::offset_of!(QueueState, connect_groups));
+pub(crate) const CONNECT_LAUNCH: u64 = offset(std::mem::offset_of!(QueueState, connect_launch));
 const COMPACT_GROUPS: u64 = offset(std::mem::offset_of!(QueueState, compact_groups));
 const MOVE_GROUPS: u64 = offset(std::mem::offset_of!(QueueState, move_groups));
-const GENERATE_GROUPS: u64 = offset(std::mem::offset_of!(QueueState, generate_groups));
+pub(crate) const GENERATE_GROUPS: u64 = offset(std::mem::offset_of!(QueueState, generate_groups));
 const LAUNCHED: u64 = offset(std::mem::offset_of!(QueueState, launched));
 
 /// Profiler scopes one step of `kernel` opens.
@@ -115,33 +116,9 @@ impl WavefrontKernels {
             compact_move: compute(ids::WAVEFRONT_COMPACT_MOVE)?,
             generate: compute(ids::WAVEFRONT_GENERATE)?,
             prepare_launch: compute(ids::WAVEFRONT_PREPARE_LAUNCH)?,
-            extend: TraceKernel::new(
-                context,
-                backend,
-                "extend",
-                &TraceShaders {
-                    query: ids::TRACE_EXTEND_QUERY,
-                    raygen: trace::appending_raygen(
-                        context,
-                        ids::TRACE_EXTEND_SUBGROUP_RGEN,
-                        ids::TRACE_EXTEND_LANES_RGEN,
-                    ),
-                    miss: &[ids::TRACE_EXTEND_RMISS],
-                    closest_hit: ids::TRACE_EXTEND_RCHIT,
-                },
-            )?,
+            extend: extend_kernel(context, backend)?,
             shade: compute(ids::WAVEFRONT_SHADE_SURFACE)?,
-            connect: TraceKernel::new(
-                context,
-                backend,
-                "connect",
-                &TraceShaders {
-                    query: ids::TRACE_CONNECT_QUERY,
-                    raygen: ids::TRACE_CONNECT_RGEN,
-                    miss: &[ids::TRACE_CONNECT_RMISS],
-                    closest_hit: ids::TRACE_CONNECT_RCHIT,
-                },
-            )?,
+            connect: connect_kernel(context, backend, SplatFilm::Fixed)?,
             sort: if sort_buckets > 0 {
                 Some(CountingSort::new(context, sort_buckets)?)
             } else {
@@ -286,6 +263,45 @@ impl WavefrontKernels {
             _ => step_scopes(kernel),
         }
     }
+}
+
+/// The extend kernel: each queued path's closest hit, routed to the shade queue.
+pub fn extend_kernel(context: &Context, backend: TraceBackend) -> GpuResult<TraceKernel> {
+    TraceKernel::new(
+        context,
+        backend,
+        "extend",
+        &TraceShaders {
+            query: ids::TRACE_EXTEND_QUERY,
+            raygen: trace::appending_raygen(context, ids::TRACE_EXTEND_SUBGROUP_RGEN, ids::TRACE_EXTEND_LANES_RGEN),
+            miss: &[ids::TRACE_EXTEND_RMISS],
+            closest_hit: ids::TRACE_EXTEND_RCHIT,
+        },
+    )
+}
+
+/// The connect kernel: each queued shadow path's visibility, its contribution to the film
+/// if nothing blocks it; bidirectional splats go to the film `splats` names.
+pub fn connect_kernel(context: &Context, backend: TraceBackend, splats: SplatFilm) -> GpuResult<TraceKernel> {
+    let (query, raygen) = match splats {
+        SplatFilm::Fixed => (ids::TRACE_CONNECT_QUERY_FIXED, ids::TRACE_CONNECT_FIXED_RGEN),
+        SplatFilm::FloatAtomic => (
+            ids::TRACE_CONNECT_QUERY_FLOAT_ATOMIC,
+            ids::TRACE_CONNECT_FLOAT_ATOMIC_RGEN,
+        ),
+        SplatFilm::FloatCas => (ids::TRACE_CONNECT_QUERY_FLOAT_CAS, ids::TRACE_CONNECT_FLOAT_CAS_RGEN),
+    };
+    TraceKernel::new(
+        context,
+        backend,
+        "connect",
+        &TraceShaders {
+            query,
+            raygen,
+            miss: &[ids::TRACE_CONNECT_RMISS],
+            closest_hit: ids::TRACE_CONNECT_RCHIT,
+        },
+    )
 }
 
 /// The pixel of the `index`-th camera path of a sample: the CPU twin of generate.comp's

@@ -218,6 +218,10 @@ impl Integrator for Wavefront {
         })
     }
 
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
     fn add_stats(&self, context: &Context, stats: &mut RenderStats) -> GpuResult<()> {
         self.add_counters(context, stats)?;
         let sorts = self.state.sorts();

@@ -120,11 +120,18 @@ pub fn default_path_slots(context: &Context, camera_paths: u64, sorts: Sorts) ->
 pub struct PathState {
     buffers: Vec<Buffer>,
     slots: u32,
+    shadow_slots: u32,
     sorts: Sorts,
 }
 
 impl PathState {
     pub fn new(context: &Context, slots: u32, sorts: Sorts) -> GpuResult<Self> {
+        Self::with_shadow_slots(context, slots, slots, sorts)
+    }
+
+    /// As `new`, with room for `shadow_slots` shadow paths between two connect launches
+    /// (bidirectional path tracing queues several a path).
+    pub fn with_shadow_slots(context: &Context, slots: u32, shadow_slots: u32, sorts: Sorts) -> GpuResult<Self> {
         if slots == 0 || slots > MAX_SLOTS {
             return Err(GpuError::InvalidUse {
                 name: "path slots".into(),
@@ -133,16 +140,26 @@ impl PathState {
         }
         let mut buffers = Vec::new();
         for array in ARRAYS.iter().filter(|a| a.needed.stored(sorts)) {
+            let entries = if array.name.starts_with("shadow ") {
+                shadow_slots
+            } else {
+                slots
+            };
             let buffer = Buffer::new(
                 context,
                 array.name,
-                u64::from(slots) * array.bytes,
+                u64::from(entries) * array.bytes,
                 BufferUsage::STORAGE,
                 MemoryLocation::GpuOnly,
             )?;
             buffers.push(buffer);
         }
-        let state = Self { buffers, slots, sorts };
+        let state = Self {
+            buffers,
+            slots,
+            shadow_slots,
+            sorts,
+        };
         // Every slot starts free (pixel = INACTIVE_PATH, all bits set).
         let pixels = state.buffer("path pixels").expect("always stored");
         context.run_once("free every path slot", |commands| {
@@ -188,5 +205,6 @@ impl PathState {
         constants.connect_keys = address("connect keys");
         constants.sorted_connect_queue = address("sorted connect queue");
         constants.path_slots = self.slots;
+        constants.shadow_capacity = self.shadow_slots;
     }
 }

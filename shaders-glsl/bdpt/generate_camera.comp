@@ -1,0 +1,35 @@
+#version 460
+//
+// Starts the batch's camera subpaths, after their light subpaths are done: the path tracer's
+// camera ray for (pixel, sample) with the MIS scalars of the camera, queued for extend.
+#extension GL_GOOGLE_include_directive : require
+
+#define SUBGROUP_APPEND
+#include "bdpt.glsl"
+
+layout(local_size_x = WAVEFRONT_GROUP) in;
+
+void main() {
+    PassConstants c = constants();
+    Queues queues = Queues(c.queues);
+    uint slot = gl_GlobalInvocationID.x;
+    if (slot >= queues.q.new_paths) {
+        return;
+    }
+    uint pixel = Uints(c.path_pixels).v[slot];
+    uint sample_index = path_sample(Uints(c.path_samples).v[slot]);
+    vec3 origin;
+    vec3 direction;
+    camera_ray(c, pixel, sample_index, origin, direction);
+    // One light subpath per camera subpath: a light vertex seen by the camera lands anywhere on
+    // the image, so the camera's density of directions is over the whole image.
+    SubpathMis mis = mis_leave_camera(camera_direction_pdf(c, dot(direction, c.camera_forward)), 1.0);
+    Vec3s(c.ray_origins).v[slot] = origin;
+    Vec3s(c.ray_directions).v[slot] = direction;
+    Vec4s(c.throughputs).v[slot] = vec4(1.0, 1.0, 1.0, 0.0);
+    Vec2s(c.subpath_mis).v[slot] = vec2(mis.d_vcm, mis.d_vc);
+    Uints(c.path_samples).v[slot] = sample_index;
+    uint extend_slot = enqueue(QUEUE_EXTEND, true);
+    count_subpath_rays(c, 1, true);
+    Uints(c.extend_queue).v[extend_slot] = slot;
+}

@@ -1,0 +1,22 @@
+#version 460
+//
+// After the last batch with the float splat film: adds each pixel's splat sums into the
+// fixed-point film, which the renderer reads.
+#extension GL_GOOGLE_include_directive : require
+
+#include "wavefront.glsl"
+#include "film.glsl"
+#include "splat_film.glsl"
+
+layout(local_size_x = WAVEFRONT_GROUP) in;
+
+void main() {
+    PassConstants c = constants();
+    uint pixel = gl_GlobalInvocationID.x;
+    if (pixel >= c.width * c.height) {
+        return;
+    }
+    SplatFilm splats = SplatFilm(c.splat_film);
+    vec3 sum = vec3(splats.v[3 * pixel], splats.v[3 * pixel + 1], splats.v[3 * pixel + 2]);
+    film_add(c.film, pixel, film_quantize(sum));
+}

@@ -1,0 +1,183 @@
+#version 460
+//
+// One vertex of every camera subpath in the shade queue (all at the same segment): what it
+// finds on an emitter or in the environment (s = 0), next-event estimation (s = 1) and a
+// connection to each vertex of its light subpath (s >= 2), each weighted by MIS from the two
+// subpaths' carried scalars and queued as a shadow path; then the path tracer's BSDF sample.
+#extension GL_GOOGLE_include_directive : require
+
+#define SUBGROUP_APPEND
+#include "bdpt.glsl"
+#include "film.glsl"
+
+layout(local_size_x = WAVEFRONT_GROUP) in;
+
+// What a camera subpath that reached the light at its end (s = 0) adds, over what it carries.
+// Seen straight from the camera (one segment) it counts in full: the light point is never
+// connected to the camera (strategy (1, 1)), as the path tracer has it.
+float light_hit_weight(PassConstants c, SubpathMis mis, uint t, float position_pdf, float emission_pdf) {
+    float weight = t == 2 ? 1.0 : mis_light_hit_weight(mis, position_pdf, emission_pdf);
+    return strategy_weight(c, 0, t, weight);
+}
+
+void main() {
+    PassConstants c = constants();
+    uint index = gl_GlobalInvocationID.x;
+    if (index >= launched(QUEUE_SHADE)) {
+        return;
+    }
+    uint path = Uints(c.shade_queue).v[index];
+    uint pixel = Uints(c.path_pixels).v[path];
+    uint packed_sample = Uints(c.path_samples).v[path];
+    uint sample_index = path_sample(packed_sample);
+    uint bounce = path_bounce(packed_sample);
+    // Camera subpath vertices with this one: the camera and bounce + 1 surfaces.
+    uint t = bounce + 2;
+    PathHit stored = Hits(c.hits).v[path];
+    vec3 origin = Vec3s(c.ray_origins).v[path];
+    vec3 direction = Vec3s(c.ray_directions).v[path];
+    vec4 throughput = Vec4s(c.throughputs).v[path];
+    vec2 carried = Vec2s(c.subpath_mis).v[path];
+    SubpathMis mis = SubpathMis(carried.x, carried.y);
+
+    vec3 emitted = vec3(0.0);
+    bool connects = false;
+    BdptVertex v;
+    vec3 absorption = vec3(0.0);
+    bool has_shadow = false;
+    ShadowRay shadow = ShadowRay(vec3(0.0), 0.0, vec3(0.0), vec3(0.0));
+    bool continues = false;
+    if (stored.t < 0.0) {
+        if (c.environment_kind != ENVIRONMENT_NONE) {
+            float position_pdf = c.environment_choice * environment_pdf(c, direction);
+            float emission_pdf = position_pdf / (PI * c.scene_radius * c.scene_radius);
+            emitted = throughput.xyz * environment_radiance(c, direction)
+                      * light_hit_weight(c, mis, t, position_pdf, emission_pdf);
+        }
+    } else {
+        HitRecord hit = HitRecord(stored.t, stored.instance, stored.primitive, 0);
+        SurfaceHit surface = surface_hit(c, hit, origin, direction);
+        GpuMaterial material = surface.material;
+        absorption = material.absorption;
+        if (!surface.front) {
+            throughput.xyz *= exp(-absorption * hit.t);
+        }
+        mis_arrive(mis, hit.t, abs(dot(surface.n, direction)));
+        if (surface.front && luminance(material.emission) > 0.0) {
+            float position_pdf = light_hit_area_density(c, hit.instance, hit.primitive, 0.5 * length(surface.normal));
+            float emission_pdf = position_pdf * max(-dot(surface.n, direction), 0.0) / PI;
+            emitted = throughput.xyz * material_emission(material, surface.uv, surface.log_footprint)
+                      * light_hit_weight(c, mis, t, position_pdf, emission_pdf);
+        }
+        if (bounce + 1 < c.max_depth) {
+            ShadingFrame frame = shading_frame(c, surface, direction);
+            Bsdf bsdf = material_bsdf(material, surface.uv, surface.log_footprint);
+            v = bdpt_vertex(surface, frame, bsdf, direction);
+            connects = bsdf_has_density(bsdf);
+
+            // s = 1: next-event estimation, as the path tracer samples it.
+            uint dimension_bounce = bounce + 1;
+            float u_light = wt_random(c.seed, pixel, sample_index, dimension_bounce, 2);
+            vec2 u_point = vec2(wt_random(c.seed, pixel, sample_index, dimension_bounce, 3),
+                                wt_random(c.seed, pixel, sample_index, dimension_bounce, 4));
+            LightSample light;
+            if (connects && strategy_wanted(c, 1, t) && sample_direct_light(c, u_light, u_point, light)) {
+                vec3 towards = light.at_infinity ? light.point_or_direction : light.point_or_direction - surface.point;
+                vec3 shadow_origin = leaving_point(v, towards);
+                vec3 wl;
+                float distance;
+                vec3 arriving;
+                float light_pdf;
+                if (light_segment(c, light, shadow_origin, wl, distance, arriving, light_pdf)) {
+                    float pdf;
+                    float back_pdf;
+                    vec3 f = vertex_eval(v, wl, false, pdf, back_pdf);
+                    float cos_here = geometric_cos(v, wl);
+                    float emission_pdf = emission_direction_pdf(c, light, -wl);
+                    float light_side_pdf = pdf;
+                    float camera_side_pdf = emission_pdf * cos_here;
+                    if (!light.at_infinity) {
+                        float cos_light = light.delta ? 1.0 : abs(dot(light.normal, wl));
+                        light_side_pdf *= cos_light / (distance * distance);
+                        camera_side_pdf /= distance * distance;
+                    }
+                    float weight = mis_connection_weight(mis_at_light(light.pdf, !light.delta), light_side_pdf, 0.0, mis,
+                                                         camera_side_pdf, back_pdf);
+                    vec3 contribution = throughput.xyz * f * arriving / light_pdf * strategy_weight(c, 1, t, weight);
+                    has_shadow = any(greaterThan(contribution, vec3(0.0)));
+                    shadow = ShadowRay(shadow_origin, distance * (1.0 - 1e-4), wl, contribution);
+                }
+            }
+
+            vec3 u = vec3(wt_random(c.seed, pixel, sample_index, dimension_bounce, 0),
+                          wt_random(c.seed, pixel, sample_index, dimension_bounce, 1),
+                          wt_random(c.seed, pixel, sample_index, dimension_bounce, 5));
+            BsdfSample scattered;
+            if (bsdf_sample(bsdf, frame.wo_local, surface.front, u, scattered)) {
+                vec3 outgoing = from_local(scattered.wi, frame.tangent, frame.bitangent, frame.normal);
+                bool below = dot(outgoing, surface.facing) < 0.0;
+                vec3 next = throughput.xyz * scattered.weight;
+                if (below == scattered.transmitted && any(greaterThan(next, vec3(0.0)))) {
+                    continues = true;
+                    float back_pdf = scattered.delta ? 0.0 : reverse_pdf(v, frame.wo_local, scattered.wi);
+                    SubpathMis after = mis;
+                    mis_scatter(after, scattered.pdf, back_pdf, geometric_cos(v, outgoing), scattered.delta);
+                    Vec3s(c.ray_origins).v[path] = leaving_point(v, outgoing);
+                    Vec3s(c.ray_directions).v[path] = outgoing;
+                    Vec4s(c.throughputs).v[path] = vec4(next, 0.0);
+                    Vec2s(c.subpath_mis).v[path] = vec2(after.d_vcm, after.d_vc);
+                    Uints(c.path_samples).v[path] = packed_sample + (1u << SAMPLE_BITS);
+                }
+            }
+        }
+    }
+    film_add(c.film, pixel, film_quantize(emitted));
+    queue_shadow_along(c, has_shadow, shadow.origin, shadow.direction, shadow.t_max, shadow.contribution, pixel);
+    count_strategy(c, 1, t, has_shadow);
+
+    // s >= 2: this vertex to each vertex of the light subpath that keeps the path within
+    // max_depth segments (the light subpath's i-th stored vertex has i + 1 segments behind it).
+    uint light_vertices = connects ? Uints(c.light_vertex_counts).v[path] : 0;
+    for (uint i = 0; i + 1 < c.max_depth; ++i) {
+        uint s = i + 2;
+        bool wanted = i < light_vertices && s + t - 1 <= c.max_depth && strategy_wanted(c, s, t);
+        vec3 from = vec3(0.0);
+        vec3 to = vec3(1.0);
+        vec3 contribution = vec3(0.0);
+        if (wanted) {
+            LightVertex stored_light = load_light_vertex(c, path, i);
+            BdptVertex l = bdpt_vertex_of(stored_light);
+            vec3 between = l.position - v.position;
+            float distance2 = dot(between, between);
+            float distance = sqrt(distance2);
+            vec3 w = between / distance;
+            float camera_pdf;
+            float camera_back_pdf;
+            float light_pdf;
+            float light_back_pdf;
+            vec3 f_camera = vertex_eval(v, w, false, camera_pdf, camera_back_pdf);
+            vec3 f_light = vertex_eval(l, -w, true, light_pdf, light_back_pdf);
+            vec3 unweighted = throughput.xyz * f_camera * f_light * stored_light.throughput / distance2;
+            // A segment into this material's volume (through its front, or back in from its
+            // inside face) is absorbed along its length, as extension segments are.
+            if ((dot(w, v.facing) < 0.0) == v.front) {
+                unweighted *= exp(-absorption * distance);
+            }
+            float weight = mis_connection_weight(SubpathMis(stored_light.d_vcm, stored_light.d_vc),
+                                                 camera_pdf * geometric_cos(l, w) / distance2, light_back_pdf, mis,
+                                                 light_pdf * geometric_cos(v, w) / distance2, camera_back_pdf);
+            contribution = unweighted * strategy_weight(c, s, t, weight);
+            wanted = (stored_light.flags & LIGHT_VERTEX_CONNECTABLE) != 0 && any(greaterThan(contribution, vec3(0.0)));
+            from = leaving_point(v, w);
+            to = leaving_point(l, -w);
+        }
+        queue_shadow(c, wanted, from, to, contribution, pixel);
+        count_strategy(c, s, t, wanted);
+    }
+
+    uint extend_slot = enqueue(QUEUE_EXTEND, continues);
+    count_subpath_rays(c, 1, continues);
+    if (continues) {
+        Uints(c.extend_queue).v[extend_slot] = path;
+    }
+}

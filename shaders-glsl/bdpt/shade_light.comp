@@ -1,0 +1,107 @@
+#version 460
+//
+// One vertex of every light subpath in the shade queue (all at the same segment): the MIS
+// scalars take the segment in, the vertex is stored for the camera subpaths' connections, the
+// camera sees it (t = 1: a splat, queued as a shadow path to the camera with its pixel), and
+// the adjoint BSDF's sample continues the subpath while a longer one could still connect.
+#extension GL_GOOGLE_include_directive : require
+
+#define SUBGROUP_APPEND
+#include "bdpt.glsl"
+
+layout(local_size_x = WAVEFRONT_GROUP) in;
+
+void main() {
+    PassConstants c = constants();
+    uint index = gl_GlobalInvocationID.x;
+    if (index >= launched(QUEUE_SHADE)) {
+        return;
+    }
+    uint path = Uints(c.shade_queue).v[index];
+    uint pixel = Uints(c.path_pixels).v[path];
+    uint packed_sample = Uints(c.path_samples).v[path];
+    uint sample_index = path_sample(packed_sample);
+    // Segments so far; the subpath has one vertex more (s).
+    uint segments = path_bounce(packed_sample) + 1;
+    PathHit stored = Hits(c.hits).v[path];
+    vec3 origin = Vec3s(c.ray_origins).v[path];
+    vec3 direction = Vec3s(c.ray_directions).v[path];
+    vec4 throughput = Vec4s(c.throughputs).v[path];
+    vec2 carried = Vec2s(c.subpath_mis).v[path];
+    SubpathMis mis = SubpathMis(carried.x, carried.y);
+
+    bool splat = false;
+    vec3 splat_from = vec3(0.0);
+    vec3 splat_contribution = vec3(0.0);
+    uint splat_pixel = 0;
+    bool continues = false;
+    // A miss ends the light subpath: no camera subpath can connect to nothing.
+    if (stored.t >= 0.0) {
+        HitRecord hit = HitRecord(stored.t, stored.instance, stored.primitive, 0);
+        SurfaceHit surface = surface_hit(c, hit, origin, direction);
+        if (!surface.front) {
+            throughput.xyz *= exp(-surface.material.absorption * hit.t);
+        }
+        mis_arrive(mis, throughput.w > 0.0 ? 1.0 : hit.t, abs(dot(surface.n, direction)));
+        ShadingFrame frame = shading_frame(c, surface, direction);
+        Bsdf bsdf = material_bsdf(surface.material, surface.uv, surface.log_footprint);
+        BdptVertex v = bdpt_vertex(surface, frame, bsdf, direction);
+        store_light_vertex(c, path, segments - 1, v, throughput.xyz, mis);
+        Uints(c.light_vertex_counts).v[path] = segments;
+
+        uint s = segments + 1;
+        vec2 image;
+        float cos_camera;
+        if (bsdf_has_density(bsdf) && strategy_wanted(c, s, 1) && camera_project(c, surface.point, image, cos_camera)) {
+            vec3 to_camera = c.camera_origin - surface.point;
+            float distance2 = dot(to_camera, to_camera);
+            vec3 w = to_camera / sqrt(distance2);
+            float pdf;
+            float back_pdf;
+            vec3 f = vertex_eval(v, w, true, pdf, back_pdf);
+            float camera_pdf = camera_direction_pdf(c, cos_camera);
+            float camera_area_pdf = camera_pdf * geometric_cos(v, w) / distance2;
+            float weight = strategy_weight(c, s, 1, mis_camera_connection_weight(mis, camera_area_pdf, back_pdf));
+            // One light subpath per camera path: over all of them, this estimates each pixel's
+            // mean radiance (the film divides by the samples per pixel).
+            splat_contribution = throughput.xyz * f * (camera_pdf / distance2) * weight;
+            splat = any(greaterThan(splat_contribution, vec3(0.0)));
+            splat_from = leaving_point(v, w);
+            splat_pixel = min(uint(image.y), c.height - 1) * c.width + min(uint(image.x), c.width - 1);
+        }
+
+        // The next vertex, one segment on, still makes a path of at most max_depth with the camera.
+        if (segments + 2 <= c.max_depth) {
+            uint bounce = LIGHT_SUBPATH_BOUNCE + segments;
+            vec3 u = vec3(wt_random(c.seed, pixel, sample_index, bounce, 0), wt_random(c.seed, pixel, sample_index, bounce, 1),
+                          wt_random(c.seed, pixel, sample_index, bounce, 2));
+            BsdfSample scattered;
+            if (bsdf_sample(bsdf, frame.wo_local, surface.front, u, scattered)) {
+                vec3 outgoing = from_local(scattered.wi, frame.tangent, frame.bitangent, frame.normal);
+                bool below = dot(outgoing, surface.facing) < 0.0;
+                vec3 next = throughput.xyz * scattered.weight
+                            * adjoint_factor(v, frame.wo_local, scattered.wi, outgoing, scattered.transmitted);
+                if (below == scattered.transmitted && any(greaterThan(next, vec3(0.0)))) {
+                    float back_pdf = scattered.delta ? 0.0 : reverse_pdf(v, frame.wo_local, scattered.wi);
+                    mis_scatter(mis, scattered.pdf, back_pdf, geometric_cos(v, outgoing), scattered.delta);
+                    continues = true;
+                    origin = leaving_point(v, outgoing);
+                    direction = outgoing;
+                    throughput = vec4(next, 0.0);
+                }
+            }
+        }
+    }
+    queue_shadow(c, splat, splat_from, c.camera_origin, splat_contribution, splat_pixel | SPLAT_PIXEL);
+    count_strategy(c, segments + 1, 1, splat);
+    uint extend_slot = enqueue(QUEUE_EXTEND, continues);
+    count_subpath_rays(c, 0, continues);
+    if (continues) {
+        Vec3s(c.ray_origins).v[path] = origin;
+        Vec3s(c.ray_directions).v[path] = direction;
+        Vec4s(c.throughputs).v[path] = throughput;
+        Vec2s(c.subpath_mis).v[path] = vec2(mis.d_vcm, mis.d_vc);
+        Uints(c.path_samples).v[path] = packed_sample + (1u << SAMPLE_BITS);
+        Uints(c.extend_queue).v[extend_slot] = path;
+    }
+}

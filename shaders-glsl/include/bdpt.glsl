@@ -1,0 +1,197 @@
+// Bidirectional path tracing, one vertex per kernel pass (src/integrator/bdpt/ says how the
+// kernels hand subpaths to each other; docs/BDPT.md has the conventions). What the light and
+// camera subpath kernels share: a vertex as a connection sees it, the BSDF evaluated in both
+// directions (light subpaths carry importance, so theirs is the adjoint), stored light
+// vertices, shadow paths, and which strategies count.
+//
+// Strategy (s, t): s vertices from the light subpath (x_0 on the light), t from the camera
+// subpath (the camera is one); the path has s + t - 1 segments. A connection's contribution is
+// returned unweighted beside its MIS weight, so that a single strategy's path-space
+// contribution is available alone (`strategy_weight`, and Metropolis methods after this).
+#ifndef WAVETRACE_BDPT_GLSL
+#define WAVETRACE_BDPT_GLSL
+
+#extension GL_EXT_shader_atomic_int64 : require
+
+#include "path.glsl"
+#include "emission.glsl"
+#include "bdpt_mis.glsl"
+#include "queues.glsl"
+
+layout(buffer_reference, scalar) buffer Vec2s { vec2 v[]; };
+layout(buffer_reference, scalar) buffer BdptCounters { uint64_t v[]; };
+
+// A subpath's vertex as connections see it.
+struct BdptVertex {
+    vec3 position;
+    // Back along the subpath.
+    vec3 wo;
+    // The shading normal (turned to wo) and its tangents; the geometric normal turned to wo.
+    vec3 shading;
+    vec3 tangent;
+    vec3 bitangent;
+    vec3 facing;
+    bool front;
+    Bsdf bsdf;
+    float epsilon;
+};
+
+BdptVertex bdpt_vertex(SurfaceHit surface, ShadingFrame frame, Bsdf bsdf, vec3 direction) {
+    return BdptVertex(surface.point, -direction, frame.normal, frame.tangent, frame.bitangent, surface.facing,
+                      surface.front, bsdf, surface.epsilon);
+}
+
+// Light vertices are stored as LIGHT_VERTEX_PLANES planes of vec4s, [plane][vertex][slot]
+// (the LightVertex struct's fields in order, four floats at a time), so that a warp storing or
+// loading the same vertex of neighbouring slots touches whole consecutive cache lines: stored
+// as whole structs, a slot's vertices max_depth x 128 bytes apart, each 4-byte field of a warp
+// was 32 scattered sectors, and storing them cost shade_light twice its shading (H100).
+uint light_vertex_plane(PassConstants c, uint plane, uint slot, uint index) {
+    return (plane * c.max_depth + index) * c.path_slots + slot;
+}
+
+void store_light_vertex(PassConstants c, uint slot, uint index, BdptVertex v, vec3 throughput, SubpathMis mis) {
+    uint flags = (v.front ? LIGHT_VERTEX_FRONT : 0u) | (bsdf_has_density(v.bsdf) ? LIGHT_VERTEX_CONNECTABLE : 0u);
+    Bsdf b = v.bsdf;
+    Vec4s planes = Vec4s(c.light_vertices);
+    planes.v[light_vertex_plane(c, 0, slot, index)] = vec4(v.position, mis.d_vcm);
+    planes.v[light_vertex_plane(c, 1, slot, index)] = vec4(v.wo, mis.d_vc);
+    planes.v[light_vertex_plane(c, 2, slot, index)] = vec4(throughput, uintBitsToFloat(flags));
+    planes.v[light_vertex_plane(c, 3, slot, index)] = vec4(v.shading, b.alpha);
+    planes.v[light_vertex_plane(c, 4, slot, index)] = vec4(v.facing, b.metallic);
+    planes.v[light_vertex_plane(c, 5, slot, index)] = vec4(b.base_color, b.specular);
+    planes.v[light_vertex_plane(c, 6, slot, index)] = vec4(b.specular_color, b.transmission);
+    planes.v[light_vertex_plane(c, 7, slot, index)] = vec4(b.ior, v.epsilon, 0.0, 0.0);
+}
+
+LightVertex load_light_vertex(PassConstants c, uint slot, uint index) {
+    Vec4s planes = Vec4s(c.light_vertices);
+    vec4 p[LIGHT_VERTEX_PLANES];
+    for (uint plane = 0; plane < LIGHT_VERTEX_PLANES; ++plane) {
+        p[plane] = planes.v[light_vertex_plane(c, plane, slot, index)];
+    }
+    return LightVertex(p[0].xyz, p[0].w, p[1].xyz, p[1].w, p[2].xyz, floatBitsToUint(p[2].w), p[3].xyz, p[3].w,
+                       p[4].xyz, p[4].w, p[5].xyz, p[5].w, p[6].xyz, p[6].w, p[7].x, p[7].y, 0u, 0u);
+}
+
+BdptVertex bdpt_vertex_of(LightVertex s) {
+    vec3 tangent;
+    vec3 bitangent;
+    basis(s.shading, tangent, bitangent);
+    Bsdf b = Bsdf(s.base_color, s.metallic, s.specular_color, s.specular, s.alpha, s.transmission, s.ior);
+    return BdptVertex(s.position, s.wo, s.shading, tangent, bitangent, s.facing, (s.flags & LIGHT_VERTEX_FRONT) != 0,
+                      b, s.epsilon);
+}
+
+// Light subpaths carry importance: the adjoint BSDF has no 1/eta^2 of radiance (a refraction
+// keeps a light particle's power) and, with shading normals, Veach's correction
+// |wo.ns| |wi.ng| / (|wo.ng| |wi.ns|) that keeps it reciprocal to the camera side's.
+float adjoint_factor(BdptVertex v, vec3 wo_local, vec3 wi_local, vec3 wi, bool transmitted) {
+    float eta = refraction_eta(v.bsdf, v.front);
+    float refraction = transmitted ? eta * eta : 1.0;
+    float denominator = abs(dot(v.wo, v.facing)) * abs(wi_local.z);
+    float shading = denominator > 0.0 ? abs(wo_local.z) * abs(dot(wi, v.facing)) / denominator : 0.0;
+    return refraction * shading;
+}
+
+// The density of the BSDF scattering back along wo, given it arrived from wi (both local).
+float reverse_pdf(BdptVertex v, vec3 wo_local, vec3 wi_local) {
+    float pdf;
+    if (wi_local.z > 0.0) {
+        bsdf_eval(v.bsdf, wi_local, wo_local, v.front, pdf);
+    } else {
+        // Seen from wi's side the frame turns over, and the medium wo is in is the other one.
+        bsdf_eval(v.bsdf, vec3(wi_local.xy, -wi_local.z), vec3(wo_local.xy, -wo_local.z), !v.front, pdf);
+    }
+    return pdf;
+}
+
+// f x |cos| towards w (w leaving the vertex), the density of sampling w from wo and of
+// sampling wo from w; the adjoint for light subpaths (`importance`). Zero where the shading
+// and geometric normals disagree about w's side (as path.glsl drops such directions).
+vec3 vertex_eval(BdptVertex v, vec3 w, bool importance, out float pdf, out float back_pdf) {
+    pdf = 0.0;
+    back_pdf = 0.0;
+    vec3 wo_local = to_local(v.wo, v.tangent, v.bitangent, v.shading);
+    vec3 wi_local = to_local(w, v.tangent, v.bitangent, v.shading);
+    bool below = dot(w, v.facing) < 0.0;
+    if ((wi_local.z < 0.0) != below) {
+        return vec3(0.0);
+    }
+    vec3 f = bsdf_eval(v.bsdf, wo_local, wi_local, v.front, pdf);
+    back_pdf = reverse_pdf(v, wo_local, wi_local);
+    if (importance) {
+        f *= adjoint_factor(v, wo_local, wi_local, w, below);
+    }
+    return f;
+}
+
+// |cos| of w to the geometric normal: the area densities of MIS all use it.
+float geometric_cos(BdptVertex v, vec3 w) {
+    return abs(dot(v.facing, w));
+}
+
+// Where a ray leaving the vertex towards w starts: off the surface on w's side.
+vec3 leaving_point(BdptVertex v, vec3 w) {
+    return v.position + (dot(w, v.facing) < 0.0 ? -v.facing : v.facing) * v.epsilon;
+}
+
+// The weight strategy (s, t) gets: its MIS weight, or, when one strategy is rendered alone,
+// 1 for it and 0 for the others.
+float strategy_weight(PassConstants c, uint s, uint t, float mis_weight) {
+    if (c.strategy_s == BDPT_ALL_STRATEGIES) {
+        return mis_weight;
+    }
+    return s == c.strategy_s && t == c.strategy_t ? 1.0 : 0.0;
+}
+
+bool strategy_wanted(PassConstants c, uint s, uint t) {
+    return c.strategy_s == BDPT_ALL_STRATEGIES || (s == c.strategy_s && t == c.strategy_t);
+}
+
+// Counts, for --stats, the shadow paths of strategy (s, t) this subgroup queues (every lane of
+// the subgroup calls, with the same s and t).
+void count_strategy(PassConstants c, uint s, uint t, bool queued) {
+    uint n = subgroupBallotBitCount(subgroupBallot(queued));
+    if (n > 0 && subgroupElect() && s < BDPT_COUNTED && t < BDPT_COUNTED) {
+        atomicAdd(BdptCounters(c.bdpt_counters).v[s * BDPT_COUNTED + t], uint64_t(n));
+    }
+}
+
+// Counts the subpath extension rays this subgroup queues (light: 0, camera: 1).
+void count_subpath_rays(PassConstants c, uint subpath, bool queued) {
+    uint n = subgroupBallotBitCount(subgroupBallot(queued));
+    if (n > 0 && subgroupElect()) {
+        atomicAdd(BdptCounters(c.bdpt_counters).v[BDPT_COUNTED * BDPT_COUNTED + subpath], uint64_t(n));
+    }
+}
+
+// Queues a shadow path from `origin` to `target` (every lane of the subgroup calls; `wanted`
+// says whether this lane has one). The contribution lands on `pixel` if nothing blocks it.
+void queue_shadow(PassConstants c, bool wanted, vec3 origin, vec3 target, vec3 contribution, uint pixel) {
+    uint slot = enqueue(QUEUE_CONNECT, wanted);
+    // The integrator makes room for every shadow path a step can queue; the test only guards
+    // memory if one ever did not.
+    if (wanted && slot < c.shadow_capacity) {
+        vec3 to_target = target - origin;
+        float distance = length(to_target);
+        Vec4s(c.shadow_origins).v[slot] = vec4(origin, distance * (1.0 - 1e-4));
+        Vec3s(c.shadow_directions).v[slot] = to_target / distance;
+        Vec3s(c.shadow_contributions).v[slot] = contribution;
+        Uints(c.shadow_pixels).v[slot] = pixel;
+    }
+}
+
+// Queues a shadow path towards a light at infinity, or a punctual light, along `direction`.
+void queue_shadow_along(PassConstants c, bool wanted, vec3 origin, vec3 direction, float t_max, vec3 contribution,
+                        uint pixel) {
+    uint slot = enqueue(QUEUE_CONNECT, wanted);
+    if (wanted && slot < c.shadow_capacity) {
+        Vec4s(c.shadow_origins).v[slot] = vec4(origin, t_max);
+        Vec3s(c.shadow_directions).v[slot] = direction;
+        Vec3s(c.shadow_contributions).v[slot] = contribution;
+        Uints(c.shadow_pixels).v[slot] = pixel;
+    }
+}
+
+#endif
