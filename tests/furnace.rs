@@ -193,3 +193,19 @@ fn coloured_glass_absorbs_by_beers_law_along_each_chord() {
         );
     }
 }
+
+#[test]
+fn bidirectional_path_tracing_makes_white_spheres_disappear_too() {
+    // Lights at infinity start light subpaths on a disk across the scene, and the environment
+    // is found, connected to and sampled by every strategy: all of it must add up to 1 again.
+    let lambertian = common::sphere_scene(white(0.0, 1.0, 0.0, 0.0));
+    for image in render(&lambertian, IntegratorKind::Bdpt, 64, 8) {
+        check_invisible("lambertian bdpt", &lambertian, &image, 3e-3, 0.25);
+    }
+    // Smooth glass: every surface vertex is delta, so only camera subpaths that find the
+    // environment count, with the MIS weights of a light that can also be connected to.
+    let glass = common::sphere_scene(white(0.0, 0.0, 1.0, 1.0));
+    for image in render(&glass, IntegratorKind::Bdpt, 64, 16) {
+        check_invisible("smooth glass bdpt", &glass, &image, 3e-3, 0.15);
+    }
+}
