@@ -43,8 +43,9 @@ void main() {
     float epsilon = 1e-4 * max(1.0, max(abs(e.origin.x), max(abs(e.origin.y), abs(e.origin.z))));
     Vec3s(c.ray_origins).v[slot] = e.origin + e.normal * epsilon;
     Vec3s(c.ray_directions).v[slot] = e.direction;
-    // w: 1 while the first segment from a light at infinity is under way.
-    Vec4s(c.throughputs).v[slot] = vec4(e.weight, e.at_infinity ? 1.0 : 0.0);
+    // w, while the first segment is under way: 1 from a light at infinity, minus the range of a
+    // punctual light that has one (shade_light applies its window).
+    Vec4s(c.throughputs).v[slot] = vec4(e.weight, e.at_infinity ? 1.0 : -e.range);
     Vec2s(c.subpath_mis).v[slot] = vec2(mis.d_vcm, mis.d_vc);
     Uints(c.extend_queue).v[extend_slot] = slot;
 }

@@ -42,6 +42,11 @@ void main() {
         if (!surface.front) {
             throughput.xyz *= exp(-surface.material.absorption * hit.t);
         }
+        if (throughput.w < 0.0) {
+            // KHR_lights_punctual's range window, as next-event estimation applies it (lights.glsl).
+            float r = hit.t / -throughput.w;
+            throughput.xyz *= clamp(1.0 - r * r * r * r, 0.0, 1.0);
+        }
         mis_arrive(mis, throughput.w > 0.0 ? 1.0 : hit.t, abs(dot(surface.n, direction)));
         ShadingFrame frame = shading_frame(c, surface, direction);
         Bsdf bsdf = material_bsdf(surface.material, surface.uv, surface.log_footprint);

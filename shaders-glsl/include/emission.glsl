@@ -30,6 +30,9 @@ struct EmissionSample {
     bool at_infinity;
     // The light's surface normal (emissive triangles; zero for the others).
     vec3 normal;
+    // A point or spot light's KHR_lights_punctual range (0: none): its window applies on the
+    // first segment, once its length is known.
+    float range;
 };
 
 vec3 sample_uniform_cone_local(vec2 u, float cos_max) {
@@ -50,7 +53,7 @@ vec2 sample_concentric_disk(vec2 u) {
 }
 
 bool sample_emission(PassConstants c, float u_light, vec2 u_point, vec2 u_direction, out EmissionSample e) {
-    e = EmissionSample(vec3(0.0), vec3(0.0, 0.0, 1.0), vec3(0.0), 0.0, 0.0, 1.0, false, false, vec3(0.0));
+    e = EmissionSample(vec3(0.0), vec3(0.0, 0.0, 1.0), vec3(0.0), 0.0, 0.0, 1.0, false, false, vec3(0.0), 0.0);
     LightSample s;
     if (!sample_direct_light(c, u_light, u_point, s)) {
         return false;
@@ -71,6 +74,7 @@ bool sample_emission(PassConstants c, float u_light, vec2 u_point, vec2 u_direct
     } else if (s.delta) {
         GpuPunctualLight light = PunctualLights(c.punctual_lights).v[s.punctual];
         e.origin = light.position;
+        e.range = light.range;
         e.position_pdf = s.pdf;
         if (light.kind == PUNCTUAL_SPOT) {
             basis(light.direction, t, b);
