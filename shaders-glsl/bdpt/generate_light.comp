@@ -40,8 +40,7 @@ void main() {
     // swaps the two densities (src/integrator/bdpt/mis.rs), and its first segment has no length.
     SubpathMis mis = e.at_infinity ? mis_leave_light(e.direction_pdf, e.position_pdf, 1.0, e.hittable)
                                    : mis_leave_light(e.position_pdf, e.direction_pdf, e.cos_out, e.hittable);
-    float epsilon = 1e-4 * max(1.0, max(abs(e.origin.x), max(abs(e.origin.y), abs(e.origin.z))));
-    Vec3s(c.ray_origins).v[slot] = e.origin + e.normal * epsilon;
+    Vec3s(c.ray_origins).v[slot] = e.origin + e.normal * offset_epsilon(e.origin);
     Vec3s(c.ray_directions).v[slot] = e.direction;
     // w, while the first segment is under way: 1 from a light at infinity, minus the range of a
     // punctual light that has one (shade_light applies its window).

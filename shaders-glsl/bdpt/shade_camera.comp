@@ -112,22 +112,17 @@ void main() {
             vec3 u = vec3(wt_random(c.seed, pixel, sample_index, dimension_bounce, 0),
                           wt_random(c.seed, pixel, sample_index, dimension_bounce, 1),
                           wt_random(c.seed, pixel, sample_index, dimension_bounce, 5));
-            BsdfSample scattered;
-            if (bsdf_sample(bsdf, frame.wo_local, surface.front, u, scattered)) {
-                vec3 outgoing = from_local(scattered.wi, frame.tangent, frame.bitangent, frame.normal);
-                bool below = dot(outgoing, surface.facing) < 0.0;
-                vec3 next = throughput.xyz * scattered.weight;
-                if (below == scattered.transmitted && any(greaterThan(next, vec3(0.0)))) {
-                    continues = true;
-                    float back_pdf = scattered.delta ? 0.0 : reverse_pdf(v, frame.wo_local, scattered.wi);
-                    SubpathMis after = mis;
-                    mis_scatter(after, scattered.pdf, back_pdf, geometric_cos(v, outgoing), scattered.delta);
-                    Vec3s(c.ray_origins).v[path] = leaving_point(v, outgoing);
-                    Vec3s(c.ray_directions).v[path] = outgoing;
-                    Vec4s(c.throughputs).v[path] = vec4(next, 0.0);
-                    Vec2s(c.subpath_mis).v[path] = vec2(after.d_vcm, after.d_vc);
-                    Uints(c.path_samples).v[path] = packed_sample + (1u << SAMPLE_BITS);
-                }
+            vec3 next = throughput.xyz;
+            SubpathMis after = mis;
+            vec3 next_origin;
+            vec3 next_direction;
+            continues = continue_subpath(v, frame.wo_local, u, false, next, after, next_origin, next_direction);
+            if (continues) {
+                Vec3s(c.ray_origins).v[path] = next_origin;
+                Vec3s(c.ray_directions).v[path] = next_direction;
+                Vec4s(c.throughputs).v[path] = vec4(next, 0.0);
+                Vec2s(c.subpath_mis).v[path] = vec2(after.d_vcm, after.d_vc);
+                Uints(c.path_samples).v[path] = packed_sample + (1u << SAMPLE_BITS);
             }
         }
     }

@@ -80,21 +80,9 @@ void main() {
             uint bounce = LIGHT_SUBPATH_BOUNCE + segments;
             vec3 u = vec3(wt_random(c.seed, pixel, sample_index, bounce, 0), wt_random(c.seed, pixel, sample_index, bounce, 1),
                           wt_random(c.seed, pixel, sample_index, bounce, 2));
-            BsdfSample scattered;
-            if (bsdf_sample(bsdf, frame.wo_local, surface.front, u, scattered)) {
-                vec3 outgoing = from_local(scattered.wi, frame.tangent, frame.bitangent, frame.normal);
-                bool below = dot(outgoing, surface.facing) < 0.0;
-                vec3 next = throughput.xyz * scattered.weight
-                            * adjoint_factor(v, frame.wo_local, scattered.wi, outgoing, scattered.transmitted);
-                if (below == scattered.transmitted && any(greaterThan(next, vec3(0.0)))) {
-                    float back_pdf = scattered.delta ? 0.0 : reverse_pdf(v, frame.wo_local, scattered.wi);
-                    mis_scatter(mis, scattered.pdf, back_pdf, geometric_cos(v, outgoing), scattered.delta);
-                    continues = true;
-                    origin = leaving_point(v, outgoing);
-                    direction = outgoing;
-                    throughput = vec4(next, 0.0);
-                }
-            }
+            vec3 next = throughput.xyz;
+            continues = continue_subpath(v, frame.wo_local, u, true, next, mis, origin, direction);
+            throughput = vec4(next, 0.0);
         }
     }
     queue_shadow(c, splat, splat_from, c.camera_origin, splat_contribution, splat_pixel | SPLAT_PIXEL);

@@ -136,6 +136,35 @@ vec3 leaving_point(BdptVertex v, vec3 w) {
     return v.position + (dot(w, v.facing) < 0.0 ? -v.facing : v.facing) * v.epsilon;
 }
 
+// Continues a subpath from v by a sample of its BSDF (the adjoint for light subpaths,
+// `importance`): false where the sample fails, carries nothing, or leaves on the other side of
+// the geometric surface than the shading frame says (as path.glsl drops it). Otherwise the next
+// segment's origin and direction, and the throughput and MIS scalars after scattering.
+bool continue_subpath(BdptVertex v, vec3 wo_local, vec3 u, bool importance, inout vec3 throughput,
+                      inout SubpathMis mis, out vec3 origin, out vec3 direction) {
+    origin = v.position;
+    direction = v.wo;
+    BsdfSample scattered;
+    if (!bsdf_sample(v.bsdf, wo_local, v.front, u, scattered)) {
+        return false;
+    }
+    vec3 outgoing = from_local(scattered.wi, v.tangent, v.bitangent, v.shading);
+    bool below = dot(outgoing, v.facing) < 0.0;
+    vec3 next = throughput * scattered.weight;
+    if (importance) {
+        next *= adjoint_factor(v, wo_local, scattered.wi, outgoing, scattered.transmitted);
+    }
+    if (below != scattered.transmitted || !any(greaterThan(next, vec3(0.0)))) {
+        return false;
+    }
+    float back_pdf = scattered.delta ? 0.0 : reverse_pdf(v, wo_local, scattered.wi);
+    mis_scatter(mis, scattered.pdf, back_pdf, geometric_cos(v, outgoing), scattered.delta);
+    throughput = next;
+    origin = leaving_point(v, outgoing);
+    direction = outgoing;
+    return true;
+}
+
 // The weight strategy (s, t) gets: its MIS weight, or, when one strategy is rendered alone,
 // 1 for it and 0 for the others.
 float strategy_weight(PassConstants c, uint s, uint t, float mis_weight) {
@@ -166,32 +195,27 @@ void count_subpath_rays(PassConstants c, uint subpath, bool queued) {
     }
 }
 
-// Queues a shadow path from `origin` to `target` (every lane of the subgroup calls; `wanted`
-// says whether this lane has one). The contribution lands on `pixel` if nothing blocks it.
-void queue_shadow(PassConstants c, bool wanted, vec3 origin, vec3 target, vec3 contribution, uint pixel) {
-    uint slot = enqueue(QUEUE_CONNECT, wanted);
-    // The integrator makes room for every shadow path a step can queue; the test only guards
-    // memory if one ever did not.
-    if (wanted && slot < c.shadow_capacity) {
-        vec3 to_target = target - origin;
-        float distance = length(to_target);
-        Vec4s(c.shadow_origins).v[slot] = vec4(origin, distance * (1.0 - 1e-4));
-        Vec3s(c.shadow_directions).v[slot] = to_target / distance;
-        Vec3s(c.shadow_contributions).v[slot] = contribution;
-        Uints(c.shadow_pixels).v[slot] = pixel;
-    }
-}
-
-// Queues a shadow path towards a light at infinity, or a punctual light, along `direction`.
+// Queues a shadow path from `origin` along `direction` up to `t_max` (every lane of the
+// subgroup calls; `wanted` says whether this lane has one). The contribution lands on `pixel`
+// if nothing blocks it.
 void queue_shadow_along(PassConstants c, bool wanted, vec3 origin, vec3 direction, float t_max, vec3 contribution,
                         uint pixel) {
     uint slot = enqueue(QUEUE_CONNECT, wanted);
+    // The integrator makes room for every shadow path a step can queue; the test only guards
+    // memory if one ever did not.
     if (wanted && slot < c.shadow_capacity) {
         Vec4s(c.shadow_origins).v[slot] = vec4(origin, t_max);
         Vec3s(c.shadow_directions).v[slot] = direction;
         Vec3s(c.shadow_contributions).v[slot] = contribution;
         Uints(c.shadow_pixels).v[slot] = pixel;
     }
+}
+
+// Queues a shadow path from `origin` to just short of `target`.
+void queue_shadow(PassConstants c, bool wanted, vec3 origin, vec3 target, vec3 contribution, uint pixel) {
+    vec3 to_target = target - origin;
+    float distance = length(to_target);
+    queue_shadow_along(c, wanted, origin, to_target / distance, distance * (1.0 - 1e-4), contribution, pixel);
 }
 
 #endif

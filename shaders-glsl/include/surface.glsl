@@ -8,6 +8,12 @@
 #include "bsdf.glsl"
 #include "textures.glsl"
 
+// How far rays leaving point p start off its surface, against self-hits: relative to the
+// coordinates' magnitude, where float spacing grows.
+float offset_epsilon(vec3 p) {
+    return 1e-4 * max(1.0, max(abs(p.x), max(abs(p.y), abs(p.z))));
+}
+
 struct SurfaceHit {
     vec3 point;
     // Geometric normal as the winding gives it (flipped for mirrored instances), not
@@ -51,7 +57,7 @@ SurfaceHit surface_hit(PassConstants c, HitRecord hit, vec3 origin, vec3 directi
                       + 0.5 * log2(max(triangle_uv_area2(c.uvs, s.vertices), 1e-30) / max(length(s.normal), 1e-30));
     s.n = normalize(s.normal);
     s.facing = s.front ? s.n : -s.n;
-    s.epsilon = 1e-4 * max(1.0, max(abs(s.point.x), max(abs(s.point.y), abs(s.point.z))));
+    s.epsilon = offset_epsilon(s.point);
     return s;
 }
 

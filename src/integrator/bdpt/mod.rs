@@ -26,6 +26,7 @@ use super::settings::{RenderSettings, SplatFilm};
 use super::stats::{BdptStats, RenderStats, StrategyCount};
 use super::wavefront::kernel_graph::GRAPH;
 use super::wavefront::path_state::{self, PathState, Sorts};
+use super::wavefront::Wavefront;
 use kernels::{BdptKernels, Recording};
 
 /// Path slots by default: as many as camera paths, within these bounds and an eighth of
@@ -72,8 +73,8 @@ pub struct Bdpt {
 }
 
 impl Bdpt {
-    /// What bidirectional path tracing asks of the settings: a supported slot count, a
-    /// strategy that exists.
+    /// What bidirectional path tracing asks of the settings: what the wavefront asks (a
+    /// supported slot count), and a strategy that exists.
     pub fn check(settings: &RenderSettings) -> GpuResult<()> {
         let invalid = |problem: String| {
             Err(GpuError::InvalidUse {
@@ -81,14 +82,7 @@ impl Bdpt {
                 problem,
             })
         };
-        if let Some(slots) = settings.path_slots {
-            if slots == 0 || slots > path_state::MAX_SLOTS {
-                return invalid(format!(
-                    "{slots} path slots: between 1 and {} are supported",
-                    path_state::MAX_SLOTS
-                ));
-            }
-        }
+        Wavefront::check(settings)?;
         if let Some((s, t)) = settings.strategy {
             if t == 0 || s + t < 2 || s + t - 1 > settings.max_depth {
                 return invalid(format!(
