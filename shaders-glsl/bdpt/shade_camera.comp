@@ -131,11 +131,12 @@ void main() {
     count_strategy(c, 1, t, has_shadow);
 
     // s >= 2: this vertex to each vertex of the light subpath that keeps the path within
-    // max_depth segments (the light subpath's i-th stored vertex has i + 1 segments behind it).
+    // max_depth segments (the light subpath's i-th stored vertex has i + 1 segments behind it,
+    // so s + t - 1 <= max_depth while i + t < max_depth; t is the same in the whole launch).
     uint light_vertices = connects ? Uints(c.light_vertex_counts).v[path] : 0;
-    for (uint i = 0; i + 1 < c.max_depth; ++i) {
+    for (uint i = 0; i + t < c.max_depth; ++i) {
         uint s = i + 2;
-        bool wanted = i < light_vertices && s + t - 1 <= c.max_depth && strategy_wanted(c, s, t);
+        bool wanted = i < light_vertices && strategy_wanted(c, s, t);
         vec3 from = vec3(0.0);
         vec3 to = vec3(1.0);
         vec3 contribution = vec3(0.0);

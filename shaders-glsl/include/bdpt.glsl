@@ -46,29 +46,37 @@ BdptVertex bdpt_vertex(SurfaceHit surface, ShadingFrame frame, Bsdf bsdf, vec3 d
 // loading the same vertex of neighbouring slots touches whole consecutive cache lines: stored
 // as whole structs, a slot's vertices max_depth x 128 bytes apart, each 4-byte field of a warp
 // was 32 scattered sectors, and storing them cost shade_light twice its shading (H100).
-uint light_vertex_plane(PassConstants c, uint plane, uint slot, uint index) {
-    return (plane * c.max_depth + index) * c.path_slots + slot;
+// Each plane is addressed from its own 64-bit base: the whole array passes 4 GiB with a few
+// million slots, and an index into it scaled by 16 in 32 bits wrapped (the H100 at 2^23
+// slots lost every connection); within a plane the host keeps offsets under 4 GiB.
+Vec4s light_vertex_plane(PassConstants c, uint plane) {
+    uint64_t plane_bytes = uint64_t(c.max_depth) * uint64_t(c.path_slots) * 16ul;
+    return Vec4s(c.light_vertices + uint64_t(plane) * plane_bytes);
+}
+
+uint light_vertex_index(PassConstants c, uint slot, uint index) {
+    return index * c.path_slots + slot;
 }
 
 void store_light_vertex(PassConstants c, uint slot, uint index, BdptVertex v, vec3 throughput, SubpathMis mis) {
     uint flags = (v.front ? LIGHT_VERTEX_FRONT : 0u) | (bsdf_has_density(v.bsdf) ? LIGHT_VERTEX_CONNECTABLE : 0u);
     Bsdf b = v.bsdf;
-    Vec4s planes = Vec4s(c.light_vertices);
-    planes.v[light_vertex_plane(c, 0, slot, index)] = vec4(v.position, mis.d_vcm);
-    planes.v[light_vertex_plane(c, 1, slot, index)] = vec4(v.wo, mis.d_vc);
-    planes.v[light_vertex_plane(c, 2, slot, index)] = vec4(throughput, uintBitsToFloat(flags));
-    planes.v[light_vertex_plane(c, 3, slot, index)] = vec4(v.shading, b.alpha);
-    planes.v[light_vertex_plane(c, 4, slot, index)] = vec4(v.facing, b.metallic);
-    planes.v[light_vertex_plane(c, 5, slot, index)] = vec4(b.base_color, b.specular);
-    planes.v[light_vertex_plane(c, 6, slot, index)] = vec4(b.specular_color, b.transmission);
-    planes.v[light_vertex_plane(c, 7, slot, index)] = vec4(b.ior, v.epsilon, 0.0, 0.0);
+    uint at = light_vertex_index(c, slot, index);
+    light_vertex_plane(c, 0).v[at] = vec4(v.position, mis.d_vcm);
+    light_vertex_plane(c, 1).v[at] = vec4(v.wo, mis.d_vc);
+    light_vertex_plane(c, 2).v[at] = vec4(throughput, uintBitsToFloat(flags));
+    light_vertex_plane(c, 3).v[at] = vec4(v.shading, b.alpha);
+    light_vertex_plane(c, 4).v[at] = vec4(v.facing, b.metallic);
+    light_vertex_plane(c, 5).v[at] = vec4(b.base_color, b.specular);
+    light_vertex_plane(c, 6).v[at] = vec4(b.specular_color, b.transmission);
+    light_vertex_plane(c, 7).v[at] = vec4(b.ior, v.epsilon, 0.0, 0.0);
 }
 
 LightVertex load_light_vertex(PassConstants c, uint slot, uint index) {
-    Vec4s planes = Vec4s(c.light_vertices);
+    uint at = light_vertex_index(c, slot, index);
     vec4 p[LIGHT_VERTEX_PLANES];
     for (uint plane = 0; plane < LIGHT_VERTEX_PLANES; ++plane) {
-        p[plane] = planes.v[light_vertex_plane(c, plane, slot, index)];
+        p[plane] = light_vertex_plane(c, plane).v[at];
     }
     return LightVertex(p[0].xyz, p[0].w, p[1].xyz, p[1].w, p[2].xyz, floatBitsToUint(p[2].w), p[3].xyz, p[3].w,
                        p[4].xyz, p[4].w, p[5].xyz, p[5].w, p[6].xyz, p[6].w, p[7].x, p[7].y, 0u, 0u);

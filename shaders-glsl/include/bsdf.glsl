@@ -189,13 +189,16 @@ vec3 bsdf_eval(Bsdf b, vec3 wo, vec3 wi, bool entering, out float pdf) {
     bool smooth_lobes = bsdf_is_smooth(b);
     float dielectric = 1.0 - b.metallic;
     float opaque = dielectric * (1.0 - b.transmission);
+    // Without a metal, a specular layer or glass the microfacet terms below add exactly zero
+    // to f and to the density: skipped, a diffuse surface's evaluation costs a fraction.
+    bool glossy = !smooth_lobes && (b.metallic > 0.0 || opaque * b.specular > 0.0 || dielectric * b.transmission > 0.0);
     if (wi.z > 0.0) {
         vec3 h = normalize(wo + wi);
         float cos_h = max(dot(wo, h), 0.0);
         vec3 layer = b.specular * fresnel_schlick(dielectric_f0(b), cos_h);
         vec3 f = opaque * (1.0 - max3(layer)) * b.base_color * (wi.z / PI);
         pdf = p.z * wi.z / PI;
-        if (!smooth_lobes) {
+        if (glossy) {
             float microfacet = ggx_d(h, b.alpha) * ggx_g2(wo, wi, b.alpha) / (4.0 * wo.z);
             float reflected = dot(wo, h) > 0.0 ? ggx_g1(wo, b.alpha) * ggx_d(h, b.alpha) / (4.0 * wo.z) : 0.0;
             float glass_fresnel = b.specular * fresnel_dielectric(cos_h, 1.0 / refraction_eta(b, entering));
