@@ -70,8 +70,8 @@ void main() {
                       * light_hit_weight(c, mis, t, position_pdf, emission_pdf);
         }
         if (bounce + 1 < c.max_depth) {
-            ShadingFrame frame = shading_frame(c, surface, direction);
             Bsdf bsdf = material_bsdf(material, surface.uv, surface.log_footprint);
+            ShadingFrame frame = shading_frame(c, surface, direction, !bsdf_has_density(bsdf));
             v = bdpt_vertex(surface, frame, bsdf, direction);
             connects = bsdf_has_density(bsdf);
 

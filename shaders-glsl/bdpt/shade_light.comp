@@ -48,8 +48,8 @@ void main() {
             throughput.xyz *= clamp(1.0 - r * r * r * r, 0.0, 1.0);
         }
         mis_arrive(mis, throughput.w > 0.0 ? 1.0 : hit.t, abs(dot(surface.n, direction)));
-        ShadingFrame frame = shading_frame(c, surface, direction);
         Bsdf bsdf = material_bsdf(surface.material, surface.uv, surface.log_footprint);
+        ShadingFrame frame = shading_frame(c, surface, direction, !bsdf_has_density(bsdf));
         BdptVertex v = bdpt_vertex(surface, frame, bsdf, direction);
         store_light_vertex(c, path, segments - 1, v, throughput.xyz, mis);
         Uints(c.light_vertex_counts).v[path] = segments;

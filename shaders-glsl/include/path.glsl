@@ -72,12 +72,12 @@ bool shade_hit(PassConstants c, uint pixel, uint sample_index, uint bounce, HitR
     vec3 facing = surface.facing;
     float epsilon = surface.epsilon;
     uint dimension_bounce = bounce + 1;
-    ShadingFrame frame = shading_frame(c, surface, direction);
+    Bsdf bsdf = material_bsdf(material, surface.uv, surface.log_footprint);
+    ShadingFrame frame = shading_frame(c, surface, direction, !bsdf_has_density(bsdf));
     vec3 tangent = frame.tangent;
     vec3 bitangent = frame.bitangent;
     vec3 shading = frame.normal;
     vec3 wo_local = frame.wo_local;
-    Bsdf bsdf = material_bsdf(material, surface.uv, surface.log_footprint);
 
     float u_light = wt_random(c.seed, pixel, sample_index, dimension_bounce, 2);
     vec2 u_point = vec2(wt_random(c.seed, pixel, sample_index, dimension_bounce, 3),

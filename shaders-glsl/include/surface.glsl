@@ -49,9 +49,10 @@ SurfaceHit surface_hit(PassConstants c, HitRecord hit, vec3 origin, vec3 directi
     s.vertices = triangle_vertices(c.indices, triangle, hit.primitive);
     s.weights = barycentric_weights(triangle_barycentrics(triangle, s.point));
     s.uv = interpolated_uv(c.uvs, s.vertices, s.weights);
-    // The ray cone from the camera's pixel, its width at the hit (the spread of primary rays
-    // over this segment's length), in UV units.
-    float cone_width = hit.t * 2.0 * c.tan_half_yfov / float(c.height);
+    // The camera pixel's cone, its width at the hit, in UV units: a function of the point
+    // alone (not of the segment that reached it), so that textures filter the same whichever
+    // subpath of a bidirectional path finds the surface.
+    float cone_width = length(s.point - c.camera_origin) * 2.0 * c.tan_half_yfov / float(c.height);
     float cos_view = max(abs(dot(s.normal, direction)) / max(length(s.normal), 1e-30), 0.1);
     s.log_footprint = log2(max(cone_width / cos_view, 1e-30))
                       + 0.5 * log2(max(triangle_uv_area2(c.uvs, s.vertices), 1e-30) / max(length(s.normal), 1e-30));
@@ -79,8 +80,14 @@ struct ShadingFrame {
 };
 
 // The interpolated (and normal-mapped) normal of the surface, turned to the side the ray
-// came from; where it would put wo below the surface, the geometric normal instead.
-ShadingFrame shading_frame(PassConstants c, SurfaceHit surface, vec3 direction) {
+// came from. The frame must not depend on which way the path is traced, or the BSDF stops
+// being reciprocal and light and camera subpaths see different surfaces (BDPT was 2% darker
+// than the path tracer on a normal-mapped floor): where wo is below the shading normal the
+// frame stays, and every evaluation and sample from it is zero, as Mitsuba's normal maps
+// have it. Only BSDFs without density (smooth glass and mirrors, which nothing connects to)
+// fall back to the geometric normal there, so that a smooth-shaded sphere's silhouette
+// still refracts and reflects.
+ShadingFrame shading_frame(PassConstants c, SurfaceHit surface, vec3 direction, bool geometric_fallback) {
     GpuMaterial material = surface.material;
     vec3 shading = interpolated_normal(c.normals, surface.vertices, surface.instance, surface.weights);
     shading = dot(shading, shading) > 0.0 ? normalize(shading) : surface.n;
@@ -96,7 +103,7 @@ ShadingFrame shading_frame(PassConstants c, SurfaceHit surface, vec3 direction) 
     }
     shading = dot(shading, surface.facing) < 0.0 ? -shading : shading;
     vec3 wo = -direction;
-    if (!(dot(shading, wo) > 1e-6)) {
+    if (geometric_fallback && !(dot(shading, wo) > 1e-6)) {
         shading = surface.facing;
     }
     ShadingFrame frame;
