@@ -193,3 +193,22 @@ fn environment_options_render_and_bad_ones_are_clear_errors() {
         );
     }
 }
+
+#[test]
+fn more_bdpt_shadow_paths_than_32_bit_offsets_reach_are_a_clear_error() {
+    // 2^26 slots at depth 8 are 2^29 shadow paths: their arrays and light vertex planes would
+    // pass 4 GiB, where the shaders' offsets wrap. Refused before anything is allocated.
+    let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/cornell-box/cornell-box.gltf");
+    let out = std::env::temp_dir().join(format!("wavetrace-cli-slots-{}.exr", std::process::id()));
+    let output = wavetrace()
+        .args(["render", scene, "--res", "8", "8", "--spp", "1", "--max-depth", "8"])
+        .args(["--integrator", "bdpt", "--path-slots", "67108864", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !output.status.success() && text.contains("67108864 path slots at depth 8") && !text.contains("panicked"),
+        "{text}"
+    );
+}
