@@ -27,6 +27,9 @@ pub struct Capabilities {
     /// 64-bit integer atomics on buffers: the film's fixed-point sums.
     pub shader_buffer_int64_atomics: bool,
     pub shader_float_atomics: bool,
+    /// VK_KHR_pipeline_executable_properties: the driver reports what each kernel compiled
+    /// to (`WAVETRACE_PIPELINE_STATS`).
+    pub pipeline_statistics: bool,
     pub subgroup_arithmetic: bool,
     pub subgroup_ballot: bool,
     /// Subgroup ballot and arithmetic in raygen shaders too (NVIDIA has them; lavapipe has no
@@ -264,6 +267,7 @@ fn probe(instance: &Instance, index: usize, raw: vk::PhysicalDevice) -> GpuResul
         shader_int64: features.shader_int64,
         shader_buffer_int64_atomics: features.shader_buffer_int64_atomics,
         shader_float_atomics: features.shader_float_atomics,
+        pipeline_statistics: features.pipeline_statistics,
         subgroup_arithmetic: properties
             .compute_subgroup_ops
             .contains(vk::SubgroupFeatureFlags::ARITHMETIC),
@@ -324,6 +328,7 @@ struct FeatureFlags {
     shader_int64: bool,
     shader_buffer_int64_atomics: bool,
     shader_float_atomics: bool,
+    pipeline_statistics: bool,
     /// Subgroup size control and full subgroups in compute.
     subgroup_size_control: bool,
 }
@@ -335,6 +340,7 @@ fn query_features(vki: &ash::Instance, raw: vk::PhysicalDevice, api: u32, has: &
     let mut query = vk::PhysicalDeviceRayQueryFeaturesKHR::default();
     let mut pipeline = vk::PhysicalDeviceRayTracingPipelineFeaturesKHR::default();
     let mut float_atomics = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default();
+    let mut executables = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
     let mut features = vk::PhysicalDeviceFeatures2::default();
     // Chaining a struct the device does not know is invalid, so chain only what it offers.
     if api >= vk::API_VERSION_1_2 {
@@ -354,6 +360,9 @@ fn query_features(vki: &ash::Instance, raw: vk::PhysicalDevice, api: u32, has: &
     }
     if has(ash::ext::shader_atomic_float::NAME) {
         features = features.push_next(&mut float_atomics);
+    }
+    if has(ash::khr::pipeline_executable_properties::NAME) {
+        features = features.push_next(&mut executables);
     }
     // SAFETY: a plain query on a physical device of this instance; every struct in the
     // p_next chain lives on this stack frame until the query returns.
@@ -377,6 +386,7 @@ fn query_features(vki: &ash::Instance, raw: vk::PhysicalDevice, api: u32, has: &
         shader_int64,
         shader_buffer_int64_atomics: f12.shader_buffer_int64_atomics == vk::TRUE,
         shader_float_atomics: float_atomics.shader_buffer_float32_atomic_add == vk::TRUE,
+        pipeline_statistics: executables.pipeline_executable_info == vk::TRUE,
         subgroup_size_control: f13.subgroup_size_control == vk::TRUE && f13.compute_full_subgroups == vk::TRUE,
     }
 }
@@ -486,6 +496,7 @@ mod tests {
             shader_int64: true,
             shader_buffer_int64_atomics: true,
             shader_float_atomics: false,
+            pipeline_statistics: false,
             subgroup_arithmetic: true,
             subgroup_ballot: true,
             raygen_subgroups: true,

@@ -52,6 +52,8 @@ pub(crate) struct Shared {
     pub(crate) debug_utils: Option<ash::ext::debug_utils::Device>,
     acceleration_structure: ash::khr::acceleration_structure::Device,
     ray_tracing_pipeline: Option<ash::khr::ray_tracing_pipeline::Device>,
+    /// Present when pipeline statistics were asked for and the driver has them.
+    pub(crate) pipeline_statistics: Option<ash::khr::pipeline_executable_properties::Device>,
     timeline: vk::Semaphore,
     /// Set 0 of every pipeline layout: the bindless texture array (`gpu::textures`).
     pub(crate) texture_layout: vk::DescriptorSetLayout,
@@ -83,7 +85,15 @@ impl Context {
             .expect("choose_adapter only returns devices with a compute queue");
         let backends = adapter.capabilities.trace_backends();
         let has_pipeline = backends.contains(&TraceBackend::Pipeline);
-        let device = create_device(&instance, &adapter, &backends, queue_family)?;
+        let statistics = pipeline_statistics_requested();
+        if statistics && !adapter.capabilities.pipeline_statistics {
+            log::warn!(
+                "WAVETRACE_PIPELINE_STATS: {} reports no pipeline statistics",
+                adapter.name
+            );
+        }
+        let statistics = statistics && adapter.capabilities.pipeline_statistics;
+        let device = create_device(&instance, &adapter, &backends, queue_family, statistics)?;
         // SAFETY: the family and index were requested in create_info.
         let queue = unsafe { device.get_device_queue(queue_family, 0) };
 
@@ -118,6 +128,8 @@ impl Context {
         let acceleration_structure = ash::khr::acceleration_structure::Device::new(&instance.raw, &device);
         let ray_tracing_pipeline =
             has_pipeline.then(|| ash::khr::ray_tracing_pipeline::Device::new(&instance.raw, &device));
+        let pipeline_statistics =
+            statistics.then(|| ash::khr::pipeline_executable_properties::Device::new(&instance.raw, &device));
 
         let shared = Shared {
             device,
@@ -128,6 +140,7 @@ impl Context {
             debug_utils,
             acceleration_structure,
             ray_tracing_pipeline,
+            pipeline_statistics,
             timeline,
             texture_layout,
             max_textures,
@@ -283,6 +296,12 @@ impl Drop for Shared {
     }
 }
 
+/// Whether the user asked for pipeline statistics (`WAVETRACE_PIPELINE_STATS`, not empty or 0;
+/// logged by `gpu::pipeline_statistics`).
+fn pipeline_statistics_requested() -> bool {
+    std::env::var("WAVETRACE_PIPELINE_STATS").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
 /// The logical device with one queue of `queue_family` and the extensions and features of
 /// the trace backends the adapter has.
 fn create_device(
@@ -290,6 +309,7 @@ fn create_device(
     adapter: &Adapter,
     backends: &[TraceBackend],
     queue_family: u32,
+    pipeline_statistics: bool,
 ) -> GpuResult<ash::Device> {
     let caps = &adapter.capabilities;
     let has_query = backends.contains(&TraceBackend::Query);
@@ -306,6 +326,9 @@ fn create_device(
     }
     if caps.shader_float_atomics {
         extensions.push(ash::ext::shader_atomic_float::NAME);
+    }
+    if pipeline_statistics {
+        extensions.push(ash::khr::pipeline_executable_properties::NAME);
     }
     let extension_ptrs: Vec<_> = extensions.iter().map(|e| e.as_ptr()).collect();
 
@@ -344,6 +367,11 @@ fn create_device(
     }
     if caps.shader_float_atomics {
         features = features.push_next(&mut float_atomics);
+    }
+    let mut executables =
+        vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default().pipeline_executable_info(true);
+    if pipeline_statistics {
+        features = features.push_next(&mut executables);
     }
     let priorities = [1.0];
     let queue_infos = [vk::DeviceQueueCreateInfo::default()

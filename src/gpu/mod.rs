@@ -12,6 +12,7 @@ mod error;
 mod image;
 mod instance;
 mod pipeline;
+mod pipeline_statistics;
 mod profiler;
 mod rt_pipeline;
 pub mod shaders;

@@ -9,6 +9,7 @@ use bytemuck::Pod;
 
 use super::context::{Context, Shared};
 use super::error::{GpuError, GpuResult, VkResultExt};
+use super::pipeline_statistics;
 use super::shaders::{ShaderId, ShaderStage};
 
 /// A compute pipeline whose push constants are a `P` (one of `crate::shader_interface`'s
@@ -79,6 +80,7 @@ impl<P: Pod> ComputePipeline<P> {
         };
         shared.set_name(raw, kernel);
         shared.set_name(layout, kernel);
+        pipeline_statistics::log_statistics(shared, raw, kernel);
         Ok(Self {
             shared: Arc::clone(shared),
             raw,
@@ -179,7 +181,10 @@ fn create_compute_pipeline(
             .flags(vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS)
             .push_next(&mut required_size);
     }
-    let info = vk::ComputePipelineCreateInfo::default().stage(stage).layout(layout);
+    let info = vk::ComputePipelineCreateInfo::default()
+        .flags(pipeline_statistics::capture_flags(shared))
+        .stage(stage)
+        .layout(layout);
     // SAFETY: module and layout are alive; all pointers live until the call returns.
     let created = unsafe {
         shared

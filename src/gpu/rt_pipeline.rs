@@ -13,6 +13,7 @@ use super::commands::CommandBuffer;
 use super::context::{Context, Shared};
 use super::error::{GpuError, GpuResult, VkResultExt};
 use super::pipeline::{pipeline_layout, ShaderModule};
+use super::pipeline_statistics;
 use super::shaders::{ShaderId, ShaderStage};
 
 /// The shaders of one pipeline. Hit groups are triangle groups with a closest-hit shader,
@@ -73,6 +74,7 @@ impl<P: Pod> RayTracingPipeline<P> {
         };
         shared.set_name(raw, name);
         shared.set_name(layout, name);
+        pipeline_statistics::log_statistics(shared, raw, name);
         // From here on, `pipeline_guard` frees both if the table cannot be made.
         let pipeline_guard = PipelineGuard { shared, raw, layout };
         let table = BindingTable::new(context, loader, raw, shaders, groups.len(), name)?;
@@ -168,6 +170,7 @@ fn create_pipeline(
         .collect();
     // Paths are traced iteratively by raygen: no shader calls traceRayEXT recursively.
     let info = vk::RayTracingPipelineCreateInfoKHR::default()
+        .flags(pipeline_statistics::capture_flags(shared))
         .stages(&stage_infos)
         .groups(groups)
         .max_pipeline_ray_recursion_depth(1)
