@@ -154,6 +154,16 @@ gpu_structs! {
         pad0: u32,
     }
 
+    /// Push constants of `diagnostics/squares_probe`: Squares32 of counters
+    /// `first_counter ..` under `key`, then the same as uniform floats.
+    struct SquaresProbePush {
+        values: u64,
+        key: u64,
+        first_counter: u64,
+        count: u32,
+        pad0: u32,
+    }
+
     /// One instance of the scene: object-to-world rows, its mesh, and whether its
     /// transform mirrors (which flips the front face).
     struct GpuInstance {
