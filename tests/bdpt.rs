@@ -27,6 +27,19 @@ fn render(context: &wavetrace::gpu::Context, scene: &Scene, settings: &RenderSet
     Renderer::new(context, scene, settings).unwrap().render().unwrap()
 }
 
+/// The path tracer's image and BDPT's with the same settings.
+fn path_traced_and_bdpt(
+    context: &wavetrace::gpu::Context,
+    scene: &Scene,
+    base: &RenderSettings,
+) -> (RgbImage, RgbImage) {
+    let bdpt = RenderSettings {
+        integrator: IntegratorKind::Bdpt,
+        ..base.clone()
+    };
+    (render(context, scene, base), render(context, scene, &bdpt))
+}
+
 /// BDPT and the path tracer at the same samples per pixel against the reference: BDPT's mean
 /// within 2% on every channel and its relMSE at most `allowed` times the path tracer's; BDPT
 /// the same bits on both backends.
@@ -37,15 +50,7 @@ fn against_reference(scene_name: &str, resolution: u32, depth: u32, spp: u32, al
     let mut bdpt_images = Vec::new();
     for &backend in gpu.context.trace_backends() {
         let base = RenderSettings::new(resolution, resolution, spp, depth, backend);
-        let path_traced = render(&gpu.context, &scene, &base);
-        let bdpt = render(
-            &gpu.context,
-            &scene,
-            &RenderSettings {
-                integrator: IntegratorKind::Bdpt,
-                ..base.clone()
-            },
-        );
+        let (path_traced, bdpt) = path_traced_and_bdpt(&gpu.context, &scene, &base);
         let pt = metrics::compare(&path_traced, &reference).unwrap();
         let bd = metrics::compare(&bdpt, &reference).unwrap();
         eprintln!("{scene_name} {resolution} d{depth} {spp} spp {backend:?}: path tracer {pt:?}, bdpt {bd:?}");
@@ -107,15 +112,7 @@ fn every_gltf_material_feature_gives_the_path_tracers_mean() {
     let scene = common::load_scene("all-features");
     let backend = gpu.context.trace_backends()[0];
     let base = RenderSettings::new(64, 64, 256, 6, backend);
-    let path_traced = render(&gpu.context, &scene, &base);
-    let bdpt = render(
-        &gpu.context,
-        &scene,
-        &RenderSettings {
-            integrator: IntegratorKind::Bdpt,
-            ..base.clone()
-        },
-    );
+    let (path_traced, bdpt) = path_traced_and_bdpt(&gpu.context, &scene, &base);
     let c = metrics::compare(&bdpt, &path_traced).unwrap();
     eprintln!("all-features 64 d6 256 spp, bdpt against the path tracer: {c:?}");
     assert_eq!(c.non_finite_pixels, 0);
