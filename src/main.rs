@@ -63,6 +63,10 @@ struct RenderArgs {
     /// Largest number of path segments (Mitsuba's max_depth): 1 = emitters seen directly.
     #[arg(long, default_value_t = 8)]
     max_depth: u32,
+    /// Russian roulette from this many scattering events on, as Mitsuba does it (survival
+    /// min(max(throughput), 0.95)); 0 turns it off.
+    #[arg(long, default_value_t = wavetrace::integrator::DEFAULT_RR_DEPTH)]
+    rr_depth: u32,
     #[arg(long, default_value_t = 0)]
     seed: u32,
     #[arg(long, value_enum, default_value_t = Trace::Auto)]
@@ -253,6 +257,7 @@ fn render(args: &RenderArgs) -> Result<(), String> {
         height,
         spp: args.spp,
         max_depth: args.max_depth,
+        rr_depth: args.rr_depth,
         seed: args.seed,
         backend,
         integrator: match args.integrator {

@@ -77,6 +77,10 @@ gpu_constants! {
     /// `diagnostics/bdpt_mis_probe`: vertices of the longest path, and floats per path.
     const BDPT_PROBE_MAX_VERTICES: u32 = 11;
     const BDPT_PROBE_PATH_FLOATS: u32 = 5 + 6 * BDPT_PROBE_MAX_VERTICES;
+    /// The dimension of a bounce's random numbers that Russian roulette draws (the path
+    /// tracer's and a camera subpath's: 0, 1, 5 sample the BSDF, 2-4 a light; a light
+    /// subpath's: 0-2 sample the BSDF).
+    const RR_DIMENSION: u32 = 6;
     /// Bidirectional path tracing: a light subpath draws its random numbers at bounce
     /// LIGHT_SUBPATH_BOUNCE + segment, apart from its camera subpath's.
     const LIGHT_SUBPATH_BOUNCE: u32 = 1 << 16;
@@ -341,6 +345,9 @@ gpu_structs! {
         strategy_s: u32,
         strategy_t: u32,
         shadow_capacity: u32,
+        // Russian roulette from this many scattering events on (0: never), as Mitsuba has it.
+        rr_depth: u32,
+        pad_roulette: u32,
     }
 
     /// Queue counters and the indirect arguments made from them; all GPU-written. Queue

@@ -11,7 +11,7 @@ use glam::Vec3;
 use wavetrace::bsdf::Bsdf;
 use wavetrace::film::{metrics, read_exr, RgbImage};
 use wavetrace::integrator::bdpt::Bdpt;
-use wavetrace::integrator::{IntegratorKind, RenderSettings, Renderer, SplatFilm};
+use wavetrace::integrator::{IntegratorKind, RenderSettings, Renderer, SplatFilm, DEFAULT_RR_DEPTH};
 use wavetrace::interface::{LightVertex, LIGHT_VERTEX_CONNECTABLE, LIGHT_VERTEX_FRONT};
 use wavetrace::scene::{PinholeCamera, Scene};
 
@@ -42,18 +42,23 @@ fn path_traced_and_bdpt(
 
 /// BDPT and the path tracer at the same samples per pixel against the reference: BDPT's mean
 /// within 2% on every channel and its relMSE at most `allowed` times the path tracer's; BDPT
-/// the same bits on both backends.
-fn against_reference(scene_name: &str, resolution: u32, depth: u32, spp: u32, allowed: f64) {
+/// the same bits on both backends. Both with Russian roulette from `rr_depth` (0: none).
+fn against_reference(scene_name: &str, resolution: u32, depth: u32, spp: u32, rr_depth: u32, allowed: f64) {
     let gpu = common::gpu();
     let scene = common::load_scene(scene_name);
     let reference = reference(scene_name, resolution, depth);
     let mut bdpt_images = Vec::new();
     for &backend in gpu.context.trace_backends() {
-        let base = RenderSettings::new(resolution, resolution, spp, depth, backend);
+        let base = RenderSettings {
+            rr_depth,
+            ..RenderSettings::new(resolution, resolution, spp, depth, backend)
+        };
         let (path_traced, bdpt) = path_traced_and_bdpt(&gpu.context, &scene, &base);
         let pt = metrics::compare(&path_traced, &reference).unwrap();
         let bd = metrics::compare(&bdpt, &reference).unwrap();
-        eprintln!("{scene_name} {resolution} d{depth} {spp} spp {backend:?}: path tracer {pt:?}, bdpt {bd:?}");
+        eprintln!(
+            "{scene_name} {resolution} d{depth} {spp} spp rr {rr_depth} {backend:?}: path tracer {pt:?}, bdpt {bd:?}"
+        );
         assert_eq!(bd.non_finite_pixels, 0);
         for ratio in bd.mean_ratio {
             assert!((ratio - 1.0).abs() < 0.02, "bdpt mean ratio {ratio}: {bd:?}");
@@ -74,32 +79,36 @@ fn against_reference(scene_name: &str, resolution: u32, depth: u32, spp: u32, al
 
 #[test]
 fn cornell_box_depth_2_matches_the_reference() {
-    against_reference("cornell-box", 64, 2, 64, 2.0);
+    against_reference("cornell-box", 64, 2, 64, DEFAULT_RR_DEPTH, 2.0);
 }
 
 #[test]
 fn cornell_box_depth_8_matches_the_reference() {
-    against_reference("cornell-box", 64, 8, 64, 2.0);
+    against_reference("cornell-box", 64, 8, 64, DEFAULT_RR_DEPTH, 2.0);
 }
 
 #[test]
 fn cornell_glass_matches_the_reference_better_than_path_tracing() {
     // Measured: a tenth of the path tracer's relMSE at equal samples (the caustics).
-    against_reference("cornell-glass", 64, 8, 64, 0.5);
+    against_reference("cornell-glass", 64, 8, 64, DEFAULT_RR_DEPTH, 0.5);
 }
 
 #[test]
 fn ajar_matches_the_reference_better_than_path_tracing() {
     // Measured: a twentieth of the path tracer's relMSE at equal samples (light through the gap).
-    against_reference("ajar", 128, 8, 16, 0.25);
+    against_reference("ajar", 128, 8, 16, DEFAULT_RR_DEPTH, 0.25);
 }
 
 #[test]
 fn furnace_box_matches_the_reference() {
-    // The one scene here where BDPT is worse at equal samples: every wall emits, so the path
-    // tracer's next-event estimation is close to ideal and BDPT's extra strategies add noise
-    // the power heuristic cannot remove (measured 2.2x at 16 and 64 spp; docs/BDPT.md).
-    against_reference("furnace-box", 64, 8, 16, 2.5);
+    // With roulette (the default) the path tracer's paths, whose throughput halves at every
+    // bounce, are cut hard after five and BDPT is the better here: measured 0.80x.
+    against_reference("furnace-box", 64, 8, 16, DEFAULT_RR_DEPTH, 2.0);
+    // Without roulette, the one scene where BDPT is worse at equal samples: every wall emits,
+    // so the path tracer's next-event estimation is close to ideal and BDPT's extra strategies
+    // add noise the power heuristic cannot remove. Measured 2.2x at 16 and 64 spp: issue 13's
+    // 2x is missed there, and this bound says so (docs/BDPT.md).
+    against_reference("furnace-box", 64, 8, 16, 0, 2.5);
 }
 
 #[test]

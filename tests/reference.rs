@@ -2,15 +2,44 @@
 //! reference conventions: relMSE and block-8 relMSE at most twice what Mitsuba's own path
 //! tracer (NEE + MIS) reaches at the same resolution, depth and spp, and every mean ratio
 //! within 2%; with the wavefront under both schedulers and the megakernel, on both trace
-//! backends, which must agree (exactly between backends and schedulers).
+//! backends, which must agree (exactly between backends and schedulers); with Russian
+//! roulette (the default, as Mitsuba's references have it) and, where paths reach it, without.
 
 mod common;
 
 use wavetrace::film::{metrics, read_exr};
 use wavetrace::integrator::Renderer;
-use wavetrace::integrator::{IntegratorKind, RenderSettings, Schedule};
+use wavetrace::integrator::{IntegratorKind, RenderSettings, Schedule, DEFAULT_RR_DEPTH};
 
 fn check(scene_name: &str, resolution: u32, depth: u32, spp: u32, mitsuba_rel_mse: f64, mitsuba_block8: f64) {
+    // Roulette starts after DEFAULT_RR_DEPTH scatterings: shorter paths never meet it.
+    let roulettes: &[u32] = if depth > DEFAULT_RR_DEPTH {
+        &[DEFAULT_RR_DEPTH, 0]
+    } else {
+        &[DEFAULT_RR_DEPTH]
+    };
+    for &rr_depth in roulettes {
+        check_with_roulette(
+            scene_name,
+            resolution,
+            depth,
+            spp,
+            rr_depth,
+            mitsuba_rel_mse,
+            mitsuba_block8,
+        );
+    }
+}
+
+fn check_with_roulette(
+    scene_name: &str,
+    resolution: u32,
+    depth: u32,
+    spp: u32,
+    rr_depth: u32,
+    mitsuba_rel_mse: f64,
+    mitsuba_block8: f64,
+) {
     let gpu = common::gpu();
     let scene = common::load_scene(scene_name);
     let reference = read_exr(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
@@ -34,6 +63,7 @@ fn check(scene_name: &str, resolution: u32, depth: u32, spp: u32, mitsuba_rel_ms
     for (integrator, schedule, backend) in runs {
         let settings = RenderSettings {
             seed: 1,
+            rr_depth,
             integrator,
             schedule,
             ..RenderSettings::new(resolution, resolution, spp, depth, backend)
@@ -43,7 +73,9 @@ fn check(scene_name: &str, resolution: u32, depth: u32, spp: u32, mitsuba_rel_ms
             .render()
             .unwrap();
         let c = metrics::compare(&image, &reference).unwrap();
-        eprintln!("{scene_name} {resolution} d{depth} {spp} spp {integrator:?} {schedule:?} {backend:?}: {c:?}");
+        eprintln!(
+            "{scene_name} {resolution} d{depth} {spp} spp rr {rr_depth} {integrator:?} {schedule:?} {backend:?}: {c:?}"
+        );
         assert_eq!(c.non_finite_pixels, 0);
         for ratio in c.mean_ratio {
             assert!((ratio - 1.0).abs() < 0.02, "{backend:?}: mean ratio {ratio}: {c:?}");

@@ -116,7 +116,10 @@ void main() {
             SubpathMis after = mis;
             vec3 next_origin;
             vec3 next_direction;
-            continues = continue_subpath(v, frame.wo_local, u, false, next, after, next_origin, next_direction);
+            continues = continue_subpath(v, frame.wo_local, u, false, next, after, next_origin, next_direction)
+                        && russian_roulette(
+                            c, bounce + 1, wt_random(c.seed, pixel, sample_index, dimension_bounce, RR_DIMENSION),
+                            roulette_radiance_scale(bsdf, v.front, dot(next_direction, v.facing) < 0.0), next);
             if (continues) {
                 Vec3s(c.ray_origins).v[path] = next_origin;
                 Vec3s(c.ray_directions).v[path] = next_direction;

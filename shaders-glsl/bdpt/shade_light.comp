@@ -42,12 +42,16 @@ void main() {
         if (!surface.front) {
             throughput.xyz *= exp(-surface.material.absorption * hit.t);
         }
-        if (throughput.w < 0.0) {
+        // w: on the first segment, what generate_light put there (below); from the first
+        // vertex on, the throughput's largest component there, the scale of Russian roulette.
+        bool first = segments == 1;
+        if (first && throughput.w < 0.0) {
             // KHR_lights_punctual's range window, as next-event estimation applies it (lights.glsl).
             float r = hit.t / -throughput.w;
             throughput.xyz *= clamp(1.0 - r * r * r * r, 0.0, 1.0);
         }
-        mis_arrive(mis, throughput.w > 0.0 ? 1.0 : hit.t, abs(dot(surface.n, direction)));
+        mis_arrive(mis, first && throughput.w > 0.0 ? 1.0 : hit.t, abs(dot(surface.n, direction)));
+        float roulette_scale = first ? max3(throughput.xyz) : throughput.w;
         Bsdf bsdf = material_bsdf(surface.material, surface.uv, surface.log_footprint);
         ShadingFrame frame = shading_frame(c, surface, direction, !bsdf_has_density(bsdf));
         BdptVertex v = bdpt_vertex(surface, frame, bsdf, direction);
@@ -81,8 +85,10 @@ void main() {
             vec3 u = vec3(wt_random(c.seed, pixel, sample_index, bounce, 0), wt_random(c.seed, pixel, sample_index, bounce, 1),
                           wt_random(c.seed, pixel, sample_index, bounce, 2));
             vec3 next = throughput.xyz;
-            continues = continue_subpath(v, frame.wo_local, u, true, next, mis, origin, direction);
-            throughput = vec4(next, 0.0);
+            continues = continue_subpath(v, frame.wo_local, u, true, next, mis, origin, direction)
+                        && russian_roulette(c, segments, wt_random(c.seed, pixel, sample_index, bounce, 3),
+                                            roulette_scale, next);
+            throughput = vec4(next, roulette_scale);
         }
     }
     queue_shadow(c, splat, splat_from, c.camera_origin, splat_contribution, splat_pixel | SPLAT_PIXEL);

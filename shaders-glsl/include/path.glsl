@@ -22,6 +22,32 @@ void camera_ray(PassConstants c, uint pixel, uint sample_index, out vec3 origin,
     direction = camera_direction(c, vec2(x, y) + jitter);
 }
 
+// Russian roulette as Mitsuba 3 plays it: once a path has scattered `scatterings` >= rr_depth
+// times, it goes on with probability min(max(throughput / scale), 0.95) and its throughput
+// is divided by that probability, so the estimate stays unbiased. `scale`: for a light
+// subpath its throughput where it started; for radiance, the 1/eta^2 its refractions put in
+// the throughput (roulette_radiance_scale). `u` is a number the path draws for this alone.
+// False: the path ends here.
+bool russian_roulette(PassConstants c, uint scatterings, float u, float scale, inout vec3 throughput) {
+    if (c.rr_depth == 0 || scatterings < c.rr_depth) {
+        return true;
+    }
+    float survival = min(max3(throughput) / scale, 0.95);
+    if (!(u < survival)) {
+        return false;
+    }
+    throughput /= survival;
+    return true;
+}
+
+// Mitsuba plays roulette on throughput x eta^2, undoing the 1/eta^2 radiance takes at each
+// refraction, so that paths inside glass are not cut for it. Media here do not nest, so that
+// product is 1/ior^2 of the material the next segment runs through, or 1 outside.
+float roulette_radiance_scale(Bsdf bsdf, bool front, bool below) {
+    bool inside_next = bsdf.transmission > 0.0 && front == below;
+    return inside_next ? 1.0 / (bsdf.ior * bsdf.ior) : 1.0;
+}
+
 // A next-event estimation sample: the segment to test and what it adds if nothing blocks it.
 struct ShadowRay {
     vec3 origin;
@@ -117,6 +143,10 @@ bool shade_hit(PassConstants c, uint pixel, uint sample_index, uint bounce, HitR
     bool below = dot(outgoing, facing) < 0.0;
     vec3 next_throughput = throughput.xyz * s.weight;
     if (below != s.transmitted || all(equal(next_throughput, vec3(0.0)))) {
+        return false;
+    }
+    float u_roulette = wt_random(c.seed, pixel, sample_index, dimension_bounce, RR_DIMENSION);
+    if (!russian_roulette(c, bounce + 1, u_roulette, roulette_radiance_scale(bsdf, front, below), next_throughput)) {
         return false;
     }
     // Offset along the normal, to the side the new ray leaves from, against self-hits.

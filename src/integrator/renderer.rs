@@ -93,6 +93,7 @@ impl Renderer {
             width: settings.width,
             height: settings.height,
             max_depth: settings.max_depth,
+            rr_depth: settings.rr_depth,
             tile_size: TILE_SIZE,
             launch_lanes: match settings.backend {
                 TraceBackend::Query => WAVEFRONT_GROUP,

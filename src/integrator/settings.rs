@@ -13,6 +13,10 @@ pub struct RenderSettings {
     pub spp: u32,
     /// Mitsuba's `max_depth`: 1 = emitters seen directly.
     pub max_depth: u32,
+    /// Russian roulette after this many scattering events (Mitsuba's `rr_depth`, default 5):
+    /// a path goes on with probability min(max(throughput), 0.95) and is reweighted by its
+    /// inverse. 0 turns it off.
+    pub rr_depth: u32,
     pub seed: u32,
     pub backend: TraceBackend,
     pub integrator: IntegratorKind,
@@ -46,6 +50,7 @@ impl RenderSettings {
             height,
             spp,
             max_depth,
+            rr_depth: DEFAULT_RR_DEPTH,
             seed: 1,
             backend,
             integrator: IntegratorKind::default(),
@@ -61,6 +66,9 @@ impl RenderSettings {
         }
     }
 }
+
+/// Mitsuba's default `rr_depth`.
+pub const DEFAULT_RR_DEPTH: u32 = 5;
 
 /// From this many triangles the ray sort pays for itself on the H100: traversal dominates and
 /// coherent warps traverse faster (1.02 M triangles: +8%; the Cornell box's 32: -14%,
