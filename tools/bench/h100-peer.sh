@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# wavetrace against Mitsuba 3 (cuda_ad_rgb, OptiX) on the lent H100, in one device call (issue
+# 15's table): 1024 x 1024, 256 spp, both with their default Russian roulette (from depth 5)
+# and both without it, on the Cornell box (depth 3 and 8), cornell-glass, ajar and the
+# many-materials scene (tools/scenes/many_materials.py), Msamples/s, two runs each.
+# Expects .device/ from tools/device-bundle.sh and Mitsuba's slimmed wheels in .device/peer
+# (`bash tools/bench/peer/slim_wheel.sh .device/peer`); writes under $OUT and prints the table.
+set -u
+. "$(dirname "$0")/device.sh"
+device_setup
+python3 -m pip install -q --no-index --no-deps --upgrade --target /tmp/site .device/peer/*.whl
+export PYTHONPATH=/tmp/site
+case " ${SCENES:-many-materials} " in *" many-materials "*)
+  python3 tools/scenes/many_materials.py /tmp/many > "$OUT/many-materials.txt" 2>&1 ;; esac
+W=.device/wavetrace
+S=tests/scenes
+$W render $S/cornell-box/cornell-box.gltf -o /tmp/warm.exr --res 256 256 --spp 4 > /dev/null 2>&1
+
+# measure LABEL SCENE DEPTH: one line per run and renderer: label, renderer, roulette, Msamples/s.
+measure() {
+  local label=$1 scene=$2 depth=$3
+  for rr in 5 0; do
+    for run in 1 2; do
+      m=$($W render "$scene" -o /tmp/render.exr --res 1024 1024 --spp 256 --max-depth "$depth" --rr-depth "$rr" \
+        --stats --json | python3 -c 'import json,sys; print(round(json.load(sys.stdin)["samples_per_second"] / 1e6, 1))')
+      echo "$label d$depth wavetrace rr$rr $m"
+    done
+    # Mitsuba: a start depth past max_depth turns its roulette off.
+    mitsuba_rr=$([ "$rr" = 0 ] && echo 100 || echo 5)
+    timeout "${PEER_TIMEOUT_S:-240}" python3 tools/bench/peer/mitsuba_time.py "$scene" "$label" --res 1024 --spp 256 --max-depth "$depth" --runs 2 \
+      --rr-depth "$mitsuba_rr" 2>> "$OUT/mitsuba-stderr.txt" \
+      | python3 -c 'import json,sys
+for line in sys.stdin:
+    r = json.loads(line); print(r["scene"], "d%d" % r["max_depth"], "mitsuba", sys.argv[1], r["msamples_per_s"])' "rr$rr"
+  done
+}
+# SCENES (default: all): which of cornell-box-d3 cornell-box cornell-glass ajar many-materials.
+for name in ${SCENES:-cornell-box-d3 cornell-box cornell-glass ajar many-materials}; do
+  case $name in
+    cornell-box-d3) measure cornell-box $S/cornell-box/cornell-box.gltf 3 ;;
+    many-materials) measure many-materials /tmp/many/many-materials.gltf 8 ;;
+    *) measure "$name" "$S/$name/$name.gltf" 8 ;;
+  esac
+done >> "$OUT/peer.txt" 2>&1
+cat "$OUT/peer.txt"
