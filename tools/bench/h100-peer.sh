@@ -11,7 +11,9 @@ device_setup
 python3 -m pip install -q --no-index --no-deps --upgrade --target /tmp/site .device/peer/*.whl
 export PYTHONPATH=/tmp/site
 case " ${SCENES:-many-materials} " in *" many-materials "*)
-  python3 tools/scenes/many_materials.py /tmp/many > "$OUT/many-materials.txt" 2>&1 ;; esac
+  python3 tools/scenes/many_materials.py /tmp/many > "$OUT/many-materials.txt" 2>&1
+  python3 tools/scenes/many_materials.py /tmp/many --textured >> "$OUT/many-materials.txt" 2>&1 ;;
+esac
 W=.device/wavetrace
 S=tests/scenes
 $W render $S/cornell-box/cornell-box.gltf -o /tmp/warm.exr --res 256 256 --spp 4 > /dev/null 2>&1
@@ -22,7 +24,7 @@ measure() {
   for rr in 5 0; do
     for run in 1 2; do
       m=$($W render "$scene" -o /tmp/render.exr --res 1024 1024 --spp 256 --max-depth "$depth" --rr-depth "$rr" \
-        --stats --json | python3 -c 'import json,sys; print(round(json.load(sys.stdin)["samples_per_second"] / 1e6, 1))')
+        --stats --json 2>> "$OUT/wavetrace-stderr.txt" | python3 -c 'import json,sys; print(round(json.load(sys.stdin)["samples_per_second"] / 1e6, 1))')
       echo "$label d$depth wavetrace rr$rr $m"
     done
     # Mitsuba: a start depth past max_depth turns its roulette off.
@@ -42,4 +44,30 @@ for name in ${SCENES:-cornell-box-d3 cornell-box cornell-glass ajar many-materia
     *) measure "$name" "$S/$name/$name.gltf" 8 ;;
   esac
 done >> "$OUT/peer.txt" 2>&1
-cat "$OUT/peer.txt"
+# The textured variant of many-materials: wavetrace alone (the converter has no textures).
+case " ${SCENES:-many-materials} " in *" many-materials "*)
+  for rr in 5 0; do
+    m=$($W render /tmp/many/many-materials-textured.gltf -o /tmp/render.exr --res 1024 1024 --spp 256 --max-depth 8 \
+      --rr-depth "$rr" --stats --json 2>> "$OUT/wavetrace-stderr.txt" | python3 -c 'import json,sys; print(round(json.load(sys.stdin)["samples_per_second"] / 1e6, 1))')
+    echo "many-materials-textured d8 wavetrace rr$rr $m" >> "$OUT/peer.txt"
+  done ;;
+esac
+# The table: the mean of the runs, wavetrace against Mitsuba with and without roulette.
+python3 - "$OUT/peer.txt" <<'PY'
+import collections, sys
+runs = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    parts = line.split()
+    if len(parts) == 5:
+        runs[(parts[0], parts[1], parts[2], parts[3])].append(float(parts[4]))
+mean = lambda k: sum(runs[k]) / len(runs[k]) if runs.get(k) else None
+fmt = lambda v: "%.1f" % v if v else "-"
+print("| scene | wavetrace rr5 | Mitsuba rr5 | ratio | wavetrace rr0 | Mitsuba rr0 | ratio |")
+print("|---|---|---|---|---|---|---|")
+for scene, depth in dict.fromkeys((k[0], k[1]) for k in runs):
+    cells = []
+    for rr in ("rr5", "rr0"):
+        w, m = mean((scene, depth, "wavetrace", rr)), mean((scene, depth, "mitsuba", rr))
+        cells += [fmt(w), fmt(m), "%.2fx" % (w / m) if w and m else "-"]
+    print("| %s %s | %s |" % (scene, depth, " | ".join(cells)))
+PY
