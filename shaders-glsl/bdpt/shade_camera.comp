@@ -71,7 +71,7 @@ void main() {
         }
         if (bounce + 1 < c.max_depth) {
             Bsdf bsdf = material_bsdf(material, surface.uv, surface.log_footprint);
-            ShadingFrame frame = shading_frame(c, surface, direction, !bsdf_has_density(bsdf));
+            ShadingFrame frame = shading_frame(c, surface, direction, bsdf);
             v = bdpt_vertex(surface, frame, bsdf, direction);
             connects = bsdf_has_density(bsdf);
 

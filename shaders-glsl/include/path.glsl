@@ -99,7 +99,7 @@ bool shade_hit(PassConstants c, uint pixel, uint sample_index, uint bounce, HitR
     float epsilon = surface.epsilon;
     uint dimension_bounce = bounce + 1;
     Bsdf bsdf = material_bsdf(material, surface.uv, surface.log_footprint);
-    ShadingFrame frame = shading_frame(c, surface, direction, !bsdf_has_density(bsdf));
+    ShadingFrame frame = shading_frame(c, surface, direction, bsdf);
     vec3 tangent = frame.tangent;
     vec3 bitangent = frame.bitangent;
     vec3 shading = frame.normal;

@@ -87,7 +87,7 @@ struct ShadingFrame {
 // have it. Only BSDFs without density (smooth glass and mirrors, which nothing connects to)
 // fall back to the geometric normal there, so that a smooth-shaded sphere's silhouette
 // still refracts and reflects.
-ShadingFrame shading_frame(PassConstants c, SurfaceHit surface, vec3 direction, bool geometric_fallback) {
+ShadingFrame shading_frame(PassConstants c, SurfaceHit surface, vec3 direction, Bsdf bsdf) {
     GpuMaterial material = surface.material;
     vec3 shading = interpolated_normal(c.normals, surface.vertices, surface.instance, surface.weights);
     shading = dot(shading, shading) > 0.0 ? normalize(shading) : surface.n;
@@ -103,7 +103,7 @@ ShadingFrame shading_frame(PassConstants c, SurfaceHit surface, vec3 direction, 
     }
     shading = dot(shading, surface.facing) < 0.0 ? -shading : shading;
     vec3 wo = -direction;
-    if (geometric_fallback && !(dot(shading, wo) > 1e-6)) {
+    if (!bsdf_has_density(bsdf) && !(dot(shading, wo) > 1e-6)) {
         shading = surface.facing;
     }
     ShadingFrame frame;
