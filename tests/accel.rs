@@ -69,6 +69,7 @@ fn trace(context: &Context, backend: TraceBackend, push: &TraceProbePush) -> Opt
                 miss: &[ids::DIAGNOSTICS_TRACE_PROBE_RMISS],
                 closest_hit: &[ids::DIAGNOSTICS_TRACE_PROBE_RCHIT],
                 any_hit: None,
+                specialization: &[],
             };
             let pipeline = RayTracingPipeline::<TraceProbePush>::new(context, "trace probe", &shaders).unwrap();
             context

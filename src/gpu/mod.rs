@@ -26,7 +26,7 @@ pub use context::{Context, ContextDesc, SubmitTicket, MAX_TEXTURES};
 pub use error::{GpuError, GpuResult};
 pub use image::{Image, ImageFormat};
 pub use instance::{Instance, MessageCounts, Validation};
-pub use pipeline::ComputePipeline;
+pub use pipeline::{ComputePipeline, SpecializationConstant};
 pub use profiler::{Profiler, Scope, ScopeTiming};
 pub use rt_pipeline::{RayTracingPipeline, RayTracingShaders};
 pub use textures::{SamplerDesc, TextureData, TextureSet, Wrap};

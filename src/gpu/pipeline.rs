@@ -1,5 +1,5 @@
 //! Compute pipelines from embedded SPIR-V, with typed push constants and specialization
-//! constants (ids 0, 1, … in the order given).
+//! constants (positional: ids 0, 1, … in the order given; or by id).
 
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -11,6 +11,37 @@ use super::context::{Context, Shared};
 use super::error::{GpuError, GpuResult, VkResultExt};
 use super::pipeline_statistics;
 use super::shaders::{ShaderId, ShaderStage};
+
+/// A 32-bit specialization constant by its `constant_id`. A pipeline may be given constants
+/// its shaders do not declare: Vulkan ignores those, so one list can serve every kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpecializationConstant {
+    pub id: u32,
+    pub value: u32,
+}
+
+/// Positional constants as constants by id.
+fn positional(values: &[u32]) -> Vec<SpecializationConstant> {
+    (0..)
+        .zip(values)
+        .map(|(id, &value)| SpecializationConstant { id, value })
+        .collect()
+}
+
+/// The `vk::SpecializationInfo` parts of `constants`: map entries and their data.
+pub(crate) fn specialization_parts(
+    constants: &[SpecializationConstant],
+) -> (Vec<vk::SpecializationMapEntry>, Vec<u32>) {
+    let entries = (0..)
+        .zip(constants)
+        .map(|(index, constant): (u32, _)| vk::SpecializationMapEntry {
+            constant_id: constant.id,
+            offset: index * 4,
+            size: 4,
+        })
+        .collect();
+    (entries, constants.iter().map(|c| c.value).collect())
+}
 
 /// A compute pipeline whose push constants are a `P` (one of `crate::shader_interface`'s
 /// structs), so a dispatch cannot pass the wrong block.
@@ -24,17 +55,27 @@ pub struct ComputePipeline<P: Pod> {
 
 impl<P: Pod> ComputePipeline<P> {
     pub fn new(context: &Context, shader: ShaderId, specialization: &[u32]) -> GpuResult<Self> {
-        Self::create(context, shader, specialization, false)
+        Self::create(context, shader, &positional(specialization), false)
+    }
+
+    /// A pipeline with specialization constants by id.
+    pub fn specialised(context: &Context, shader: ShaderId, constants: &[SpecializationConstant]) -> GpuResult<Self> {
+        Self::create(context, shader, constants, false)
     }
 
     /// A pipeline whose subgroups are all full and of the device's `subgroup_size`, for
     /// kernels that build trees with the subgroup size as arity. Its workgroup width must be a
     /// multiple of that size.
     pub fn with_full_subgroups(context: &Context, shader: ShaderId, specialization: &[u32]) -> GpuResult<Self> {
-        Self::create(context, shader, specialization, true)
+        Self::create(context, shader, &positional(specialization), true)
     }
 
-    fn create(context: &Context, shader: ShaderId, specialization: &[u32], full_subgroups: bool) -> GpuResult<Self> {
+    fn create(
+        context: &Context,
+        shader: ShaderId,
+        specialization: &[SpecializationConstant],
+        full_subgroups: bool,
+    ) -> GpuResult<Self> {
         let shared = &context.shared;
         let embedded = shader.get();
         let kernel = embedded.kernel;
@@ -150,25 +191,19 @@ pub(crate) fn pipeline_layout(
     unsafe { shared.device.create_pipeline_layout(&layout_info, None) }.vk("vkCreatePipelineLayout")
 }
 
-/// The pipeline of one compute module with specialization constants 0, 1, ... = `values`,
-/// with full subgroups of the device's size where `full_subgroups`.
+/// The pipeline of one compute module with specialization `constants`, with full subgroups
+/// of the device's size where `full_subgroups`.
 fn create_compute_pipeline(
     shared: &Shared,
     module: &ShaderModule<'_>,
     layout: vk::PipelineLayout,
-    values: &[u32],
+    constants: &[SpecializationConstant],
     full_subgroups: bool,
 ) -> GpuResult<vk::Pipeline> {
-    let entries: Vec<_> = (0..values.len() as u32)
-        .map(|id| vk::SpecializationMapEntry {
-            constant_id: id,
-            offset: id * 4,
-            size: 4,
-        })
-        .collect();
+    let (entries, values) = specialization_parts(constants);
     let specialization_info = vk::SpecializationInfo::default()
         .map_entries(&entries)
-        .data(bytemuck::cast_slice(values));
+        .data(bytemuck::cast_slice(&values));
     let mut required_size = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default()
         .required_subgroup_size(shared.adapter.capabilities.subgroup_size);
     let mut stage = vk::PipelineShaderStageCreateInfo::default()

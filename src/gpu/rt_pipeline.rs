@@ -12,17 +12,18 @@ use super::buffer::{Buffer, BufferUsage, MemoryLocation};
 use super::commands::CommandBuffer;
 use super::context::{Context, Shared};
 use super::error::{GpuError, GpuResult, VkResultExt};
-use super::pipeline::{pipeline_layout, ShaderModule};
+use super::pipeline::{pipeline_layout, specialization_parts, ShaderModule, SpecializationConstant};
 use super::pipeline_statistics;
 use super::shaders::{ShaderId, ShaderStage};
 
 /// The shaders of one pipeline. Hit groups are triangle groups with a closest-hit shader,
-/// and all share `any_hit` if there is one.
+/// and all share `any_hit` if there is one. Every stage gets `specialization`.
 pub struct RayTracingShaders<'a> {
     pub raygen: ShaderId,
     pub miss: &'a [ShaderId],
     pub closest_hit: &'a [ShaderId],
     pub any_hit: Option<ShaderId>,
+    pub specialization: &'a [SpecializationConstant],
 }
 
 const PUSH_STAGES: vk::ShaderStageFlags = vk::ShaderStageFlags::from_raw(
@@ -64,7 +65,7 @@ impl<P: Pod> RayTracingPipeline<P> {
         let stages = ordered_stages(shaders);
         let groups = shader_groups(&stages);
         let layout = pipeline_layout(shared, PUSH_STAGES, push_size)?;
-        let raw = match create_pipeline(shared, loader, &stages, &groups, layout) {
+        let raw = match create_pipeline(shared, loader, &stages, &groups, layout, shaders.specialization) {
             Ok(raw) => raw,
             Err(error) => {
                 // SAFETY: the layout is unused.
@@ -140,7 +141,12 @@ fn create_pipeline(
     stages: &[(ShaderId, ShaderStage)],
     groups: &[vk::RayTracingShaderGroupCreateInfoKHR<'_>],
     layout: vk::PipelineLayout,
+    specialization: &[SpecializationConstant],
 ) -> GpuResult<vk::Pipeline> {
+    let (entries, values) = specialization_parts(specialization);
+    let specialization_info = vk::SpecializationInfo::default()
+        .map_entries(&entries)
+        .data(bytemuck::cast_slice(&values));
     let mut modules = Vec::new();
     for &(id, expected) in stages {
         let embedded = id.get();
@@ -166,6 +172,7 @@ fn create_pipeline(
                 .stage(flags)
                 .module(module.raw)
                 .name(c"main")
+                .specialization_info(&specialization_info)
         })
         .collect();
     // Paths are traced iteratively by raygen: no shader calls traceRayEXT recursively.
