@@ -120,6 +120,11 @@ struct RenderArgs {
     /// subpath vertices (the camera included).
     #[arg(long, num_args = 2, value_names = ["S", "T"])]
     strategy: Option<Vec<u32>>,
+    /// Kernels that handle every scene feature (textures, normal maps, alpha, volumes,
+    /// environment, punctual lights, every glTF lobe), instead of kernels specialised to the
+    /// features the scene uses; both give the same image.
+    #[arg(long)]
+    general_kernels: bool,
     /// Print GPU time per kernel, samples/s and bytes of path state per path.
     #[arg(long)]
     stats: bool,
@@ -278,6 +283,7 @@ fn render(args: &RenderArgs) -> Result<(), String> {
         },
         splat_film: args.splat_film,
         strategy: args.strategy.as_deref().map(|st| (st[0], st[1])),
+        general_kernels: args.general_kernels,
     };
     let mut renderer = Renderer::new(&context, &scene, &settings).map_err(|e| e.to_string())?;
     let progress = progress_bar(f64::from(width) * f64::from(height) * f64::from(settings.spp));
@@ -362,6 +368,7 @@ fn print_stats(settings: &RenderSettings, stats: &RenderStats) {
         stats.extension_rays_per_second / 1e6,
         stats.shadow_rays_per_second / 1e6,
     );
+    println!("kernels specialised to: {}", stats.kernel_features);
     if let Some(schedule) = stats.schedule {
         println!(
             "{} schedule, {} path slots, {} bytes of path state per slot ({} unpacked), {} bytes of film per pixel, \

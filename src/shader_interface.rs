@@ -93,10 +93,31 @@ gpu_constants! {
     const LIGHT_VERTEX_CONNECTABLE: u32 = 2;
     /// A stored light vertex is this many vec4 planes (bdpt.glsl's store_light_vertex).
     const LIGHT_VERTEX_PLANES: u32 = 8;
+    /// The planes a scene without glossy lobes stores: the others read as a Lambertian
+    /// surface's values (bdpt.glsl's load_light_vertex).
+    const LIGHT_VERTEX_LAMBERTIAN_PLANES: u32 = 6;
     /// Strategies (s, t) counted for --stats: s and t below this; then the two subpaths'
     /// extension rays.
     const BDPT_COUNTED: u32 = 17;
     const BDPT_COUNTERS: u32 = BDPT_COUNTED * BDPT_COUNTED + 2;
+    /// The specialization constant that tells the shading kernels which of the scene
+    /// features below a render needs (include/features.glsl, `integrator::KernelFeatures`);
+    /// an id of its own, apart from the small positional ids other kernels use.
+    const KERNEL_FEATURES_CONSTANT_ID: u32 = 100;
+    /// Kernel features: base colour, metallic-roughness or emissive textures; normal maps;
+    /// alpha masks or blending; KHR_materials_volume absorption; an environment; punctual
+    /// lights; and the glTF BSDF's lobes beyond the Lambertian base: metal, the dielectric's
+    /// specular layer, glass.
+    const FEATURE_TEXTURES: u32 = 1 << 0;
+    const FEATURE_NORMAL_MAPS: u32 = 1 << 1;
+    const FEATURE_ALPHA: u32 = 1 << 2;
+    const FEATURE_VOLUMES: u32 = 1 << 3;
+    const FEATURE_ENVIRONMENT: u32 = 1 << 4;
+    const FEATURE_PUNCTUAL_LIGHTS: u32 = 1 << 5;
+    const FEATURE_METAL: u32 = 1 << 6;
+    const FEATURE_SPECULAR_LAYER: u32 = 1 << 7;
+    const FEATURE_TRANSMISSION: u32 = 1 << 8;
+    const FEATURES_ALL: u32 = (1 << 9) - 1;
 }
 
 gpu_structs! {
@@ -584,15 +605,18 @@ gpu_structs! {
         // LIGHT_VERTEX_FRONT | LIGHT_VERTEX_CONNECTABLE.
         flags: u32,
         shading: Vec3,
-        alpha: f32,
+        epsilon: f32,
         facing: Vec3,
         metallic: f32,
         base_color: Vec3,
         specular: f32,
+        // The last two planes only matter to glossy lobes: a scene without them
+        // (FEATURE_METAL, _SPECULAR_LAYER, _TRANSMISSION) stores neither
+        // (LIGHT_VERTEX_LAMBERTIAN_PLANES).
         specular_color: Vec3,
         transmission: f32,
+        alpha: f32,
         ior: f32,
-        epsilon: f32,
         pad0: u32,
         pad1: u32,
     }

@@ -48,7 +48,7 @@ void main() {
     ShadowRay shadow = ShadowRay(vec3(0.0), 0.0, vec3(0.0), vec3(0.0));
     bool continues = false;
     if (stored.t < 0.0) {
-        if (c.environment_kind != ENVIRONMENT_NONE) {
+        if (HAS_ENVIRONMENT && c.environment_kind != ENVIRONMENT_NONE) {
             float position_pdf = c.environment_choice * environment_pdf(c, direction);
             float emission_pdf = position_pdf / (PI * c.scene_radius * c.scene_radius);
             emitted = throughput.xyz * environment_radiance(c, direction)
@@ -59,7 +59,7 @@ void main() {
         SurfaceHit surface = surface_hit(c, hit, origin, direction);
         GpuMaterial material = surface.material;
         absorption = material.absorption;
-        if (!surface.front) {
+        if (HAS_VOLUMES && !surface.front) {
             throughput.xyz *= exp(-absorption * hit.t);
         }
         mis_arrive(mis, hit.t, abs(dot(surface.n, direction)));
@@ -159,7 +159,7 @@ void main() {
             vec3 unweighted = throughput.xyz * f_camera * f_light * stored_light.throughput / distance2;
             // A segment into this material's volume (through its front, or back in from its
             // inside face) is absorbed along its length, as extension segments are.
-            if ((dot(w, v.facing) < 0.0) == v.front) {
+            if (HAS_VOLUMES && (dot(w, v.facing) < 0.0) == v.front) {
                 unweighted *= exp(-absorption * distance);
             }
             float weight = mis_connection_weight(SubpathMis(stored_light.d_vcm, stored_light.d_vc),

@@ -39,7 +39,7 @@ void main() {
     if (stored.t >= 0.0) {
         HitRecord hit = HitRecord(stored.t, stored.instance, stored.primitive, 0);
         SurfaceHit surface = surface_hit(c, hit, origin, direction);
-        if (!surface.front) {
+        if (HAS_VOLUMES && !surface.front) {
             throughput.xyz *= exp(-surface.material.absorption * hit.t);
         }
         // w: on the first segment, what generate_light put there (below); from the first

@@ -14,7 +14,7 @@
 bool alpha_hole(PassConstants c, uint instance, uint triangle, vec2 barycentrics, vec3 origin, vec3 direction) {
     WorldTriangle w = world_triangle(c.positions, c.indices, c.instances, c.meshes, instance, triangle);
     GpuMaterial m = Materials(c.materials).v[w.mesh.material];
-    if (m.alpha_mode == ALPHA_OPAQUE) {
+    if (!HAS_ALPHA || m.alpha_mode == ALPHA_OPAQUE) {
         return false;
     }
     vec2 uv = interpolated_uv(c.uvs, triangle_vertices(c.indices, w, triangle), barycentric_weights(barycentrics));

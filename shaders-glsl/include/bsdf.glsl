@@ -21,6 +21,7 @@
 #define WAVETRACE_BSDF_GLSL
 
 #include "common.glsl"
+#include "features.glsl"
 
 const float PI = 3.14159265358979;
 
@@ -164,8 +165,8 @@ bool bsdf_has_density(Bsdf b) {
 vec4 lobe_probabilities(Bsdf b, float cos_o) {
     float dielectric = 1.0 - b.metallic;
     float opaque = dielectric * (1.0 - b.transmission);
-    float layer = b.specular * max3(fresnel_schlick(dielectric_f0(b), cos_o));
-    vec4 w = vec4(b.metallic * luminance_of(fresnel_schlick(b.base_color, cos_o)), opaque * layer,
+    float layer = HAS_SPECULAR_LAYER ? b.specular * max3(fresnel_schlick(dielectric_f0(b), cos_o)) : 0.0;
+    vec4 w = vec4(HAS_METAL ? b.metallic * luminance_of(fresnel_schlick(b.base_color, cos_o)) : 0.0, opaque * layer,
                   opaque * (1.0 - layer) * luminance_of(b.base_color), dielectric * b.transmission);
     // A lobe that is there but reflects almost nothing keeps a small chance: its f is not
     // exactly 0 at every angle, so its density must not be either.
@@ -191,24 +192,26 @@ vec3 bsdf_eval(Bsdf b, vec3 wo, vec3 wi, bool entering, out float pdf) {
     float opaque = dielectric * (1.0 - b.transmission);
     // Without a metal, a specular layer or glass the microfacet terms below add exactly zero
     // to f and to the density: skipped, a diffuse surface's evaluation costs a fraction.
-    bool glossy = !smooth_lobes && (b.metallic > 0.0 || opaque * b.specular > 0.0 || dielectric * b.transmission > 0.0);
+    bool glossy = HAS_GLOSSY_LOBES && !smooth_lobes
+                  && (b.metallic > 0.0 || opaque * b.specular > 0.0 || dielectric * b.transmission > 0.0);
     if (wi.z > 0.0) {
         vec3 h = normalize(wo + wi);
         float cos_h = max(dot(wo, h), 0.0);
-        vec3 layer = b.specular * fresnel_schlick(dielectric_f0(b), cos_h);
+        vec3 layer = HAS_SPECULAR_LAYER ? b.specular * fresnel_schlick(dielectric_f0(b), cos_h) : vec3(0.0);
         vec3 f = opaque * (1.0 - max3(layer)) * b.base_color * (wi.z / PI);
         pdf = p.z * wi.z / PI;
         if (glossy) {
             float microfacet = ggx_d(h, b.alpha) * ggx_g2(wo, wi, b.alpha) / (4.0 * wo.z);
             float reflected = dot(wo, h) > 0.0 ? ggx_g1(wo, b.alpha) * ggx_d(h, b.alpha) / (4.0 * wo.z) : 0.0;
-            float glass_fresnel = b.specular * fresnel_dielectric(cos_h, 1.0 / refraction_eta(b, entering));
-            f += microfacet * (b.metallic * fresnel_schlick(b.base_color, cos_h) + opaque * layer
-                               + dielectric * b.transmission * glass_fresnel * glass_tint(b));
+            float glass_fresnel =
+                HAS_TRANSMISSION ? b.specular * fresnel_dielectric(cos_h, 1.0 / refraction_eta(b, entering)) : 0.0;
+            f += microfacet * ((HAS_METAL ? b.metallic * fresnel_schlick(b.base_color, cos_h) : vec3(0.0))
+                               + opaque * layer + dielectric * b.transmission * glass_fresnel * glass_tint(b));
             pdf += reflected * (p.x + p.y + p.w * glass_fresnel);
         }
         return f;
     }
-    if (smooth_lobes || b.transmission <= 0.0 || dielectric <= 0.0) {
+    if (!HAS_TRANSMISSION || smooth_lobes || b.transmission <= 0.0 || dielectric <= 0.0) {
         return vec3(0.0);
     }
     float eta = refraction_eta(b, entering);
@@ -246,7 +249,11 @@ bool bsdf_sample(Bsdf b, vec3 wo, bool entering, vec3 u, out BsdfSample s) {
     }
     bool smooth_lobes = bsdf_is_smooth(b);
     float dielectric = 1.0 - b.metallic;
-    if (u.z < p.z) {
+    // u.z picks the lobe from the cumulative probabilities; where rounding leaves their sum
+    // a little under 1, u.z above it goes to a lobe that can be chosen, never one of
+    // probability 0 (which a kernel specialised without that lobe does not have).
+    bool only_base = p.x + p.y + p.w <= 0.0;
+    if (!HAS_GLOSSY_LOBES || only_base || u.z < p.z) {
         s.wi = sample_cosine_local(u.xy);
     } else {
         vec3 h = smooth_lobes ? vec3(0.0, 0.0, 1.0) : ggx_sample_visible(wo, b.alpha, u.xy);
@@ -256,7 +263,7 @@ bool bsdf_sample(Bsdf b, vec3 wo, bool entering, vec3 u, out BsdfSample s) {
         }
         vec3 reflected = reflect(-wo, h);
         float glass_start = p.z + p.x + p.y;
-        if (u.z >= glass_start) {
+        if (HAS_TRANSMISSION && p.w > 0.0 && u.z >= glass_start) {
             float eta = refraction_eta(b, entering);
             float reflectance = b.specular * fresnel_dielectric(cos_h, 1.0 / eta);
             float v = (u.z - glass_start) / p.w;
@@ -278,7 +285,7 @@ bool bsdf_sample(Bsdf b, vec3 wo, bool entering, vec3 u, out BsdfSample s) {
         } else {
             s.wi = reflected;
             if (smooth_lobes) {
-                vec3 value = u.z < p.z + p.x
+                vec3 value = u.z < p.z + p.x || p.y <= 0.0
                                  ? b.metallic * fresnel_schlick(b.base_color, cos_h) / p.x
                                  : dielectric * (1.0 - b.transmission) * b.specular
                                        * fresnel_schlick(dielectric_f0(b), cos_h) / p.y;

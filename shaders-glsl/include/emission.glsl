@@ -71,7 +71,7 @@ bool sample_emission(PassConstants c, float u_light, vec2 u_point, vec2 u_direct
         e.direction_pdf = s.pdf;
         e.hittable = !s.delta;
         e.at_infinity = true;
-    } else if (s.delta) {
+    } else if (HAS_PUNCTUAL_LIGHTS && s.delta) {
         GpuPunctualLight light = PunctualLights(c.punctual_lights).v[s.punctual];
         e.origin = light.position;
         e.range = light.range;
@@ -110,7 +110,7 @@ float emission_direction_pdf(PassConstants c, LightSample s, vec3 direction) {
     if (s.at_infinity) {
         return 1.0 / (PI * c.scene_radius * c.scene_radius);
     }
-    if (s.delta) {
+    if (HAS_PUNCTUAL_LIGHTS && s.delta) {
         GpuPunctualLight light = PunctualLights(c.punctual_lights).v[s.punctual];
         if (light.kind == PUNCTUAL_SPOT) {
             return dot(light.direction, direction) >= light.cos_outer ? 1.0 / (2.0 * PI * (1.0 - light.cos_outer)) : 0.0;

@@ -44,7 +44,7 @@ bool sample_light(PassConstants c, float u_light, vec2 u_point, out vec3 positio
     position = emitter.p0 * b0 + emitter.p1 * b1 + emitter.p2 * (1.0 - b0 - b1);
     GpuMaterial material = Materials(c.materials).v[emitter.mesh.material];
     radiance = material.emission;
-    if (material.textures.w != NO_TEXTURE) {
+    if (HAS_TEXTURES && material.textures.w != NO_TEXTURE) {
         uvec3 vertices = triangle_vertices(c.indices, emitter, entry.y);
         vec2 uv = interpolated_uv(c.uvs, vertices, vec3(b0, b1, 1.0 - b0 - b1));
         // No cone reaches a light sample: the finest level.
@@ -86,7 +86,7 @@ struct LightSample {
 bool sample_direct_light(PassConstants c, float u_light, vec2 u_point, out LightSample s) {
     s = LightSample(vec3(0.0, 1.0, 0.0), false, vec3(0.0), 0.0, vec3(0.0), false, 0u);
     float p_environment = c.environment_choice;
-    if (u_light < p_environment) {
+    if (HAS_ENVIRONMENT && u_light < p_environment) {
         float u_pixel = min(u_light / p_environment, float_below(1.0));
         float pdf;
         if (!environment_sample(c, u_pixel, u_point, s.point_or_direction, s.radiance, pdf)) {
@@ -98,7 +98,7 @@ bool sample_direct_light(PassConstants c, float u_light, vec2 u_point, out Light
     }
     u_light = min((u_light - p_environment) / (1.0 - p_environment), float_below(1.0));
     float p_punctual = c.punctual_choice;
-    if (u_light < p_punctual) {
+    if (HAS_PUNCTUAL_LIGHTS && u_light < p_punctual) {
         // By the CDF over their powers (light_tree.glsl's flat-CDF sampler).
         s.punctual = light_cdf_sample(c.punctual_cdf, c.punctual_count, min(u_light / p_punctual, float_below(1.0)));
         float probability = light_cdf_probability(c.punctual_cdf, c.punctual_count, s.punctual);
@@ -139,7 +139,7 @@ bool light_segment(PassConstants c, LightSample s, vec3 origin, out vec3 directi
     float distance2 = dot(to_light, to_light);
     distance = sqrt(distance2);
     direction = to_light / distance;
-    if (s.delta) {
+    if (HAS_PUNCTUAL_LIGHTS && s.delta) {
         GpuPunctualLight light = PunctualLights(c.punctual_lights).v[s.punctual];
         float falloff = 1.0 / distance2;
         if (light.range > 0.0) {
@@ -167,7 +167,7 @@ float power_heuristic(float a, float b) {
 // What a path that leaves the scene along `direction` brings back from the environment,
 // weighted against next-event estimation (throughput.w as in shade_hit).
 vec3 environment_seen(PassConstants c, vec3 direction, vec4 throughput) {
-    if (c.environment_kind == ENVIRONMENT_NONE) {
+    if (!HAS_ENVIRONMENT || c.environment_kind == ENVIRONMENT_NONE) {
         return vec3(0.0);
     }
     float weight = 1.0;

@@ -76,7 +76,7 @@ bool shade_hit(PassConstants c, uint pixel, uint sample_index, uint bounce, HitR
     GpuMaterial material = surface.material;
     // A back face seen from inside: the segment ran through this material's volume (closed
     // meshes, media not nested beyond touching), so Beer's law applies along it.
-    if (!surface.front) {
+    if (HAS_VOLUMES && !surface.front) {
         throughput.xyz *= exp(-material.absorption * hit.t);
     }
     float last_bsdf_pdf = throughput.w;

@@ -38,7 +38,7 @@ void route_hit(PassConstants c, uint path, bool hit, HitRecord record) {
         return;
     }
     if (!hit) {
-        if (c.environment_kind != ENVIRONMENT_NONE) {
+        if (HAS_ENVIRONMENT && c.environment_kind != ENVIRONMENT_NONE) {
             vec3 seen = environment_seen(c, Vec3s(c.ray_directions).v[path], Vec4s(c.throughputs).v[path]);
             film_add(c.film, Uints(c.path_pixels).v[path], film_quantize(seen));
         }

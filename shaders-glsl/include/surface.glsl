@@ -48,14 +48,18 @@ SurfaceHit surface_hit(PassConstants c, HitRecord hit, vec3 origin, vec3 directi
     s.point = origin + direction * hit.t;
     s.vertices = triangle_vertices(c.indices, triangle, hit.primitive);
     s.weights = barycentric_weights(triangle_barycentrics(triangle, s.point));
-    s.uv = interpolated_uv(c.uvs, s.vertices, s.weights);
-    // The camera pixel's cone, its width at the hit, in UV units: a function of the point
-    // alone (not of the segment that reached it), so that textures filter the same whichever
-    // subpath of a bidirectional path finds the surface.
-    float cone_width = length(s.point - c.camera_origin) * 2.0 * c.tan_half_yfov / float(c.height);
-    float cos_view = max(abs(dot(s.normal, direction)) / max(length(s.normal), 1e-30), 0.1);
-    s.log_footprint = log2(max(cone_width / cos_view, 1e-30))
-                      + 0.5 * log2(max(triangle_uv_area2(c.uvs, s.vertices), 1e-30) / max(length(s.normal), 1e-30));
+    s.uv = vec2(0.0);
+    s.log_footprint = 0.0;
+    if (HAS_ANY_TEXTURES) {
+        s.uv = interpolated_uv(c.uvs, s.vertices, s.weights);
+        // The camera pixel's cone, its width at the hit, in UV units: a function of the point
+        // alone (not of the segment that reached it), so that textures filter the same
+        // whichever subpath of a bidirectional path finds the surface.
+        float cone_width = length(s.point - c.camera_origin) * 2.0 * c.tan_half_yfov / float(c.height);
+        float cos_view = max(abs(dot(s.normal, direction)) / max(length(s.normal), 1e-30), 0.1);
+        s.log_footprint = log2(max(cone_width / cos_view, 1e-30))
+                          + 0.5 * log2(max(triangle_uv_area2(c.uvs, s.vertices), 1e-30) / max(length(s.normal), 1e-30));
+    }
     s.n = normalize(s.normal);
     s.facing = s.front ? s.n : -s.n;
     s.epsilon = offset_epsilon(s.point);
@@ -91,11 +95,11 @@ ShadingFrame shading_frame(PassConstants c, SurfaceHit surface, vec3 direction, 
     GpuMaterial material = surface.material;
     vec3 shading = interpolated_normal(c.normals, surface.vertices, surface.instance, surface.weights);
     shading = dot(shading, shading) > 0.0 ? normalize(shading) : surface.n;
-    vec4 vertex_tangent = interpolated_tangent(c.tangents, surface.vertices, surface.instance, surface.weights);
-    if (material.textures.z != NO_TEXTURE && dot(vertex_tangent.xyz, vertex_tangent.xyz) > 0.0) {
-        vec3 mapped = material_normal(material, surface.uv, surface.log_footprint);
+    if (HAS_NORMAL_MAPS && material.textures.z != NO_TEXTURE) {
+        vec4 vertex_tangent = interpolated_tangent(c.tangents, surface.vertices, surface.instance, surface.weights);
         vec3 t = vertex_tangent.xyz - shading * dot(shading, vertex_tangent.xyz);
-        if (dot(t, t) > 0.0) {
+        if (dot(vertex_tangent.xyz, vertex_tangent.xyz) > 0.0 && dot(t, t) > 0.0) {
+            vec3 mapped = material_normal(material, surface.uv, surface.log_footprint);
             t = normalize(t);
             mapped = t * mapped.x + cross(shading, t) * (vertex_tangent.w * mapped.y) + shading * mapped.z;
             shading = dot(mapped, mapped) > 0.0 ? normalize(mapped) : shading;

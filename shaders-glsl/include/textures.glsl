@@ -9,6 +9,7 @@
 #extension GL_EXT_nonuniform_qualifier : require
 
 #include "common.glsl"
+#include "features.glsl"
 
 layout(set = 0, binding = 0) uniform sampler2D scene_textures[];
 
@@ -26,7 +27,7 @@ vec4 sample_texture(uint slot, vec2 uv, float log_footprint) {
 }
 
 vec4 material_base_color(GpuMaterial m, vec2 uv, float log_footprint) {
-    if (m.textures.x == NO_TEXTURE) {
+    if (!HAS_TEXTURES || m.textures.x == NO_TEXTURE) {
         return m.base_color;
     }
     vec2 t = transform_uv(m.base_color_uv, m.base_color_and_metallic_roughness_uv_offsets.xy, uv);
@@ -35,7 +36,7 @@ vec4 material_base_color(GpuMaterial m, vec2 uv, float log_footprint) {
 
 // Metallic and roughness (B and G of their texture).
 vec2 material_metallic_roughness(GpuMaterial m, vec2 uv, float log_footprint) {
-    if (m.textures.y == NO_TEXTURE) {
+    if (!HAS_TEXTURES || m.textures.y == NO_TEXTURE) {
         return vec2(m.metallic, m.roughness);
     }
     vec2 t = transform_uv(m.metallic_roughness_uv, m.base_color_and_metallic_roughness_uv_offsets.zw, uv);
@@ -44,7 +45,7 @@ vec2 material_metallic_roughness(GpuMaterial m, vec2 uv, float log_footprint) {
 }
 
 vec3 material_emission(GpuMaterial m, vec2 uv, float log_footprint) {
-    if (m.textures.w == NO_TEXTURE) {
+    if (!HAS_TEXTURES || m.textures.w == NO_TEXTURE) {
         return m.emission;
     }
     vec2 t = transform_uv(m.emissive_uv, m.normal_and_emissive_uv_offsets.zw, uv);
@@ -53,7 +54,7 @@ vec3 material_emission(GpuMaterial m, vec2 uv, float log_footprint) {
 
 // The tangent-space normal of the normal texture, its xy scaled; (0, 0, 1) without one.
 vec3 material_normal(GpuMaterial m, vec2 uv, float log_footprint) {
-    if (m.textures.z == NO_TEXTURE) {
+    if (!HAS_NORMAL_MAPS || m.textures.z == NO_TEXTURE) {
         return vec3(0.0, 0.0, 1.0);
     }
     vec2 t = transform_uv(m.normal_uv, m.normal_and_emissive_uv_offsets.xy, uv);

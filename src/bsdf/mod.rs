@@ -268,7 +268,10 @@ impl Bsdf {
             transmitted: false,
             delta: false,
         };
-        if u.z < p.z {
+        // As the GPU has it: past the probabilities' rounded sum, u.z never picks a lobe of
+        // probability 0.
+        let only_base = p.x + p.y + p.w <= 0.0;
+        if only_base || u.z < p.z {
             s.wi = sample_cosine_local(Vec2::new(u.x, u.y));
         } else {
             let h = if smooth {
@@ -282,7 +285,7 @@ impl Bsdf {
             }
             let reflected = reflect(-wo, h);
             let glass_start = p.z + p.x + p.y;
-            if u.z >= glass_start {
+            if p.w > 0.0 && u.z >= glass_start {
                 let eta = self.refraction_eta(entering);
                 let reflectance = self.specular * fresnel_dielectric(cos_h, 1.0 / eta);
                 let v = (u.z - glass_start) / p.w;
@@ -304,7 +307,7 @@ impl Bsdf {
             } else {
                 s.wi = reflected;
                 if smooth {
-                    s.weight = if u.z < p.z + p.x {
+                    s.weight = if u.z < p.z + p.x || p.y <= 0.0 {
                         self.metallic * fresnel_schlick(self.base_color, cos_h) / p.x
                     } else {
                         dielectric

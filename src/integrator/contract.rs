@@ -17,6 +17,7 @@ use crate::interface::PassConstants;
 use crate::lights::LightSampler;
 use crate::scene::{GpuScene, Scene};
 
+use super::kernel_features::KernelFeatures;
 use super::settings::RenderSettings;
 use super::stats::RenderStats;
 
@@ -27,6 +28,8 @@ pub struct Setup<'a> {
     pub settings: &'a RenderSettings,
     /// Pixels x samples per pixel.
     pub camera_paths: u64,
+    /// What the scene's kernels are specialised to.
+    pub features: KernelFeatures,
 }
 
 /// The render's shared GPU resources, as an integrator records its passes against them.
@@ -42,6 +45,8 @@ pub struct Frame<'a> {
     pub scene: &'a GpuScene,
     /// For `--rebuild-lights`, which records the light build into every pass.
     pub lights: &'a LightSampler,
+    /// What the scene's kernels are specialised to.
+    pub features: KernelFeatures,
 }
 
 /// What running a render's passes took.

@@ -6,7 +6,7 @@
 
 use crate::gpu::shaders::ids;
 use crate::gpu::{CommandBuffer, ComputePipeline, Context, DispatchSize, GpuResult, Profiler};
-use crate::interface::WavefrontPush;
+use crate::interface::{WavefrontPush, FEATURE_ALPHA};
 use crate::trace::{self, TraceKernel, TraceShaders};
 
 use super::contract::{render_before_record, Frame, Integrator, PassTimings, Setup, SUBMISSION_SCOPE};
@@ -40,6 +40,8 @@ impl Megakernel {
                 ),
                 miss: &[ids::TRACE_EXTEND_RMISS, ids::TRACE_CONNECT_RMISS],
                 closest_hit: ids::TRACE_EXTEND_RCHIT,
+                alpha_holes: setup.features.contains(FEATURE_ALPHA),
+                specialization: &setup.features.specialization(),
             },
         )?;
         Ok(Self {

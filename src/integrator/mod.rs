@@ -6,6 +6,7 @@
 
 pub mod bdpt;
 mod contract;
+mod kernel_features;
 pub mod megakernel;
 mod registry;
 mod renderer;
@@ -15,6 +16,7 @@ mod stats;
 pub mod wavefront;
 
 pub use contract::{Frame, Integrator, PassTimings, Setup, SUBMISSION_SCOPE};
+pub use kernel_features::KernelFeatures;
 pub use renderer::{Renderer, TILE_SIZE};
 pub use scene_resources::SceneResources;
 pub use settings::{IntegratorKind, RenderSettings, Schedule, SplatFilm, DEFAULT_RR_DEPTH, RAY_SORT_AUTO_TRIANGLES};

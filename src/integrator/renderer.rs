@@ -8,6 +8,7 @@ use crate::interface::{PassConstants, QueueState, SAMPLE_MASK, WAVEFRONT_GROUP};
 use crate::scene::Scene;
 
 use super::contract::{Frame, Integrator, PassTimings, Setup, SUBMISSION_SCOPE};
+use super::kernel_features::KernelFeatures;
 use super::registry;
 use super::scene_resources::SceneResources;
 use super::settings::RenderSettings;
@@ -29,6 +30,7 @@ pub struct Renderer {
     // Kept alive for the recordings, which read them by address or bind them.
     _constants: Buffer,
     resources: SceneResources,
+    features: KernelFeatures,
 }
 
 fn check_settings(settings: &RenderSettings, context: &Context) -> GpuResult<()> {
@@ -104,11 +106,18 @@ impl Renderer {
         resources.fill(scene, settings, &mut constants);
         // Created after the scene's buffers, as before the integrator contract: allocated first,
         // the path state cost the 1 M-triangle scene 0.6% on the H100 (docs/BENCHMARKS.md).
+        let features = if settings.general_kernels {
+            KernelFeatures::ALL
+        } else {
+            KernelFeatures::of(scene, settings.environment.is_some())
+        };
+        log::info!("kernels specialised to the scene's features: {features}");
         let setup = Setup {
             context,
             scene,
             settings,
             camera_paths,
+            features,
         };
         let mut integrator = registry::create(&setup, &mut constants)?;
         let constants_buffer = Buffer::from_slice(context, "pass constants", &[constants], BufferUsage::STORAGE)?;
@@ -125,6 +134,7 @@ impl Renderer {
             queues: &queues,
             scene: &resources.scene,
             lights: &resources.lights,
+            features,
         })?;
         Ok(Self {
             context: context.clone(),
@@ -134,6 +144,7 @@ impl Renderer {
             queues,
             _constants: constants_buffer,
             resources,
+            features,
         })
     }
 
@@ -186,6 +197,7 @@ impl Renderer {
             sort_rays: false,
             lights: self.resources.lights.light_count(),
             light_selection: settings.light_selection,
+            kernel_features: self.features.to_string(),
             bdpt: None,
         })
     }

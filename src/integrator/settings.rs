@@ -40,6 +40,9 @@ pub struct RenderSettings {
     /// Bidirectional path tracing: render strategy (s, t) alone, unweighted (`None`: every
     /// strategy, weighted by MIS).
     pub strategy: Option<(u32, u32)>,
+    /// Kernels that handle every scene feature, instead of kernels specialised to what the
+    /// scene uses (`KernelFeatures`).
+    pub general_kernels: bool,
 }
 
 impl RenderSettings {
@@ -63,6 +66,7 @@ impl RenderSettings {
             environment: None,
             splat_film: SplatFilm::default(),
             strategy: None,
+            general_kernels: false,
         }
     }
 }

@@ -53,6 +53,8 @@ pub struct RenderStats {
     /// Emissive triangles, and how next-event estimation chose among them.
     pub lights: u32,
     pub light_selection: LightSelection,
+    /// The scene features the kernels were specialised to (`KernelFeatures`).
+    pub kernel_features: String,
     /// Bidirectional path tracing's own counts.
     pub bdpt: Option<BdptStats>,
 }

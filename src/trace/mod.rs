@@ -13,7 +13,7 @@
 use crate::gpu::shaders::{ids, ShaderId};
 use crate::gpu::{
     Buffer, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuResult, Profiler, RayTracingPipeline,
-    RayTracingShaders,
+    RayTracingShaders, SpecializationConstant,
 };
 use crate::interface::{WavefrontPush, WAVEFRONT_GROUP};
 
@@ -23,11 +23,15 @@ pub use crate::gpu::TraceBackend;
 pub struct TraceShaders<'a> {
     /// The compute shader that traces with ray queries.
     pub query: ShaderId,
-    /// The pipeline backend's raygen, miss and closest-hit shaders; every hit group also
-    /// gets the alpha any-hit shader, so cut-outs are holes in both backends alike.
+    /// The pipeline backend's raygen, miss and closest-hit shaders; where the scene has alpha
+    /// holes every hit group also gets the alpha any-hit shader, so cut-outs are holes in both
+    /// backends alike.
     pub raygen: ShaderId,
     pub miss: &'a [ShaderId],
     pub closest_hit: ShaderId,
+    pub alpha_holes: bool,
+    /// Given to every shader (the scene's kernel features).
+    pub specialization: &'a [SpecializationConstant],
 }
 
 /// A kernel that traces rays, in whichever backend the render uses.
@@ -40,7 +44,11 @@ impl TraceKernel {
     /// `name` labels the pipeline for debuggers and profilers.
     pub fn new(context: &Context, backend: TraceBackend, name: &str, shaders: &TraceShaders<'_>) -> GpuResult<Self> {
         Ok(match backend {
-            TraceBackend::Query => TraceKernel::Query(ComputePipeline::new(context, shaders.query, &[])?),
+            TraceBackend::Query => TraceKernel::Query(ComputePipeline::specialised(
+                context,
+                shaders.query,
+                shaders.specialization,
+            )?),
             TraceBackend::Pipeline => TraceKernel::Pipeline(RayTracingPipeline::new(
                 context,
                 name,
@@ -48,7 +56,8 @@ impl TraceKernel {
                     raygen: shaders.raygen,
                     miss: shaders.miss,
                     closest_hit: &[shaders.closest_hit],
-                    any_hit: Some(ids::TRACE_ALPHA_RAHIT),
+                    any_hit: shaders.alpha_holes.then_some(ids::TRACE_ALPHA_RAHIT),
+                    specialization: shaders.specialization,
                 },
             )?),
         })

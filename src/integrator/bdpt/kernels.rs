@@ -17,6 +17,7 @@ use crate::integrator::wavefront::kernels::{
     connect_kernel, extend_kernel, CONNECT_GROUPS, CONNECT_LAUNCH, EXTEND_GROUPS, EXTEND_LAUNCH, GENERATE_GROUPS,
     SHADE_GROUPS,
 };
+use crate::integrator::KernelFeatures;
 
 /// Which subpath a step of shading extends.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -48,8 +49,14 @@ pub struct Recording {
 }
 
 impl BdptKernels {
-    pub fn new(context: &Context, backend: TraceBackend, splats: SplatFilm) -> GpuResult<Self> {
-        let compute = |id| ComputePipeline::<WavefrontPush>::new(context, id, &[]);
+    pub fn new(
+        context: &Context,
+        backend: TraceBackend,
+        features: KernelFeatures,
+        splats: SplatFilm,
+    ) -> GpuResult<Self> {
+        let specialization = features.specialization();
+        let compute = |id| ComputePipeline::<WavefrontPush>::specialised(context, id, &specialization);
         Ok(Self {
             backend,
             prepare_batch: compute(ids::BDPT_PREPARE_BATCH)?,
@@ -62,8 +69,8 @@ impl BdptKernels {
                 SplatFilm::Fixed => None,
                 SplatFilm::FloatAtomic | SplatFilm::FloatCas => Some(compute(ids::BDPT_RESOLVE_SPLATS)?),
             },
-            extend: extend_kernel(context, backend)?,
-            connect: connect_kernel(context, backend, splats)?,
+            extend: extend_kernel(context, backend, features)?,
+            connect: connect_kernel(context, backend, features, splats)?,
         })
     }
 

@@ -18,7 +18,7 @@ pub mod mis;
 use crate::gpu::{Buffer, BufferUsage, Context, GpuError, GpuResult, MemoryLocation};
 use crate::interface::{
     KernelCounters, LightVertex, PassConstants, QueueState, BDPT_ALL_STRATEGIES, BDPT_COUNTED, BDPT_COUNTERS,
-    LIGHT_VERTEX_PLANES,
+    LIGHT_VERTEX_LAMBERTIAN_PLANES, LIGHT_VERTEX_PLANES,
 };
 
 use super::contract::{render_before_record, Frame, Integrator, PassTimings, Setup};
@@ -39,6 +39,11 @@ const MAX_DEFAULT_SLOTS: u32 = 1 << 23;
 /// waiting for each submission costs little.
 const PATHS_PER_SUBMISSION: u64 = 1 << 20;
 const MAX_BATCHES_PER_SUBMISSION: u32 = 16;
+
+/// What a Lambertian scene's light vertices read in the planes they do not store (bdpt.glsl's
+/// load_light_vertex): a white specular colour, no transmission, GGX alpha 1, ior 1.5.
+const LAMBERTIAN_PLANES: [[f32; 4]; (LIGHT_VERTEX_PLANES - LIGHT_VERTEX_LAMBERTIAN_PLANES) as usize] =
+    [[1.0, 1.0, 1.0, 0.0], [1.0, 1.5, 0.0, 0.0]];
 
 // The planes a light vertex is stored as hold exactly its fields.
 const _: () = assert!(LIGHT_VERTEX_PLANES as usize * 16 == std::mem::size_of::<LightVertex>());
@@ -65,6 +70,8 @@ pub struct Bdpt {
     light_vertex_counts: Buffer,
     counters: Buffer,
     splat_film: SplatFilm,
+    /// Without glossy lobes, light vertices keep only their first planes.
+    lambertian: bool,
     /// Read by the kernels through their addresses only: the MIS scalars, the kernel
     /// counters, the float splat film.
     _by_address: Vec<Buffer>,
@@ -187,6 +194,7 @@ impl Bdpt {
             light_vertex_counts,
             counters,
             splat_film,
+            lambertian: !setup.features.has_glossy_lobes(),
             _by_address: [subpath_mis, kernel_counters].into_iter().chain(splats).collect(),
             camera_paths,
             batches_per_submission,
@@ -207,7 +215,12 @@ impl Bdpt {
             .map(|i| {
                 let (slot, index) = (i / depth, i % depth);
                 let fields: Vec<[f32; 4]> = (0..LIGHT_VERTEX_PLANES as usize)
-                    .map(|plane| planes[(plane * depth + index) * slots + slot])
+                    .map(
+                        |plane| match plane.checked_sub(LIGHT_VERTEX_LAMBERTIAN_PLANES as usize) {
+                            Some(unstored) if self.lambertian => LAMBERTIAN_PLANES[unstored],
+                            _ => planes[(plane * depth + index) * slots + slot],
+                        },
+                    )
                     .collect();
                 bytemuck::pod_read_unaligned(bytemuck::cast_slice(&fields))
             })
@@ -249,7 +262,7 @@ impl Bdpt {
 
 impl Integrator for Bdpt {
     fn record(&mut self, frame: &Frame<'_>) -> GpuResult<()> {
-        let kernels = BdptKernels::new(frame.context, frame.settings.backend, self.splat_film)?;
+        let kernels = BdptKernels::new(frame.context, frame.settings.backend, frame.features, self.splat_film)?;
         let recording = kernels.record(frame, self.batches_per_submission)?;
         self.recorded = Some((recording, kernels));
         Ok(())

@@ -11,7 +11,8 @@
 use crate::gpu::shaders::ids;
 use crate::gpu::TextureSet;
 use crate::gpu::{Buffer, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuResult, Profiler};
-use crate::interface::{PassConstants, QueueState, WavefrontPush};
+use crate::integrator::KernelFeatures;
+use crate::interface::{PassConstants, QueueState, WavefrontPush, FEATURE_ALPHA};
 use crate::primitives::{CountingSort, SortArrays, SortLaunch};
 use crate::trace::{self, barrier, timed, TraceBackend, TraceKernel, TraceShaders};
 
@@ -107,8 +108,15 @@ impl<'a> StepInputs<'a> {
 impl WavefrontKernels {
     /// `sort_buckets`: the material sort's bucket count, or 0 for no sorting; `sort_rays`:
     /// whether extend sorts its rays first.
-    pub fn new(context: &Context, backend: TraceBackend, sort_buckets: u32, sort_rays: bool) -> GpuResult<Self> {
-        let compute = |id| ComputePipeline::<WavefrontPush>::new(context, id, &[]);
+    pub fn new(
+        context: &Context,
+        backend: TraceBackend,
+        features: KernelFeatures,
+        sort_buckets: u32,
+        sort_rays: bool,
+    ) -> GpuResult<Self> {
+        let specialization = features.specialization();
+        let compute = |id| ComputePipeline::<WavefrontPush>::specialised(context, id, &specialization);
         Ok(Self {
             backend,
             prepare_regenerate: compute(ids::WAVEFRONT_PREPARE_REGENERATE)?,
@@ -116,9 +124,9 @@ impl WavefrontKernels {
             compact_move: compute(ids::WAVEFRONT_COMPACT_MOVE)?,
             generate: compute(ids::WAVEFRONT_GENERATE)?,
             prepare_launch: compute(ids::WAVEFRONT_PREPARE_LAUNCH)?,
-            extend: extend_kernel(context, backend)?,
+            extend: extend_kernel(context, backend, features)?,
             shade: compute(ids::WAVEFRONT_SHADE_SURFACE)?,
-            connect: connect_kernel(context, backend, SplatFilm::Fixed)?,
+            connect: connect_kernel(context, backend, features, SplatFilm::Fixed)?,
             sort: if sort_buckets > 0 {
                 Some(CountingSort::new(context, sort_buckets)?)
             } else {
@@ -266,7 +274,7 @@ impl WavefrontKernels {
 }
 
 /// The extend kernel: each queued path's closest hit, routed to the shade queue.
-pub fn extend_kernel(context: &Context, backend: TraceBackend) -> GpuResult<TraceKernel> {
+pub fn extend_kernel(context: &Context, backend: TraceBackend, features: KernelFeatures) -> GpuResult<TraceKernel> {
     TraceKernel::new(
         context,
         backend,
@@ -276,13 +284,20 @@ pub fn extend_kernel(context: &Context, backend: TraceBackend) -> GpuResult<Trac
             raygen: trace::appending_raygen(context, ids::TRACE_EXTEND_SUBGROUP_RGEN, ids::TRACE_EXTEND_LANES_RGEN),
             miss: &[ids::TRACE_EXTEND_RMISS],
             closest_hit: ids::TRACE_EXTEND_RCHIT,
+            alpha_holes: features.contains(FEATURE_ALPHA),
+            specialization: &features.specialization(),
         },
     )
 }
 
 /// The connect kernel: each queued shadow path's visibility, its contribution to the film
 /// if nothing blocks it; bidirectional splats go to the film `splats` names.
-pub fn connect_kernel(context: &Context, backend: TraceBackend, splats: SplatFilm) -> GpuResult<TraceKernel> {
+pub fn connect_kernel(
+    context: &Context,
+    backend: TraceBackend,
+    features: KernelFeatures,
+    splats: SplatFilm,
+) -> GpuResult<TraceKernel> {
     let (query, raygen) = match splats {
         SplatFilm::Fixed => (ids::TRACE_CONNECT_QUERY_FIXED, ids::TRACE_CONNECT_FIXED_RGEN),
         SplatFilm::FloatAtomic => (
@@ -300,6 +315,8 @@ pub fn connect_kernel(context: &Context, backend: TraceBackend, splats: SplatFil
             raygen,
             miss: &[ids::TRACE_CONNECT_RMISS],
             closest_hit: ids::TRACE_CONNECT_RCHIT,
+            alpha_holes: features.contains(FEATURE_ALPHA),
+            specialization: &features.specialization(),
         },
     )
 }

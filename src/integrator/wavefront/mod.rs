@@ -95,6 +95,7 @@ impl Wavefront {
             scene,
             settings,
             camera_paths,
+            ..
         } = *setup;
         Self::check(settings)?;
         let material_count = scene.materials.len().max(1) as u32;
@@ -174,6 +175,7 @@ impl Integrator for Wavefront {
         let kernels = WavefrontKernels::new(
             frame.context,
             settings.backend,
+            frame.features,
             frame.constants.sort_buckets,
             self.sort_rays,
         )?;

@@ -1,0 +1,173 @@
+//! Kernels specialised to a scene's features (include/features.glsl, `KernelFeatures`): a
+//! scene gets exactly the features it uses, and the specialised kernels make the general
+//! kernels' image.
+
+mod common;
+
+use glam::Vec3;
+use wavetrace::environment::Environment;
+use wavetrace::film::{metrics, RgbImage};
+use wavetrace::integrator::{IntegratorKind, KernelFeatures, RenderSettings, Renderer};
+use wavetrace::interface::{
+    FEATURES_ALL, FEATURE_ALPHA, FEATURE_ENVIRONMENT, FEATURE_METAL, FEATURE_NORMAL_MAPS, FEATURE_PUNCTUAL_LIGHTS,
+    FEATURE_SPECULAR_LAYER, FEATURE_TEXTURES, FEATURE_TRANSMISSION, FEATURE_VOLUMES,
+};
+use wavetrace::scene::{Material, Scene, TextureRef};
+
+#[test]
+fn each_scene_gets_the_features_it_uses() {
+    let cases = [
+        ("cornell-box", false, 0),
+        ("ajar", false, 0),
+        ("cornell-glass", false, FEATURE_METAL | FEATURE_TRANSMISSION),
+        ("furnace-box", true, FEATURE_ENVIRONMENT),
+        (
+            "all-features",
+            false,
+            FEATURE_TEXTURES
+                | FEATURE_NORMAL_MAPS
+                | FEATURE_ALPHA
+                | FEATURE_VOLUMES
+                | FEATURE_PUNCTUAL_LIGHTS
+                | FEATURE_METAL
+                | FEATURE_SPECULAR_LAYER
+                | FEATURE_TRANSMISSION,
+        ),
+    ];
+    for (name, environment, expected) in cases {
+        let features = KernelFeatures::of(&common::load_scene(name), environment);
+        assert_eq!(features.bits(), expected, "{name}: {features}");
+    }
+    assert_eq!(
+        KernelFeatures::of(&common::load_scene("cornell-box"), false).to_string(),
+        "none"
+    );
+    assert_eq!(KernelFeatures::ALL.bits(), FEATURES_ALL);
+}
+
+/// The features of a scene whose one material is `material`.
+fn features_of(material: Material) -> u32 {
+    KernelFeatures::of(&common::sphere_scene(material), false).bits()
+}
+
+#[test]
+fn a_lobe_is_left_out_only_where_its_weight_is_exactly_zero() {
+    let lambert = Material {
+        metallic: 0.0,
+        specular: 0.0,
+        ..Material::default()
+    };
+    assert_eq!(features_of(lambert.clone()), 0);
+    // glTF's default material is a metal, and a dielectric's layer is on unless specular is 0.
+    assert_eq!(features_of(Material::default()), FEATURE_METAL);
+    assert_eq!(
+        features_of(Material {
+            metallic: 0.0,
+            ..Material::default()
+        }),
+        FEATURE_SPECULAR_LAYER
+    );
+    // A metallic texture can lower a metallic factor of 1 and open the dielectric's layer.
+    let texture = TextureRef::plain(0);
+    assert_eq!(
+        features_of(Material {
+            metallic_roughness_texture: Some(texture),
+            ..Material::default()
+        }),
+        FEATURE_METAL | FEATURE_SPECULAR_LAYER | FEATURE_TEXTURES
+    );
+    // Full transmission leaves no opaque dielectric for the layer; glass reflects on its own.
+    assert_eq!(
+        features_of(Material {
+            transmission: 1.0,
+            ..lambert.clone()
+        }),
+        FEATURE_TRANSMISSION
+    );
+    assert_eq!(
+        features_of(Material {
+            transmission: 0.5,
+            specular: 1.0,
+            ..lambert.clone()
+        }),
+        FEATURE_TRANSMISSION | FEATURE_SPECULAR_LAYER
+    );
+    assert_eq!(
+        features_of(Material {
+            absorption: Vec3::new(0.0, 0.1, 0.0),
+            ..lambert.clone()
+        }),
+        FEATURE_VOLUMES
+    );
+    assert_eq!(
+        features_of(Material {
+            normal_texture: Some(texture),
+            ..lambert
+        }),
+        FEATURE_NORMAL_MAPS
+    );
+}
+
+fn render(gpu: &common::TestGpu, scene: &Scene, settings: &RenderSettings) -> RgbImage {
+    Renderer::new(&gpu.context, scene, settings).unwrap().render().unwrap()
+}
+
+/// On lavapipe the path tracers give the general kernels' bits. Bidirectional path tracing
+/// gives them up to rounding: with the dead code gone, the compiler fuses some multiply-adds of
+/// the MIS weights that it does not fuse in the general kernel (a product used once becomes an
+/// FMA), so a few weights differ in their last bits (relMSE 3e-16 on the Cornell box). A GPU's
+/// compiler makes such choices everywhere (the H100's megakernel differs in bits too), so
+/// there every image is held to rounding.
+#[test]
+fn specialised_kernels_make_the_general_kernels_image() {
+    let gpu = common::gpu();
+    let backend = gpu.context.trace_backends()[0];
+    let lavapipe = gpu.context.adapter().device_type == "cpu";
+    let scenes = [
+        ("cornell-box", None),
+        ("cornell-glass", None),
+        ("furnace-box", Some(Environment::constant(Vec3::splat(0.8)))),
+        ("all-features", None),
+    ];
+    for (name, environment) in scenes {
+        let scene = common::load_scene(name);
+        for integrator in [
+            IntegratorKind::Wavefront,
+            IntegratorKind::Megakernel,
+            IntegratorKind::Bdpt,
+        ] {
+            let specialised = RenderSettings {
+                integrator,
+                environment: environment.clone(),
+                ..RenderSettings::new(32, 32, 4, 6, backend)
+            };
+            let general = RenderSettings {
+                general_kernels: true,
+                ..specialised.clone()
+            };
+            let image = render(&gpu, &scene, &specialised);
+            let reference = render(&gpu, &scene, &general);
+            assert!(image.mean().iter().all(|&m| m > 0.0), "{name} {integrator:?}: black");
+            if lavapipe && integrator != IntegratorKind::Bdpt {
+                assert!(
+                    image.pixels == reference.pixels,
+                    "{name} {integrator:?}: not the same bits"
+                );
+                continue;
+            }
+            let comparison = metrics::compare(&image, &reference).unwrap();
+            // Rounding can flip a rare decision (a roulette draw, a shadow ray's hit), so a few
+            // pixels of a GPU's render may differ by more than an ulp, never the image.
+            let bound = if lavapipe { 1e-12 } else { 1e-6 };
+            assert!(
+                comparison.rel_mse < bound,
+                "{name} {integrator:?}: relMSE {}",
+                comparison.rel_mse
+            );
+            for ratio in comparison.mean_ratio {
+                assert!((ratio - 1.0).abs() < 1e-4, "{name} {integrator:?}: mean ratio {ratio}");
+            }
+        }
+    }
+    gpu.finish();
+}
