@@ -3,6 +3,8 @@
 # 15's table): 1024 x 1024, 256 spp, both with their default Russian roulette (from depth 5)
 # and both without it, on the Cornell box (depth 3 and 8), cornell-glass, ajar and the
 # many-materials scene (tools/scenes/many_materials.py), Msamples/s, two runs each.
+# INTEGRATORS (default: wavefront): which of wavetrace's integrators run (wavefront, megakernel);
+# ROULETTES (default: "5 0"): the roulette depths, 0 for none.
 # Expects .device/ from tools/device-bundle.sh and Mitsuba's slimmed wheels in .device/peer
 # (`bash tools/bench/peer/slim_wheel.sh .device/peer`); writes under $OUT and prints the table.
 set -u
@@ -21,11 +23,15 @@ $W render $S/cornell-box/cornell-box.gltf -o /tmp/warm.exr --res 256 256 --spp 4
 # measure LABEL SCENE DEPTH: one line per run and renderer: label, renderer, roulette, Msamples/s.
 measure() {
   local label=$1 scene=$2 depth=$3
-  for rr in 5 0; do
-    for run in 1 2; do
-      m=$($W render "$scene" -o /tmp/render.exr --res 1024 1024 --spp 256 --max-depth "$depth" --rr-depth "$rr" \
-        --stats --json 2>> "$OUT/wavetrace-stderr.txt" | python3 -c 'import json,sys; print(round(json.load(sys.stdin)["samples_per_second"] / 1e6, 1))')
-      echo "$label d$depth wavetrace rr$rr $m"
+  for rr in ${ROULETTES:-5 0}; do
+    for integrator in ${INTEGRATORS:-wavefront}; do
+      renderer=$([ "$integrator" = wavefront ] && echo wavetrace || echo "$integrator")
+      for run in 1 2; do
+        m=$($W render "$scene" -o /tmp/render.exr --res 1024 1024 --spp 256 --max-depth "$depth" --rr-depth "$rr" \
+          --integrator "$integrator" --stats --json 2>> "$OUT/wavetrace-stderr.txt" \
+          | python3 -c 'import json,sys; print(round(json.load(sys.stdin)["samples_per_second"] / 1e6, 1))')
+        echo "$label d$depth $renderer rr$rr $m"
+      done
     done
     # Mitsuba: a start depth past max_depth turns its roulette off.
     mitsuba_rr=$([ "$rr" = 0 ] && echo 100 || echo 5)
@@ -46,13 +52,13 @@ for name in ${SCENES:-cornell-box-d3 cornell-box cornell-glass ajar many-materia
 done >> "$OUT/peer.txt" 2>&1
 # The textured variant of many-materials: wavetrace alone (the converter has no textures).
 case " ${SCENES:-many-materials} " in *" many-materials "*)
-  for rr in 5 0; do
+  for rr in ${ROULETTES:-5 0}; do
     m=$($W render /tmp/many/many-materials-textured.gltf -o /tmp/render.exr --res 1024 1024 --spp 256 --max-depth 8 \
       --rr-depth "$rr" --stats --json 2>> "$OUT/wavetrace-stderr.txt" | python3 -c 'import json,sys; print(round(json.load(sys.stdin)["samples_per_second"] / 1e6, 1))')
     echo "many-materials-textured d8 wavetrace rr$rr $m" >> "$OUT/peer.txt"
   done ;;
 esac
-# The table: the mean of the runs, wavetrace against Mitsuba with and without roulette.
+# The table: the mean of the runs, each of wavetrace's integrators against Mitsuba, per roulette.
 python3 - "$OUT/peer.txt" <<'PY'
 import collections, sys
 runs = collections.defaultdict(list)
@@ -62,12 +68,18 @@ for line in open(sys.argv[1]):
         runs[(parts[0], parts[1], parts[2], parts[3])].append(float(parts[4]))
 mean = lambda k: sum(runs[k]) / len(runs[k]) if runs.get(k) else None
 fmt = lambda v: "%.1f" % v if v else "-"
-print("| scene | wavetrace rr5 | Mitsuba rr5 | ratio | wavetrace rr0 | Mitsuba rr0 | ratio |")
-print("|---|---|---|---|---|---|---|")
+ours = [r for r in dict.fromkeys(k[2] for k in runs) if r != "mitsuba"]
+roulettes = list(dict.fromkeys(k[3] for k in runs))
+header = ["scene"]
+for rr in roulettes:
+    header += ["%s %s" % (r, rr) for r in ours] + ["Mitsuba " + rr] + ["%s/Mitsuba %s" % (r, rr) for r in ours]
+print("| " + " | ".join(header) + " |")
+print("|" + "---|" * len(header))
 for scene, depth in dict.fromkeys((k[0], k[1]) for k in runs):
     cells = []
-    for rr in ("rr5", "rr0"):
-        w, m = mean((scene, depth, "wavetrace", rr)), mean((scene, depth, "mitsuba", rr))
-        cells += [fmt(w), fmt(m), "%.2fx" % (w / m) if w and m else "-"]
+    for rr in roulettes:
+        m = mean((scene, depth, "mitsuba", rr))
+        values = [mean((scene, depth, r, rr)) for r in ours]
+        cells += [fmt(v) for v in values] + [fmt(m)] + ["%.2fx" % (v / m) if v and m else "-" for v in values]
     print("| %s %s | %s |" % (scene, depth, " | ".join(cells)))
 PY
