@@ -284,6 +284,7 @@ fn render(args: &RenderArgs) -> Result<(), String> {
         splat_film: args.splat_film,
         strategy: args.strategy.as_deref().map(|st| (st[0], st[1])),
         general_kernels: args.general_kernels,
+        ray_log_capacity: 0,
     };
     let mut renderer = Renderer::new(&context, &scene, &settings).map_err(|e| e.to_string())?;
     let progress = progress_bar(f64::from(width) * f64::from(height) * f64::from(settings.spp));

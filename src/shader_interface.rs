@@ -168,6 +168,19 @@ gpu_structs! {
         pad0: u32,
     }
 
+    /// Push constants of the trace floor's kernels (`trace/floor*`): `count` recorded rays from
+    /// `first` of `rays`, traced as extension rays (closest hit) or, with `shadow` 1, as
+    /// shadow rays (first hit ends them); rays that hit are counted at `hits` (a u32).
+    struct TraceFloorPush {
+        top_level: u64,
+        rays: u64,
+        hits: u64,
+        first: u32,
+        count: u32,
+        shadow: u32,
+        pad0: u32,
+    }
+
     /// Push constants of `diagnostics/rng_probe`.
     struct RngProbePush {
         values: u64,
@@ -369,6 +382,14 @@ gpu_structs! {
         // Russian roulette from this many scattering events on (0: never), as Mitsuba has it.
         rr_depth: u32,
         pad_roulette: u32,
+        // The trace floor's recording (`trace::floor`): where extend appends every ray it traces
+        // and connect every shadow ray (`ProbeRay`s; 0: nothing is recorded), the two logs'
+        // counts (two u32s) and how many rays each log has room for.
+        extension_ray_log: u64,
+        shadow_ray_log: u64,
+        ray_log_counts: u64,
+        ray_log_capacity: u32,
+        pad_ray_log: u32,
     }
 
     /// Queue counters and the indirect arguments made from them; all GPU-written. Queue

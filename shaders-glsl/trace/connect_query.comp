@@ -12,6 +12,7 @@
 #include "queues.glsl"
 #include "connect.glsl"
 #include "alpha.glsl"
+#include "ray_log.glsl"
 
 layout(local_size_x = WAVEFRONT_GROUP) in;
 
@@ -24,6 +25,7 @@ void main() {
     uint shadow = c.ray_sort_buckets > 0 ? Uints(c.sorted_connect_queue).v[index] : index;
     vec4 origin = Vec4s(c.shadow_origins).v[shadow];
     vec3 direction = Vec3s(c.shadow_directions).v[shadow];
+    log_ray(c, 1, origin.xyz, direction, origin.w);
     rayQueryEXT query;
     rayQueryInitializeEXT(query, accelerationStructureEXT(c.top_level),
                           gl_RayFlagsTerminateOnFirstHitEXT, 0xff,

@@ -7,6 +7,7 @@
 #define SUBGROUP_APPEND
 #include "route_hit.glsl"
 #include "alpha.glsl"
+#include "ray_log.glsl"
 
 layout(local_size_x = WAVEFRONT_GROUP) in;
 
@@ -21,6 +22,7 @@ void main() {
     uint path = Uints(c.ray_sort_buckets > 0 ? c.sorted_extend_queue : c.extend_queue).v[index];
     vec3 origin = Vec3s(c.ray_origins).v[path];
     vec3 direction = Vec3s(c.ray_directions).v[path];
+    log_ray(c, 0, origin, direction, 1e30);
     rayQueryEXT query;
     rayQueryInitializeEXT(query, accelerationStructureEXT(c.top_level), gl_RayFlagsNoneEXT, 0xff,
                           origin, 0.0, direction, 1e30);

@@ -6,12 +6,13 @@ use crate::film::{Film, RgbImage, FILM_BYTES_PER_PIXEL};
 use crate::gpu::{Buffer, BufferUsage, Context, GpuError, GpuResult, TraceBackend};
 use crate::interface::{PassConstants, QueueState, SAMPLE_MASK, WAVEFRONT_GROUP};
 use crate::scene::Scene;
+use crate::trace::floor::RayLog;
 
 use super::contract::{Frame, Integrator, PassTimings, Setup, SUBMISSION_SCOPE};
 use super::kernel_features::KernelFeatures;
 use super::registry;
 use super::scene_resources::SceneResources;
-use super::settings::RenderSettings;
+use super::settings::{IntegratorKind, RenderSettings};
 use super::stats::{kernel_times, RenderStats};
 
 /// Camera paths are handed out in tiles of this many pixels square.
@@ -31,6 +32,7 @@ pub struct Renderer {
     _constants: Buffer,
     resources: SceneResources,
     features: KernelFeatures,
+    ray_log: Option<RayLog>,
 }
 
 fn check_settings(settings: &RenderSettings, context: &Context) -> GpuResult<()> {
@@ -59,6 +61,9 @@ fn check_settings(settings: &RenderSettings, context: &Context) -> GpuResult<()>
             settings.height,
             u32::MAX / 3
         ));
+    }
+    if settings.ray_log_capacity > 0 && settings.integrator == IntegratorKind::Megakernel {
+        return invalid("the megakernel traces its rays itself: only extend and connect record them".into());
     }
     if !context.trace_backends().contains(&settings.backend) {
         return invalid(format!("this device has no {:?} trace backend", settings.backend));
@@ -104,6 +109,13 @@ impl Renderer {
             ..PassConstants::default()
         };
         resources.fill(scene, settings, &mut constants);
+        let ray_log = match settings.ray_log_capacity {
+            0 => None,
+            capacity => Some(RayLog::new(context, capacity)?),
+        };
+        if let Some(log) = &ray_log {
+            log.fill(&mut constants);
+        }
         // Created after the scene's buffers, as before the integrator contract: allocated first,
         // the path state cost the 1 M-triangle scene 0.6% on the H100 (docs/BENCHMARKS.md).
         let features = if settings.general_kernels {
@@ -145,7 +157,18 @@ impl Renderer {
             _constants: constants_buffer,
             resources,
             features,
+            ray_log,
         })
+    }
+
+    /// The rays recorded for the trace floor, where the settings asked for them.
+    pub fn ray_log(&self) -> Option<&RayLog> {
+        self.ray_log.as_ref()
+    }
+
+    /// The device address of the scene's top-level acceleration structure.
+    pub fn top_level_address(&self) -> u64 {
+        self.resources.accel.top_level.address()
     }
 
     /// The integrator the settings chose (downcast through `Integrator::as_any`).

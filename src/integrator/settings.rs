@@ -43,6 +43,10 @@ pub struct RenderSettings {
     /// Kernels that handle every scene feature, instead of kernels specialised to what the
     /// scene uses (`KernelFeatures`).
     pub general_kernels: bool,
+    /// Record the rays extend and connect trace, up to this many of each kind, for the trace
+    /// floor (`trace::floor`); 0: none. Integrators that trace through extend and connect only
+    /// (the wavefront, bdpt).
+    pub ray_log_capacity: u32,
 }
 
 impl RenderSettings {
@@ -67,6 +71,7 @@ impl RenderSettings {
             splat_film: SplatFilm::default(),
             strategy: None,
             general_kernels: false,
+            ray_log_capacity: 0,
         }
     }
 }

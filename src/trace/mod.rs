@@ -17,6 +17,8 @@ use crate::gpu::{
 };
 use crate::interface::{WavefrontPush, WAVEFRONT_GROUP};
 
+pub mod floor;
+
 pub use crate::gpu::TraceBackend;
 
 /// The shaders of one trace kernel in each backend.

@@ -1,0 +1,193 @@
+//! The trace floor: the rays a render traced, recorded by its extend and connect kernels
+//! (`RayLog`, `include/ray_log.glsl`), traced again with trivial shaders (`TraceFloor`), so that
+//! a render's time can be set against the cost of its rays alone
+//! (`examples/bench_trace_floor.rs`, docs/BENCHMARKS.md).
+//!
+//! The floor traces each log in recorded order, every ray opaque (the alpha any-hit shader is
+//! left out with the rest of the shading), extension rays to their closest hit and shadow rays
+//! to their first.
+
+use crate::gpu::shaders::ids;
+use crate::gpu::{
+    Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, MemoryLocation,
+    Profiler, RayTracingPipeline, RayTracingShaders,
+};
+use crate::interface::{PassConstants, ProbeRay, TraceFloorPush, WAVEFRONT_GROUP};
+
+use super::{appending_raygen, barrier, TraceBackend};
+
+/// Where a render's extend and connect kernels record the rays they trace.
+pub struct RayLog {
+    extension: Buffer,
+    shadow: Buffer,
+    counts: Buffer,
+    capacity: u32,
+}
+
+/// How many rays each log recorded. A count above the capacity means the rays past it were
+/// traced but not stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RayCounts {
+    pub extension: u32,
+    pub shadow: u32,
+}
+
+impl RayLog {
+    /// Room for `capacity` rays in each log (32 bytes a ray).
+    pub fn new(context: &Context, capacity: u32) -> GpuResult<Self> {
+        let bytes = u64::from(capacity.max(1)) * std::mem::size_of::<ProbeRay>() as u64;
+        let log = |name| Buffer::new(context, name, bytes, BufferUsage::STORAGE, MemoryLocation::GpuOnly);
+        Ok(Self {
+            extension: log("extension ray log")?,
+            shadow: log("shadow ray log")?,
+            counts: Buffer::from_slice(context, "ray log counts", &[0u32; 2], BufferUsage::STORAGE)?,
+            capacity,
+        })
+    }
+
+    /// Points the kernels' recording at these logs.
+    pub fn fill(&self, constants: &mut PassConstants) {
+        constants.extension_ray_log = self.extension.address();
+        constants.shadow_ray_log = self.shadow.address();
+        constants.ray_log_counts = self.counts.address();
+        constants.ray_log_capacity = self.capacity;
+    }
+
+    pub fn counts(&self, context: &Context) -> GpuResult<RayCounts> {
+        let counts: Vec<u32> = self.counts.read_back(context, 2)?;
+        Ok(RayCounts {
+            extension: counts[0],
+            shadow: counts[1],
+        })
+    }
+
+    pub fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    /// The log of shadow rays, or of extension rays.
+    pub fn rays(&self, shadow: bool) -> &Buffer {
+        if shadow {
+            &self.shadow
+        } else {
+            &self.extension
+        }
+    }
+
+    /// The first `count` rays of a log, on the host (for tests).
+    pub fn read(&self, context: &Context, shadow: bool, count: u32) -> GpuResult<Vec<ProbeRay>> {
+        self.rays(shadow).read_back(context, count.min(self.capacity) as usize)
+    }
+}
+
+/// What tracing one log took.
+#[derive(Clone, Copy, Debug)]
+pub struct FloorTrace {
+    /// The fastest of the timed runs.
+    pub milliseconds: f64,
+    /// Rays that hit something.
+    pub hits: u32,
+}
+
+enum FloorKernel {
+    Query(ComputePipeline<TraceFloorPush>),
+    Pipeline(RayTracingPipeline<TraceFloorPush>),
+}
+
+/// Traces recorded rays with trivial shaders.
+pub struct TraceFloor {
+    kernel: FloorKernel,
+    backend: TraceBackend,
+    hits: Buffer,
+}
+
+/// Rays per launch: a compute dispatch's group count stays under 65,536.
+const RAYS_PER_LAUNCH: u32 = 1 << 21;
+const WARM_UP_RUNS: usize = 1;
+const TIMED_RUNS: usize = 3;
+
+impl TraceFloor {
+    pub fn new(context: &Context, backend: TraceBackend) -> GpuResult<Self> {
+        let kernel = match backend {
+            TraceBackend::Query => FloorKernel::Query(ComputePipeline::new(context, ids::TRACE_FLOOR_QUERY, &[])?),
+            TraceBackend::Pipeline => FloorKernel::Pipeline(RayTracingPipeline::new(
+                context,
+                "trace floor",
+                &RayTracingShaders {
+                    raygen: appending_raygen(context, ids::TRACE_FLOOR_SUBGROUP_RGEN, ids::TRACE_FLOOR_LANES_RGEN),
+                    miss: &[ids::TRACE_FLOOR_RMISS],
+                    closest_hit: &[ids::TRACE_FLOOR_RCHIT],
+                    any_hit: None,
+                    specialization: &[],
+                },
+            )?),
+        };
+        Ok(Self {
+            kernel,
+            backend,
+            hits: Buffer::from_slice(context, "trace floor hits", &[0u32], BufferUsage::STORAGE)?,
+        })
+    }
+
+    /// Traces the first `count` rays of `rays` through the top level at `top_level`, as shadow
+    /// rays or extension rays: one warm-up run, then the fastest of three.
+    pub fn trace(
+        &self,
+        context: &Context,
+        top_level: u64,
+        rays: &Buffer,
+        count: u32,
+        shadow: bool,
+    ) -> GpuResult<FloorTrace> {
+        let needed = u64::from(count) * std::mem::size_of::<ProbeRay>() as u64;
+        if needed > rays.size() {
+            return Err(GpuError::InvalidUse {
+                name: "trace floor".into(),
+                problem: format!("{count} rays asked of a log of {} bytes", rays.size()),
+            });
+        }
+        let mut commands = CommandBuffer::new(context, "trace floor")?;
+        let mut profiler = Profiler::new(context, "trace floor", 1)?;
+        commands.begin(context)?;
+        profiler.reset(&mut commands);
+        commands.fill_buffer(&self.hits, 0, 4, 0);
+        barrier(self.backend, &mut commands);
+        let scope = profiler.begin(&mut commands, if shadow { "shadow rays" } else { "extension rays" })?;
+        for first in (0..count).step_by(RAYS_PER_LAUNCH as usize) {
+            let push = TraceFloorPush {
+                top_level,
+                rays: rays.address(),
+                hits: self.hits.address(),
+                first,
+                count: (count - first).min(RAYS_PER_LAUNCH),
+                shadow: u32::from(shadow),
+                pad0: 0,
+            };
+            match &self.kernel {
+                FloorKernel::Query(pipeline) => commands.dispatch(
+                    pipeline,
+                    &push,
+                    DispatchSize {
+                        x: push.count.div_ceil(WAVEFRONT_GROUP),
+                        y: 1,
+                    },
+                ),
+                FloorKernel::Pipeline(pipeline) => commands.trace_rays(pipeline, &push, push.count, 1),
+            }
+        }
+        profiler.end(&mut commands, scope)?;
+        commands.end()?;
+        let mut fastest = f64::INFINITY;
+        for run in 0..WARM_UP_RUNS + TIMED_RUNS {
+            commands.submit_and_wait(context)?;
+            if run >= WARM_UP_RUNS {
+                fastest = fastest.min(profiler.resolve()?[0].milliseconds);
+            }
+        }
+        let hits: Vec<u32> = self.hits.read_back(context, 1)?;
+        Ok(FloorTrace {
+            milliseconds: fastest,
+            hits: hits[0],
+        })
+    }
+}

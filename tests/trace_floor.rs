@@ -1,0 +1,120 @@
+//! The trace floor (`trace::floor`): extend and connect record exactly the rays a render
+//! traces, and tracing them again finds what the render found.
+
+mod common;
+
+use glam::Vec3;
+use wavetrace::integrator::{IntegratorKind, RenderSettings, Renderer};
+use wavetrace::trace::floor::TraceFloor;
+
+/// The scene's triangles in world space, for the CPU's visibility of the shadow rays.
+fn world_triangles(scene: &wavetrace::scene::Scene) -> Vec<[Vec3; 3]> {
+    let mut triangles = Vec::new();
+    for instance in &scene.instances {
+        let mesh = &scene.meshes[instance.mesh as usize];
+        for corners in mesh.indices.chunks_exact(3) {
+            let corner = |k: usize| {
+                instance
+                    .world_from_object
+                    .transform_point3(mesh.positions[corners[k] as usize])
+            };
+            triangles.push([corner(0), corner(1), corner(2)]);
+        }
+    }
+    triangles
+}
+
+#[test]
+fn recorded_rays_are_the_rays_the_render_traced_and_trace_again_alike() {
+    let gpu = common::gpu();
+    let scene = common::load_scene("cornell-box");
+    let triangles = world_triangles(&scene);
+    for integrator in [IntegratorKind::Wavefront, IntegratorKind::Bdpt] {
+        let settings = RenderSettings {
+            integrator,
+            ray_log_capacity: 1 << 16,
+            ..RenderSettings::new(24, 24, 4, 5, gpu.context.trace_backends()[0])
+        };
+        let mut renderer = Renderer::new(&gpu.context, &scene, &settings).unwrap();
+        let (_, stats) = renderer.render_with_progress(|_| {}).unwrap();
+        let log = renderer.ray_log().unwrap();
+        let counts = log.counts(&gpu.context).unwrap();
+        assert_eq!(u64::from(counts.extension), stats.extension_rays, "{integrator:?}");
+        assert_eq!(u64::from(counts.shadow), stats.shadow_rays, "{integrator:?}");
+        assert!(
+            counts.extension > 1000 && counts.shadow > 1000,
+            "{integrator:?}: {counts:?}"
+        );
+
+        let mut found = Vec::new();
+        for &backend in gpu.context.trace_backends() {
+            let floor = TraceFloor::new(&gpu.context, backend).unwrap();
+            let top_level = renderer.top_level_address();
+            let extension = floor
+                .trace(&gpu.context, top_level, log.rays(false), counts.extension, false)
+                .unwrap();
+            let shadow = floor
+                .trace(&gpu.context, top_level, log.rays(true), counts.shadow, true)
+                .unwrap();
+            found.push((extension.hits, shadow.hits));
+        }
+        assert!(
+            found.windows(2).all(|w| w[0] == w[1]),
+            "{integrator:?}: the backends disagree: {found:?}"
+        );
+        let (extension_hits, blocked) = found[0];
+
+        // The wavefront shades exactly the extension rays that hit (BDPT shades misses too).
+        if integrator == IntegratorKind::Wavefront {
+            let shaded = stats
+                .kernels
+                .iter()
+                .find(|k| k.name == "shade_surface")
+                .unwrap()
+                .items
+                .unwrap();
+            assert_eq!(u64::from(extension_hits), shaded);
+        }
+        // Every extension ray hits the closed-behind box but for those leaving by its open front.
+        let extension_rays = log.read(&gpu.context, false, counts.extension).unwrap();
+        let cpu_hits = extension_rays
+            .iter()
+            .filter(|r| {
+                triangles
+                    .iter()
+                    .any(|&t| common::intersect(r.origin, r.direction, t).is_some_and(|d| d > 0.0))
+            })
+            .count();
+        assert!(
+            (cpu_hits as f64 - f64::from(extension_hits)).abs() <= 1e-3 * extension_rays.len() as f64,
+            "{integrator:?}: {extension_hits} hits, the CPU finds {cpu_hits}"
+        );
+        // Shadow rays are blocked where the CPU finds a triangle before their end.
+        let shadow_rays = log.read(&gpu.context, true, counts.shadow).unwrap();
+        let cpu_blocked = shadow_rays
+            .iter()
+            .filter(|r| {
+                triangles.iter().any(|&t| {
+                    common::intersect(r.origin, r.direction, t)
+                        .is_some_and(|d| d > f64::from(r.t_min) && d < f64::from(r.t_max))
+                })
+            })
+            .count();
+        assert!(
+            (cpu_blocked as f64 - f64::from(blocked)).abs() <= 2e-3 * shadow_rays.len() as f64,
+            "{integrator:?}: {blocked} blocked, the CPU finds {cpu_blocked}"
+        );
+        assert!(blocked > 0, "{integrator:?}: no shadow ray blocked");
+    }
+    let megakernel = RenderSettings {
+        integrator: IntegratorKind::Megakernel,
+        ray_log_capacity: 1 << 10,
+        ..RenderSettings::new(8, 8, 1, 2, gpu.context.trace_backends()[0])
+    };
+    let error = Renderer::new(&gpu.context, &scene, &megakernel)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(error.contains("megakernel"), "{error}");
+    gpu.finish();
+}
