@@ -4,7 +4,7 @@
 //! its extend and connect kernels' and the floor's.
 //!
 //!     cargo run --release --example bench_trace_floor -- SCENE.gltf [--res W H] [--spp N]
-//!         [--max-depth D] [--integrator wavefront|bdpt] [--capacity RAYS] [--json]
+//!         [--max-depth D] [--integrator wavefront|bdpt] [--capacity RAYS] [--merge-instances] [--json]
 //!
 //! Defaults: 1024 x 1024, 64 spp (the logs hold every ray: 32 bytes each), depth 8, the
 //! wavefront, room for 2^28 rays of each kind.
@@ -24,6 +24,7 @@ struct Args {
     max_depth: u32,
     integrator: IntegratorKind,
     capacity: u32,
+    merge_instances: bool,
     json: bool,
 }
 
@@ -36,6 +37,7 @@ fn parse_args() -> Result<Args, String> {
         max_depth: 8,
         integrator: IntegratorKind::Wavefront,
         capacity: 1 << 28,
+        merge_instances: false,
         json: false,
     };
     let mut words = std::env::args().skip(1);
@@ -61,12 +63,17 @@ fn parse_args() -> Result<Args, String> {
                 }
             }
             "--json" => args.json = true,
+            "--merge-instances" => args.merge_instances = true,
             scene if !scene.starts_with("--") && args.scene.as_os_str().is_empty() => args.scene = scene.into(),
             other => return Err(format!("unknown argument {other}")),
         }
     }
     if args.scene.as_os_str().is_empty() {
-        return Err("usage: bench_trace_floor SCENE.gltf [--res W H] [--spp N] [--max-depth D] [--integrator wavefront|bdpt] [--capacity RAYS] [--json]".into());
+        return Err(
+            "usage: bench_trace_floor SCENE.gltf [--res W H] [--spp N] [--max-depth D] [--integrator \
+                    wavefront|bdpt] [--capacity RAYS] [--merge-instances] [--json]"
+                .into(),
+        );
     }
     Ok(args)
 }
@@ -90,6 +97,7 @@ fn main() -> Result<(), String> {
         .ok_or("the device has no trace backend")?;
     let settings = RenderSettings {
         integrator: args.integrator,
+        merge_instances: args.merge_instances,
         ..RenderSettings::new(args.width, args.height, args.spp, args.max_depth, backend)
     };
     let render = |settings: &RenderSettings| -> Result<(Renderer, RenderStats), String> {
@@ -123,13 +131,14 @@ fn main() -> Result<(), String> {
     let floor_ms = extension.milliseconds + shadow.milliseconds;
     let (extend_ms, connect_ms) = (kernel_ms(&stats, "extend"), kernel_ms(&stats, "connect"));
     println!(
-        "{} {}x{} {} spp depth {} {:?} on {}",
+        "{} {}x{} {} spp depth {} {:?}{} on {}",
         args.scene.display(),
         args.width,
         args.height,
         args.spp,
         args.max_depth,
         args.integrator,
+        if args.merge_instances { ", instances merged" } else { "" },
         context.adapter().name
     );
     println!(

@@ -120,6 +120,10 @@ struct RenderArgs {
     /// subpath vertices (the camera included).
     #[arg(long, num_args = 2, value_names = ["S", "T"])]
     strategy: Option<Vec<u32>>,
+    /// One acceleration structure for every instance instead of one per mesh (no instance
+    /// transitions in traversal; instanced meshes are stored once per instance).
+    #[arg(long)]
+    merge_instances: bool,
     /// Kernels that handle every scene feature (textures, normal maps, alpha, volumes,
     /// environment, punctual lights, every glTF lobe), instead of kernels specialised to the
     /// features the scene uses; both give the same image.
@@ -285,6 +289,7 @@ fn render(args: &RenderArgs) -> Result<(), String> {
         strategy: args.strategy.as_deref().map(|st| (st[0], st[1])),
         general_kernels: args.general_kernels,
         ray_log_capacity: 0,
+        merge_instances: args.merge_instances,
     };
     let mut renderer = Renderer::new(&context, &scene, &settings).map_err(|e| e.to_string())?;
     let progress = progress_bar(f64::from(width) * f64::from(height) * f64::from(settings.spp));

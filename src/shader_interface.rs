@@ -459,8 +459,7 @@ gpu_structs! {
         t: f32,
         instance: u32,
         primitive: u32,
-        // The TLAS custom index: the instance's mesh, so the material is one load away.
-        mesh: u32,
+        pad0: u32,
     }
 
     /// Push constants of `lights/count_triangles` and `lights/flatten`: from the scene

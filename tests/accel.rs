@@ -83,11 +83,18 @@ fn trace(context: &Context, backend: TraceBackend, push: &TraceProbePush) -> Opt
     Some(())
 }
 
+/// Both shapes of the acceleration structures: per mesh, and every instance merged.
 fn check_scene(scene: &Scene, rays: usize, seed: u64) {
+    for merge in [false, true] {
+        check_shape(scene, rays, seed, merge);
+    }
+}
+
+fn check_shape(scene: &Scene, rays: usize, seed: u64, merge: bool) {
     let gpu = common::gpu();
     let context = &gpu.context;
     let meshes = GpuMeshes::upload(context, scene).unwrap();
-    let accel = SceneAccel::build(context, scene, &meshes).unwrap();
+    let accel = SceneAccel::build(context, scene, &meshes, merge).unwrap();
 
     let mut rng = SmallRng::seed_from_u64(seed);
     let probe_rays: Vec<ProbeRay> = (0..rays)
@@ -142,6 +149,7 @@ fn check_scene(scene: &Scene, rays: usize, seed: u64) {
             &probe_rays,
             &hit_buffer.read_back(context, rays).unwrap(),
             backend,
+            merge,
         );
     }
     assert!(traced > 0, "no trace backend ran");
@@ -149,7 +157,8 @@ fn check_scene(scene: &Scene, rays: usize, seed: u64) {
     gpu.finish();
 }
 
-fn compare(scene: &Scene, probe_rays: &[ProbeRay], hits: &[ProbeHit], backend: TraceBackend) {
+/// `merge`: the merged bottom level has no custom index (0) to check.
+fn compare(scene: &Scene, probe_rays: &[ProbeRay], hits: &[ProbeHit], backend: TraceBackend, merge: bool) {
     let rays = probe_rays.len();
 
     let mut disagreements = Vec::new();
@@ -165,7 +174,7 @@ fn compare(scene: &Scene, probe_rays: &[ProbeRay], hits: &[ProbeHit], backend: T
                 let ambiguous = second - t < 1e-3;
                 let same = hit.instance as usize == instance
                     && hit.primitive as usize == primitive
-                    && hit.custom_index == scene.instances[instance].mesh;
+                    && hit.custom_index == if merge { 0 } else { scene.instances[instance].mesh };
                 if !close || !(same || ambiguous) {
                     disagreements.push(format!(
                         "{ray:?}: GPU {hit:?}, CPU t={t} instance {instance} primitive {primitive}"
@@ -178,7 +187,7 @@ fn compare(scene: &Scene, probe_rays: &[ProbeRay], hits: &[ProbeHit], backend: T
     // Rays grazing an edge may fall either side of it in a watertight GPU test and in ours.
     assert!(
         disagreements.len() * 500 <= rays,
-        "{backend:?}: {} of {rays} rays disagree: {:#?}",
+        "{backend:?} (merged: {merge}): {} of {rays} rays disagree: {:#?}",
         disagreements.len(),
         &disagreements[..disagreements.len().min(5)]
     );

@@ -7,5 +7,7 @@
 layout(location = 0) rayPayloadInEXT ProbeHit payload;
 
 void main() {
-    payload = ProbeHit(gl_HitTEXT, uint(gl_InstanceCustomIndexEXT), uint(gl_PrimitiveID), uint(gl_InstanceID));
+    // A merged bottom level's geometry is the instance (src/accel).
+    payload = ProbeHit(gl_HitTEXT, uint(gl_InstanceCustomIndexEXT), uint(gl_PrimitiveID),
+                       uint(gl_InstanceID) + uint(gl_GeometryIndexEXT));
 }

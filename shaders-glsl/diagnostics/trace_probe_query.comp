@@ -36,7 +36,9 @@ void main() {
         hit.t = rayQueryGetIntersectionTEXT(query, true);
         hit.custom_index = uint(rayQueryGetIntersectionInstanceCustomIndexEXT(query, true));
         hit.primitive = uint(rayQueryGetIntersectionPrimitiveIndexEXT(query, true));
-        hit.instance = uint(rayQueryGetIntersectionInstanceIdEXT(query, true));
+        // A merged bottom level's geometry is the instance (src/accel).
+        hit.instance = uint(rayQueryGetIntersectionInstanceIdEXT(query, true))
+                       + uint(rayQueryGetIntersectionGeometryIndexEXT(query, true));
     }
     Hits(push.hits).hits[index] = hit;
 }

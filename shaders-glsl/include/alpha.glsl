@@ -30,12 +30,19 @@ bool alpha_hole(PassConstants c, uint instance, uint triangle, vec2 barycentrics
 
 #endif
 
+// The instance of a ray query's hit (committed or candidate): one of the two is 0, the
+// instance of a per-mesh top level or the geometry of the merged bottom level (src/accel). A
+// macro: ray queries are not function arguments everywhere.
+#define hit_instance(query, committed)                                                                        \
+    (uint(rayQueryGetIntersectionInstanceIdEXT(query, committed))                                             \
+     + uint(rayQueryGetIntersectionGeometryIndexEXT(query, committed)))
+
 // Runs a ray query to its end, confirming the candidate triangles (non-opaque geometry only)
 // that are not alpha holes. A macro: ray queries are not function arguments everywhere.
 #define PROCEED_WITH_ALPHA(c, query, origin, direction)                                                       \
     while (rayQueryProceedEXT(query)) {                                                                       \
         if (rayQueryGetIntersectionTypeEXT(query, false) == gl_RayQueryCandidateIntersectionTriangleEXT &&    \
-            !alpha_hole(c, uint(rayQueryGetIntersectionInstanceIdEXT(query, false)),                         \
+            !alpha_hole(c, hit_instance(query, false),                                                         \
                         uint(rayQueryGetIntersectionPrimitiveIndexEXT(query, false)),                        \
                         rayQueryGetIntersectionBarycentricsEXT(query, false), origin, direction)) {          \
             rayQueryConfirmIntersectionEXT(query);                                                           \

@@ -48,7 +48,7 @@ void route_hit(PassConstants c, uint path, bool hit, HitRecord record) {
     Hits(c.hits).v[path] = PathHit(record.t, record.instance, record.primitive);
     Uints(c.shade_queue).v[slot] = path;
     if (c.sort_buckets > 0) {
-        Uints(c.shade_keys).v[slot] = shade_sort_key(c, record.mesh, path);
+        Uints(c.shade_keys).v[slot] = shade_sort_key(c, Instances(c.instances).v[record.instance].mesh, path);
     }
 }
 

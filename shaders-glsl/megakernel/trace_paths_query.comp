@@ -22,7 +22,7 @@ bool trace_closest(PassConstants c, vec3 origin, vec3 direction, out HitRecord h
     if (rayQueryGetIntersectionTypeEXT(query, true) != gl_RayQueryCommittedIntersectionTriangleEXT) {
         return false;
     }
-    hit = HitRecord(rayQueryGetIntersectionTEXT(query, true), uint(rayQueryGetIntersectionInstanceIdEXT(query, true)),
+    hit = HitRecord(rayQueryGetIntersectionTEXT(query, true), hit_instance(query, true),
                     uint(rayQueryGetIntersectionPrimitiveIndexEXT(query, true)), 0);
     return true;
 }

@@ -7,5 +7,7 @@
 layout(location = 0) rayPayloadInEXT HitRecord payload;
 
 void main() {
-    payload = HitRecord(gl_HitTEXT, uint(gl_InstanceID), uint(gl_PrimitiveID), uint(gl_InstanceCustomIndexEXT));
+    // One of the two is 0: the instance of a per-mesh top level, or the geometry of the merged
+    // bottom level (src/accel).
+    payload = HitRecord(gl_HitTEXT, uint(gl_InstanceID) + uint(gl_GeometryIndexEXT), uint(gl_PrimitiveID), 0);
 }

@@ -33,9 +33,8 @@ void main() {
     HitRecord record = HitRecord(0.0, 0, 0, 0);
     if (hit) {
         record = HitRecord(rayQueryGetIntersectionTEXT(query, true),
-                           uint(rayQueryGetIntersectionInstanceIdEXT(query, true)),
-                           uint(rayQueryGetIntersectionPrimitiveIndexEXT(query, true)),
-                           uint(rayQueryGetIntersectionInstanceCustomIndexEXT(query, true)));
+                           hit_instance(query, true),
+                           uint(rayQueryGetIntersectionPrimitiveIndexEXT(query, true)), 0);
     }
     route_hit(c, path, hit, record);
 }

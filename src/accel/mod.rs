@@ -1,13 +1,22 @@
-//! The scene's acceleration structures: one bottom level per mesh (shared by all of its
-//! instances, compacted after the build) and one top level over all instances. An instance's
-//! custom index is its mesh's index, so a hit finds its vertices and material; the instance
-//! index (`gl_InstanceID`) finds its transform. Meshes of alpha-masked or blended materials
-//! are the only non-opaque geometry: their candidate hits go through the alpha test
-//! (`alpha.glsl`) in traversal.
+//! The scene's acceleration structures, in one of two shapes.
+//!
+//! - **Per mesh** (the default): one bottom level per mesh, shared by all of its instances and
+//!   compacted after the build, and one top level over all instances.
+//! - **Merged** (`--merge-instances`): one bottom level holding every instance's triangles, each
+//!   instance a geometry transformed at the build, under a top level of one instance, as
+//!   Mitsuba merges the shapes of a scene for OptiX: one BVH, no instance transitions, at the
+//!   price of instancing (each instance's triangles are stored again).
+//!
+//! Either way a hit's instance is `gl_InstanceID + gl_GeometryIndexEXT` (one of the two is 0),
+//! which finds its transform, mesh and material through the instance table. Meshes of
+//! alpha-masked or blended materials are the only non-opaque geometry: their candidate hits go
+//! through the alpha test (`alpha.glsl`) in traversal.
+
+use glam::Mat4;
 
 use crate::gpu::{
-    build_bottom_levels, build_top_level, AccelerationStructure, Buffer, BufferUsage, Context, GpuError, GpuResult,
-    TlasInstance,
+    build_bottom_levels, build_top_level, AccelerationStructure, BottomLevel, Buffer, BufferUsage, Context, GpuError,
+    GpuResult, TlasInstance,
 };
 use crate::scene::{AlphaMode, GpuMeshes, Mesh, Scene};
 
@@ -15,7 +24,11 @@ pub struct SceneAccel {
     pub top_level: AccelerationStructure,
     _bottom_levels: Vec<AccelerationStructure>,
     _instances: Buffer,
+    _transforms: Option<Buffer>,
 }
+
+/// The most instances one bottom level merges (each is a geometry of it).
+pub const MAX_MERGED_INSTANCES: usize = 1 << 20;
 
 impl SceneAccel {
     /// The meshes whose hits are tested in traversal: alpha-masked or blended materials.
@@ -23,40 +36,87 @@ impl SceneAccel {
         scene.materials[mesh.material as usize].alpha == AlphaMode::Opaque
     }
 
-    pub fn build(context: &Context, scene: &Scene, meshes: &GpuMeshes) -> GpuResult<Self> {
-        let opaque = |mesh: &Mesh| Self::is_opaque(scene, mesh);
+    /// `merge`: one bottom level for every instance (the module's second shape).
+    pub fn build(context: &Context, scene: &Scene, meshes: &GpuMeshes, merge: bool) -> GpuResult<Self> {
+        let too_many = |what: String| GpuError::InvalidUse {
+            name: scene.source.display().to_string(),
+            problem: what,
+        };
         if scene.meshes.len() > TlasInstance::MAX_CUSTOM_INDEX as usize + 1 {
-            return Err(GpuError::InvalidUse {
-                name: scene.source.display().to_string(),
-                problem: format!(
-                    "{} meshes, more than the 2^24 a top level can index",
-                    scene.meshes.len()
-                ),
-            });
+            return Err(too_many(format!(
+                "{} meshes, more than the 2^24 a top level can index",
+                scene.meshes.len()
+            )));
         }
-        let geometries: Vec<_> = scene
-            .meshes
-            .iter()
-            .enumerate()
-            .map(|(i, mesh)| (format!("blas {}", mesh.name), meshes.geometry(i, opaque(mesh))))
-            .collect();
-        let bottom_levels = build_bottom_levels(context, &geometries)?;
-        let instances: Vec<TlasInstance> = scene
-            .instances
-            .iter()
-            .map(|i| {
-                let mesh = &scene.meshes[i.mesh as usize];
-                TlasInstance::new(
-                    i.world_from_object,
-                    i.mesh,
-                    &bottom_levels[i.mesh as usize],
-                    opaque(mesh),
-                )
-            })
-            .collect();
+        if merge && scene.instances.len() > MAX_MERGED_INSTANCES {
+            return Err(too_many(format!(
+                "{} instances, more than the {MAX_MERGED_INSTANCES} that one bottom level merges",
+                scene.instances.len()
+            )));
+        }
         let usage = BufferUsage {
             acceleration_structure_input: true,
             ..BufferUsage::STORAGE
+        };
+        let opaque = |mesh: &Mesh| Self::is_opaque(scene, mesh);
+        let merge = merge && !scene.instances.is_empty();
+        let (bottom_levels, instances, transforms) = if merge {
+            let rows: Vec<[f32; 12]> = scene
+                .instances
+                .iter()
+                .map(|i| TlasInstance::new(i.world_from_object, 0, 0, true).transform)
+                .collect();
+            let transforms = Buffer::from_slice(context, "merged instance transforms", &rows, usage)?;
+            let geometries = scene
+                .instances
+                .iter()
+                .enumerate()
+                .map(|(index, instance)| {
+                    let mesh = &scene.meshes[instance.mesh as usize];
+                    let mut geometry = meshes.geometry(instance.mesh as usize, opaque(mesh));
+                    geometry.transform_address =
+                        transforms.address() + (index * std::mem::size_of::<[f32; 12]>()) as u64;
+                    geometry
+                })
+                .collect();
+            let levels = build_bottom_levels(
+                context,
+                &[BottomLevel {
+                    name: "blas (merged instances)".into(),
+                    geometries,
+                }],
+            )?;
+            let all_opaque = scene.instances.iter().all(|i| opaque(&scene.meshes[i.mesh as usize]));
+            let instances = match levels.first() {
+                Some(level) => vec![TlasInstance::new(Mat4::IDENTITY, 0, level.address(), all_opaque)],
+                None => Vec::new(),
+            };
+            (levels, instances, Some(transforms))
+        } else {
+            let levels: Vec<BottomLevel> = scene
+                .meshes
+                .iter()
+                .enumerate()
+                .map(|(i, mesh)| BottomLevel {
+                    name: format!("blas {}", mesh.name),
+                    geometries: vec![meshes.geometry(i, opaque(mesh))],
+                })
+                .collect();
+            let levels = build_bottom_levels(context, &levels)?;
+            let instances = scene
+                .instances
+                .iter()
+                .map(|i| {
+                    let mesh = &scene.meshes[i.mesh as usize];
+                    TlasInstance::new(
+                        i.world_from_object,
+                        i.mesh,
+                        levels[i.mesh as usize].address(),
+                        opaque(mesh),
+                    )
+                })
+                .collect();
+            (levels, instances, None)
         };
         let instance_buffer = Buffer::from_slice(context, "tlas instances", &instances, usage)?;
         let top_level = build_top_level(context, "tlas", &instance_buffer, instances.len() as u32)?;
@@ -64,6 +124,7 @@ impl SceneAccel {
             top_level,
             _bottom_levels: bottom_levels,
             _instances: instance_buffer,
+            _transforms: transforms,
         })
     }
 }

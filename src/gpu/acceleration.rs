@@ -23,6 +23,14 @@ pub struct TriangleGeometry {
     /// Every hit counts; else each candidate hit is tested (any-hit shaders, ray-query
     /// candidates), once per triangle and ray.
     pub opaque: bool,
+    /// A `TransformMatrixKHR` (row-major 3x4) the build applies to the positions, or 0.
+    pub transform_address: u64,
+}
+
+/// One bottom level to build: its name and its geometries (`gl_GeometryIndexEXT` in order).
+pub struct BottomLevel {
+    pub name: String,
+    pub geometries: Vec<TriangleGeometry>,
 }
 
 /// One instance of the top level, laid out as `VkAccelerationStructureInstanceKHR`.
@@ -43,7 +51,8 @@ impl TlasInstance {
     pub const MAX_CUSTOM_INDEX: u32 = (1 << 24) - 1;
 
     /// `opaque`: force every hit of the instance opaque; else its geometry's flags decide.
-    pub fn new(world_from_object: Mat4, custom_index: u32, blas: &AccelerationStructure, opaque: bool) -> Self {
+    /// `blas_address`: the bottom level's `AccelerationStructure::address`.
+    pub fn new(world_from_object: Mat4, custom_index: u32, blas_address: u64, opaque: bool) -> Self {
         let rows = world_from_object.transpose().to_cols_array();
         let mut transform = [0.0; 12];
         transform.copy_from_slice(&rows[..12]);
@@ -57,7 +66,7 @@ impl TlasInstance {
             transform,
             custom_index_and_mask: (custom_index & Self::MAX_CUSTOM_INDEX) | (0xff << 24),
             sbt_offset_and_flags: (flags.as_raw() & 0xff) << 24,
-            blas_address: blas.address,
+            blas_address,
         }
     }
 }
@@ -133,13 +142,14 @@ fn scratch_buffer(context: &Context, name: &str, size: u64) -> GpuResult<(Buffer
     Ok((buffer, address))
 }
 
-/// Sizes a build, creates its structure and aligned scratch, and points `build` at both.
+/// Sizes a build of `primitive_counts` per geometry, creates its structure and aligned
+/// scratch, and points `build` at both.
 fn prepare_build<'a>(
     context: &Context,
     name: &str,
     kind: vk::AccelerationStructureTypeKHR,
     build: vk::AccelerationStructureBuildGeometryInfoKHR<'a>,
-    primitive_count: u32,
+    primitive_counts: &[u32],
 ) -> GpuResult<(
     vk::AccelerationStructureBuildGeometryInfoKHR<'a>,
     AccelerationStructure,
@@ -152,7 +162,7 @@ fn prepare_build<'a>(
         loader.get_acceleration_structure_build_sizes(
             vk::AccelerationStructureBuildTypeKHR::DEVICE,
             &build,
-            &[primitive_count],
+            primitive_counts,
             &mut sizes,
         )
     };
@@ -178,6 +188,9 @@ fn triangles_geometry(geometry: &TriangleGeometry) -> vk::AccelerationStructureG
         .index_type(vk::IndexType::UINT32)
         .index_data(vk::DeviceOrHostAddressConstKHR {
             device_address: geometry.index_address,
+        })
+        .transform_data(vk::DeviceOrHostAddressConstKHR {
+            device_address: geometry.transform_address,
         });
     vk::AccelerationStructureGeometryKHR::default()
         .geometry_type(vk::GeometryTypeKHR::TRIANGLES)
@@ -190,13 +203,10 @@ fn triangles_geometry(geometry: &TriangleGeometry) -> vk::AccelerationStructureG
         })
 }
 
-/// Builds one bottom level per geometry, then compacts each (the compacted copies are
-/// typically half the size, which matters for the millions of triangles of big scenes).
-pub fn build_bottom_levels(
-    context: &Context,
-    geometries: &[(String, TriangleGeometry)],
-) -> GpuResult<Vec<AccelerationStructure>> {
-    if geometries.is_empty() {
+/// Builds the bottom levels, then compacts each (the compacted copies are typically half the
+/// size, which matters for the millions of triangles of big scenes).
+pub fn build_bottom_levels(context: &Context, levels: &[BottomLevel]) -> GpuResult<Vec<AccelerationStructure>> {
+    if levels.is_empty() {
         return Ok(Vec::new());
     }
     let shared = &context.shared;
@@ -207,7 +217,7 @@ pub fn build_bottom_levels(
     commands.begin(context)?;
     let pool_info = vk::QueryPoolCreateInfo::default()
         .query_type(vk::QueryType::ACCELERATION_STRUCTURE_COMPACTED_SIZE_KHR)
-        .query_count(geometries.len() as u32);
+        .query_count(levels.len() as u32);
     // SAFETY: plain object creation; destroyed at the end of this function after the waits.
     let pool = unsafe { shared.device.create_query_pool(&pool_info, None) }.vk("vkCreateQueryPool")?;
     let result = (|| {
@@ -215,11 +225,12 @@ pub fn build_bottom_levels(
         unsafe {
             shared
                 .device
-                .cmd_reset_query_pool(commands.raw, pool, 0, geometries.len() as u32)
+                .cmd_reset_query_pool(commands.raw, pool, 0, levels.len() as u32)
         };
         commands.build_input_barrier();
-        for (name, geometry) in geometries {
-            let geometry_info = [triangles_geometry(geometry)];
+        for level in levels {
+            let geometry_info: Vec<_> = level.geometries.iter().map(triangles_geometry).collect();
+            let counts: Vec<u32> = level.geometries.iter().map(|g| g.triangle_count).collect();
             let build = vk::AccelerationStructureBuildGeometryInfoKHR::default()
                 .ty(vk::AccelerationStructureTypeKHR::BOTTOM_LEVEL)
                 .flags(
@@ -230,16 +241,18 @@ pub fn build_bottom_levels(
                 .geometries(&geometry_info);
             let (build, structure, scratch) = prepare_build(
                 context,
-                name,
+                &level.name,
                 vk::AccelerationStructureTypeKHR::BOTTOM_LEVEL,
                 build,
-                geometry.triangle_count,
+                &counts,
             )?;
-            let range =
-                [vk::AccelerationStructureBuildRangeInfoKHR::default().primitive_count(geometry.triangle_count)];
+            let ranges: Vec<_> = counts
+                .iter()
+                .map(|&count| vk::AccelerationStructureBuildRangeInfoKHR::default().primitive_count(count))
+                .collect();
             // SAFETY: inputs are device addresses of live buffers with AS input usage (caller),
             // scratch is aligned and sized from the query above.
-            unsafe { loader.cmd_build_acceleration_structures(commands.raw, &[build], &[&range]) };
+            unsafe { loader.cmd_build_acceleration_structures(commands.raw, &[build], &[&ranges]) };
             built.push(structure);
             scratches.push(scratch);
         }
@@ -259,7 +272,7 @@ pub fn build_bottom_levels(
         commands.submit_and_wait(context)?;
         drop(scratches);
 
-        let mut compacted_sizes = vec![0u64; geometries.len()];
+        let mut compacted_sizes = vec![0u64; levels.len()];
         // SAFETY: the queries were written by the submission waited for above.
         unsafe {
             shared.device.get_query_pool_results(
@@ -271,7 +284,7 @@ pub fn build_bottom_levels(
         }
         .vk("vkGetQueryPoolResults")?;
 
-        compact(context, geometries, &built, &compacted_sizes)
+        compact(context, levels, &built, &compacted_sizes)
     })();
     // SAFETY: every submission that used the pool has been waited for (or never happened).
     drop(commands);
@@ -282,7 +295,7 @@ pub fn build_bottom_levels(
 /// Copies each built bottom level into one of its compacted size.
 fn compact(
     context: &Context,
-    geometries: &[(String, TriangleGeometry)],
+    levels: &[BottomLevel],
     built: &[AccelerationStructure],
     compacted_sizes: &[u64],
 ) -> GpuResult<Vec<AccelerationStructure>> {
@@ -290,9 +303,13 @@ fn compact(
     let mut compacted = Vec::new();
     let mut copies = CommandBuffer::new(context, "compact bottom levels")?;
     copies.begin(context)?;
-    for ((name, _), (source, &size)) in geometries.iter().zip(built.iter().zip(compacted_sizes)) {
-        let target =
-            AccelerationStructure::create(context, name, vk::AccelerationStructureTypeKHR::BOTTOM_LEVEL, size)?;
+    for (level, (source, &size)) in levels.iter().zip(built.iter().zip(compacted_sizes)) {
+        let target = AccelerationStructure::create(
+            context,
+            &level.name,
+            vk::AccelerationStructureTypeKHR::BOTTOM_LEVEL,
+            size,
+        )?;
         let copy = vk::CopyAccelerationStructureInfoKHR::default()
             .src(source.raw)
             .dst(target.raw)
@@ -337,8 +354,13 @@ pub fn build_top_level(
         .flags(vk::BuildAccelerationStructureFlagsKHR::PREFER_FAST_TRACE)
         .mode(vk::BuildAccelerationStructureModeKHR::BUILD)
         .geometries(&geometry);
-    let (build, structure, scratch) =
-        prepare_build(context, name, vk::AccelerationStructureTypeKHR::TOP_LEVEL, build, count)?;
+    let (build, structure, scratch) = prepare_build(
+        context,
+        name,
+        vk::AccelerationStructureTypeKHR::TOP_LEVEL,
+        build,
+        &[count],
+    )?;
     let range = [vk::AccelerationStructureBuildRangeInfoKHR::default().primitive_count(count)];
     context.run_once(&format!("build {name}"), |commands| {
         commands.build_input_barrier();

@@ -18,7 +18,9 @@ mod rt_pipeline;
 pub mod shaders;
 mod textures;
 
-pub use acceleration::{build_bottom_levels, build_top_level, AccelerationStructure, TlasInstance, TriangleGeometry};
+pub use acceleration::{
+    build_bottom_levels, build_top_level, AccelerationStructure, BottomLevel, TlasInstance, TriangleGeometry,
+};
 pub use adapter::{enumerate_adapters, Adapter, Capabilities, TraceBackend};
 pub use buffer::{Buffer, BufferUsage, MemoryLocation};
 pub use commands::{CommandBuffer, DispatchSize};

@@ -22,7 +22,7 @@ pub struct SceneResources {
 impl SceneResources {
     pub fn upload(context: &Context, scene: &Scene, settings: &RenderSettings) -> GpuResult<Self> {
         let gpu_scene = GpuScene::upload(context, scene)?;
-        let accel = SceneAccel::build(context, scene, &gpu_scene.meshes)?;
+        let accel = SceneAccel::build(context, scene, &gpu_scene.meshes, settings.merge_instances)?;
         let lights = LightSampler::new(context, scene, &gpu_scene, settings.light_selection)?;
         let environment = GpuEnvironment::new(context, settings.environment.as_ref())?;
         let punctual = PunctualLights::new(context, scene)?;

@@ -47,6 +47,8 @@ pub struct RenderSettings {
     /// floor (`trace::floor`); 0: none. Integrators that trace through extend and connect only
     /// (the wavefront, bdpt).
     pub ray_log_capacity: u32,
+    /// One bottom level for every instance instead of one per mesh (`accel`).
+    pub merge_instances: bool,
 }
 
 impl RenderSettings {
@@ -72,6 +74,7 @@ impl RenderSettings {
             strategy: None,
             general_kernels: false,
             ray_log_capacity: 0,
+            merge_instances: false,
         }
     }
 }

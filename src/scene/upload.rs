@@ -82,6 +82,7 @@ impl GpuMeshes {
             index_address: self.indices.address() + u64::from(range.first_index) * 4,
             triangle_count: range.triangle_count,
             opaque,
+            transform_address: 0,
         }
     }
 }
