@@ -120,6 +120,10 @@ struct RenderArgs {
     /// subpath vertices (the camera included).
     #[arg(long, num_args = 2, value_names = ["S", "T"])]
     strategy: Option<Vec<u32>>,
+    /// Shader execution reordering (VK_NV_ray_tracing_invocation_reorder) in the extend kernel
+    /// (wavefront, bdpt), where the device has it: threads regrouped by the instance they hit.
+    #[arg(long, value_enum, default_value_t = Switch::On)]
+    reorder: Switch,
     /// One acceleration structure for every instance instead of one per mesh (no instance
     /// transitions in traversal; instanced meshes are stored once per instance).
     #[arg(long)]
@@ -290,6 +294,7 @@ fn render(args: &RenderArgs) -> Result<(), String> {
         general_kernels: args.general_kernels,
         ray_log_capacity: 0,
         merge_instances: args.merge_instances,
+        invocation_reorder: args.reorder == Switch::On,
     };
     let mut renderer = Renderer::new(&context, &scene, &settings).map_err(|e| e.to_string())?;
     let progress = progress_bar(f64::from(width) * f64::from(height) * f64::from(settings.spp));

@@ -389,7 +389,8 @@ gpu_structs! {
         shadow_ray_log: u64,
         ray_log_counts: u64,
         ray_log_capacity: u32,
-        pad_ray_log: u32,
+        // Shader execution reordering's hint bits: enough for every instance and a miss.
+        reorder_hint_bits: u32,
     }
 
     /// Queue counters and the indirect arguments made from them; all GPU-written. Queue

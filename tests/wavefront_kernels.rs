@@ -203,7 +203,7 @@ fn regeneration_compacts_busy_paths_and_fills_the_rest_from_the_tiles() {
     let gpu = common::gpu();
     let context = &gpu.context;
     let backend = context.trace_backends()[0];
-    let kernels = WavefrontKernels::new(context, backend, KernelFeatures::ALL, 0, false).unwrap();
+    let kernels = WavefrontKernels::new(context, backend, KernelFeatures::ALL, 0, false, false).unwrap();
     let mut random = Random(0xc0ffee);
     let (width, height, tile) = (37u32, 29u32, 16u32);
     let pixels = width * height;
@@ -304,7 +304,15 @@ fn regeneration_compacts_busy_paths_and_fills_the_rest_from_the_tiles() {
 fn regeneration_waits_until_under_half_the_slots_are_busy() {
     let gpu = common::gpu();
     let context = &gpu.context;
-    let kernels = WavefrontKernels::new(context, context.trace_backends()[0], KernelFeatures::ALL, 0, false).unwrap();
+    let kernels = WavefrontKernels::new(
+        context,
+        context.trace_backends()[0],
+        KernelFeatures::ALL,
+        0,
+        false,
+        false,
+    )
+    .unwrap();
     let slots = 101u32;
     let state = PathState::new(context, slots, Sorts::default()).unwrap();
     let busy: Vec<u32> = (0..slots)

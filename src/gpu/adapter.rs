@@ -30,6 +30,9 @@ pub struct Capabilities {
     /// VK_KHR_pipeline_executable_properties: the driver reports what each kernel compiled
     /// to (`WAVETRACE_PIPELINE_STATS`).
     pub pipeline_statistics: bool,
+    /// VK_NV_ray_tracing_invocation_reorder: raygen shaders may regroup their threads by
+    /// what they do after a trace (shader execution reordering; the H100 has it).
+    pub invocation_reorder: bool,
     pub subgroup_arithmetic: bool,
     pub subgroup_ballot: bool,
     /// Subgroup ballot and arithmetic in raygen shaders too (NVIDIA has them; lavapipe has no
@@ -268,6 +271,7 @@ fn probe(instance: &Instance, index: usize, raw: vk::PhysicalDevice) -> GpuResul
         shader_buffer_int64_atomics: features.shader_buffer_int64_atomics,
         shader_float_atomics: features.shader_float_atomics,
         pipeline_statistics: features.pipeline_statistics,
+        invocation_reorder: features.invocation_reorder && features.ray_tracing_pipeline,
         subgroup_arithmetic: properties
             .compute_subgroup_ops
             .contains(vk::SubgroupFeatureFlags::ARITHMETIC),
@@ -329,6 +333,7 @@ struct FeatureFlags {
     shader_buffer_int64_atomics: bool,
     shader_float_atomics: bool,
     pipeline_statistics: bool,
+    invocation_reorder: bool,
     /// Subgroup size control and full subgroups in compute.
     subgroup_size_control: bool,
 }
@@ -341,6 +346,7 @@ fn query_features(vki: &ash::Instance, raw: vk::PhysicalDevice, api: u32, has: &
     let mut pipeline = vk::PhysicalDeviceRayTracingPipelineFeaturesKHR::default();
     let mut float_atomics = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default();
     let mut executables = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
+    let mut reorder = vk::PhysicalDeviceRayTracingInvocationReorderFeaturesNV::default();
     let mut features = vk::PhysicalDeviceFeatures2::default();
     // Chaining a struct the device does not know is invalid, so chain only what it offers.
     if api >= vk::API_VERSION_1_2 {
@@ -363,6 +369,9 @@ fn query_features(vki: &ash::Instance, raw: vk::PhysicalDevice, api: u32, has: &
     }
     if has(ash::khr::pipeline_executable_properties::NAME) {
         features = features.push_next(&mut executables);
+    }
+    if has(ash::nv::ray_tracing_invocation_reorder::NAME) {
+        features = features.push_next(&mut reorder);
     }
     // SAFETY: a plain query on a physical device of this instance; every struct in the
     // p_next chain lives on this stack frame until the query returns.
@@ -387,6 +396,7 @@ fn query_features(vki: &ash::Instance, raw: vk::PhysicalDevice, api: u32, has: &
         shader_buffer_int64_atomics: f12.shader_buffer_int64_atomics == vk::TRUE,
         shader_float_atomics: float_atomics.shader_buffer_float32_atomic_add == vk::TRUE,
         pipeline_statistics: executables.pipeline_executable_info == vk::TRUE,
+        invocation_reorder: reorder.ray_tracing_invocation_reorder == vk::TRUE,
         subgroup_size_control: f13.subgroup_size_control == vk::TRUE && f13.compute_full_subgroups == vk::TRUE,
     }
 }
@@ -497,6 +507,7 @@ mod tests {
             shader_buffer_int64_atomics: true,
             shader_float_atomics: false,
             pipeline_statistics: false,
+            invocation_reorder: false,
             subgroup_arithmetic: true,
             subgroup_ballot: true,
             raygen_subgroups: true,

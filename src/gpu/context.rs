@@ -330,6 +330,10 @@ fn create_device(
     if pipeline_statistics {
         extensions.push(ash::khr::pipeline_executable_properties::NAME);
     }
+    let reorder = has_pipeline && caps.invocation_reorder;
+    if reorder {
+        extensions.push(ash::nv::ray_tracing_invocation_reorder::NAME);
+    }
     let extension_ptrs: Vec<_> = extensions.iter().map(|e| e.as_ptr()).collect();
 
     let base = vk::PhysicalDeviceFeatures::default().shader_int64(true);
@@ -372,6 +376,11 @@ fn create_device(
         vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default().pipeline_executable_info(true);
     if pipeline_statistics {
         features = features.push_next(&mut executables);
+    }
+    let mut reorder_features =
+        vk::PhysicalDeviceRayTracingInvocationReorderFeaturesNV::default().ray_tracing_invocation_reorder(true);
+    if reorder {
+        features = features.push_next(&mut reorder_features);
     }
     let priorities = [1.0];
     let queue_infos = [vk::DeviceQueueCreateInfo::default()

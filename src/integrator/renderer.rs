@@ -101,6 +101,8 @@ impl Renderer {
             height: settings.height,
             max_depth: settings.max_depth,
             rr_depth: settings.rr_depth,
+            // Every instance and a miss (0), at most the 16 bits NVIDIA sorts on.
+            reorder_hint_bits: (u32::BITS - (scene.instances.len() as u32 + 1).leading_zeros()).min(16),
             tile_size: TILE_SIZE,
             launch_lanes: match settings.backend {
                 TraceBackend::Query => WAVEFRONT_GROUP,

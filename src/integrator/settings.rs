@@ -49,6 +49,9 @@ pub struct RenderSettings {
     pub ray_log_capacity: u32,
     /// One bottom level for every instance instead of one per mesh (`accel`).
     pub merge_instances: bool,
+    /// Shader execution reordering (VK_NV_ray_tracing_invocation_reorder) in the extend kernel,
+    /// where the device has it.
+    pub invocation_reorder: bool,
 }
 
 impl RenderSettings {
@@ -75,6 +78,7 @@ impl RenderSettings {
             general_kernels: false,
             ray_log_capacity: 0,
             merge_instances: false,
+            invocation_reorder: true,
         }
     }
 }

@@ -109,6 +109,24 @@ pub fn appending_raygen(context: &Context, subgroup: ShaderId, lanes: ShaderId) 
     }
 }
 
+/// The raygen shader of a kernel that traces closest hits and appends to queues (extend):
+/// `reordered` (shader execution reordering, reorder.glsl) where `reorder` asks for it and the
+/// device has it, else `appending_raygen`'s choice.
+pub fn closest_hit_raygen(
+    context: &Context,
+    reorder: bool,
+    reordered: ShaderId,
+    subgroup: ShaderId,
+    lanes: ShaderId,
+) -> ShaderId {
+    let capabilities = &context.adapter().capabilities;
+    if reorder && capabilities.invocation_reorder && capabilities.raygen_subgroups {
+        reordered
+    } else {
+        appending_raygen(context, subgroup, lanes)
+    }
+}
+
 /// How a recorded chain of kernels hands one kernel's writes to the next, including the
 /// ray-tracing stage when the pipeline backend runs.
 pub fn barrier(backend: TraceBackend, commands: &mut CommandBuffer) {

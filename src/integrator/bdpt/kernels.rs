@@ -54,6 +54,7 @@ impl BdptKernels {
         backend: TraceBackend,
         features: KernelFeatures,
         splats: SplatFilm,
+        reorder: bool,
     ) -> GpuResult<Self> {
         let specialization = features.specialization();
         let compute = |id| ComputePipeline::<WavefrontPush>::specialised(context, id, &specialization);
@@ -69,7 +70,7 @@ impl BdptKernels {
                 SplatFilm::Fixed => None,
                 SplatFilm::FloatAtomic | SplatFilm::FloatCas => Some(compute(ids::BDPT_RESOLVE_SPLATS)?),
             },
-            extend: extend_kernel(context, backend, features)?,
+            extend: extend_kernel(context, backend, features, reorder)?,
             connect: connect_kernel(context, backend, features, splats)?,
         })
     }

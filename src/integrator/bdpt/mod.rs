@@ -262,7 +262,13 @@ impl Bdpt {
 
 impl Integrator for Bdpt {
     fn record(&mut self, frame: &Frame<'_>) -> GpuResult<()> {
-        let kernels = BdptKernels::new(frame.context, frame.settings.backend, frame.features, self.splat_film)?;
+        let kernels = BdptKernels::new(
+            frame.context,
+            frame.settings.backend,
+            frame.features,
+            self.splat_film,
+            frame.settings.invocation_reorder,
+        )?;
         let recording = kernels.record(frame, self.batches_per_submission)?;
         self.recorded = Some((recording, kernels));
         Ok(())

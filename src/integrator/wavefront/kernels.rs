@@ -107,13 +107,15 @@ impl<'a> StepInputs<'a> {
 
 impl WavefrontKernels {
     /// `sort_buckets`: the material sort's bucket count, or 0 for no sorting; `sort_rays`:
-    /// whether extend sorts its rays first.
+    /// whether extend sorts its rays first; `reorder`: extend with shader execution
+    /// reordering where the device has it.
     pub fn new(
         context: &Context,
         backend: TraceBackend,
         features: KernelFeatures,
         sort_buckets: u32,
         sort_rays: bool,
+        reorder: bool,
     ) -> GpuResult<Self> {
         let specialization = features.specialization();
         let compute = |id| ComputePipeline::<WavefrontPush>::specialised(context, id, &specialization);
@@ -124,7 +126,7 @@ impl WavefrontKernels {
             compact_move: compute(ids::WAVEFRONT_COMPACT_MOVE)?,
             generate: compute(ids::WAVEFRONT_GENERATE)?,
             prepare_launch: compute(ids::WAVEFRONT_PREPARE_LAUNCH)?,
-            extend: extend_kernel(context, backend, features)?,
+            extend: extend_kernel(context, backend, features, reorder)?,
             shade: compute(ids::WAVEFRONT_SHADE_SURFACE)?,
             connect: connect_kernel(context, backend, features, SplatFilm::Fixed)?,
             sort: if sort_buckets > 0 {
@@ -274,14 +276,26 @@ impl WavefrontKernels {
 }
 
 /// The extend kernel: each queued path's closest hit, routed to the shade queue.
-pub fn extend_kernel(context: &Context, backend: TraceBackend, features: KernelFeatures) -> GpuResult<TraceKernel> {
+/// `reorder`: with shader execution reordering where the device has it.
+pub fn extend_kernel(
+    context: &Context,
+    backend: TraceBackend,
+    features: KernelFeatures,
+    reorder: bool,
+) -> GpuResult<TraceKernel> {
     TraceKernel::new(
         context,
         backend,
         "extend",
         &TraceShaders {
             query: ids::TRACE_EXTEND_QUERY,
-            raygen: trace::appending_raygen(context, ids::TRACE_EXTEND_SUBGROUP_RGEN, ids::TRACE_EXTEND_LANES_RGEN),
+            raygen: trace::closest_hit_raygen(
+                context,
+                reorder,
+                ids::TRACE_EXTEND_REORDER_RGEN,
+                ids::TRACE_EXTEND_SUBGROUP_RGEN,
+                ids::TRACE_EXTEND_LANES_RGEN,
+            ),
             miss: &[ids::TRACE_EXTEND_RMISS],
             closest_hit: ids::TRACE_EXTEND_RCHIT,
             alpha_holes: features.contains(FEATURE_ALPHA),

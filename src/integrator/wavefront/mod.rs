@@ -178,6 +178,7 @@ impl Integrator for Wavefront {
             frame.features,
             frame.constants.sort_buckets,
             self.sort_rays,
+            settings.invocation_reorder,
         )?;
         let inputs = StepInputs::new(
             frame.constants_address,
