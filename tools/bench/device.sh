@@ -9,6 +9,12 @@ device_setup() {
   [ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
 }
 
+# The many-materials benchmark scene (tools/scenes/many_materials.py) at /tmp/many, the script's
+# output to $OUT/many-materials.txt.
+make_many_materials() {
+  python3 tools/scenes/many_materials.py /tmp/many > "$OUT/many-materials.txt" 2>&1
+}
+
 # The named test binaries with validation: output to $OUT/tests.txt, one rc line each to
 # $OUT/tests-summary.txt.
 run_tests() {

@@ -12,7 +12,7 @@ device_setup
 run_tests ${TEST_NAMES:-kernel_features}
 W=.device/wavetrace
 S=tests/scenes
-python3 tools/scenes/many_materials.py /tmp/many > "$OUT/many-materials.txt" 2>&1
+make_many_materials
 
 for scene in cornell-box all-features; do
   for integrator in wavefront bdpt; do

@@ -9,7 +9,7 @@ set -u
 . "$(dirname "$0")/device.sh"
 device_setup
 run_tests ${TEST_NAMES:-accel}
-python3 tools/scenes/many_materials.py /tmp/many > "$OUT/many-materials.txt" 2>&1
+make_many_materials
 S=tests/scenes
 for scene in many-materials cornell-box; do
   path=$S/$scene/$scene.gltf

@@ -8,7 +8,7 @@
 set -u
 . "$(dirname "$0")/device.sh"
 device_setup
-python3 tools/scenes/many_materials.py /tmp/many > "$OUT/many-materials.txt" 2>&1
+make_many_materials
 S=tests/scenes
 W=.device/wavetrace
 path_of() { [ "$1" = many-materials ] && echo /tmp/many/many-materials.gltf || echo "$S/$1/$1.gltf"; }

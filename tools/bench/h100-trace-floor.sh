@@ -8,7 +8,7 @@ set -u
 . "$(dirname "$0")/device.sh"
 device_setup
 run_tests ${TEST_NAMES:-trace_floor}
-python3 tools/scenes/many_materials.py /tmp/many > "$OUT/many-materials.txt" 2>&1
+make_many_materials
 S=tests/scenes
 for case in cornell-box:wavefront many-materials:wavefront cornell-box:bdpt; do
   scene=${case%%:*}
