@@ -27,7 +27,9 @@ pub struct SceneAccel {
     _transforms: Option<Buffer>,
 }
 
-/// The most instances one bottom level merges (each is a geometry of it).
+/// The most instances one bottom level merges (each is a geometry of it): well under the
+/// drivers' geometry limits (NVIDIA's maxGeometryCount is 2^24), and more than a merged BVH
+/// is worth.
 pub const MAX_MERGED_INSTANCES: usize = 1 << 20;
 
 impl SceneAccel {
@@ -58,64 +60,11 @@ impl SceneAccel {
             acceleration_structure_input: true,
             ..BufferUsage::STORAGE
         };
-        let opaque = |mesh: &Mesh| Self::is_opaque(scene, mesh);
-        let merge = merge && !scene.instances.is_empty();
-        let (bottom_levels, instances, transforms) = if merge {
-            let rows: Vec<[f32; 12]> = scene
-                .instances
-                .iter()
-                .map(|i| TlasInstance::new(i.world_from_object, 0, 0, true).transform)
-                .collect();
-            let transforms = Buffer::from_slice(context, "merged instance transforms", &rows, usage)?;
-            let geometries = scene
-                .instances
-                .iter()
-                .enumerate()
-                .map(|(index, instance)| {
-                    let mesh = &scene.meshes[instance.mesh as usize];
-                    let mut geometry = meshes.geometry(instance.mesh as usize, opaque(mesh));
-                    geometry.transform_address =
-                        transforms.address() + (index * std::mem::size_of::<[f32; 12]>()) as u64;
-                    geometry
-                })
-                .collect();
-            let levels = build_bottom_levels(
-                context,
-                &[BottomLevel {
-                    name: "blas (merged instances)".into(),
-                    geometries,
-                }],
-            )?;
-            let all_opaque = scene.instances.iter().all(|i| opaque(&scene.meshes[i.mesh as usize]));
-            let instances = match levels.first() {
-                Some(level) => vec![TlasInstance::new(Mat4::IDENTITY, 0, level.address(), all_opaque)],
-                None => Vec::new(),
-            };
-            (levels, instances, Some(transforms))
+        let (bottom_levels, instances, transforms) = if merge && !scene.instances.is_empty() {
+            let (level, instance, transforms) = Self::merged(context, scene, meshes)?;
+            (vec![level], vec![instance], Some(transforms))
         } else {
-            let levels: Vec<BottomLevel> = scene
-                .meshes
-                .iter()
-                .enumerate()
-                .map(|(i, mesh)| BottomLevel {
-                    name: format!("blas {}", mesh.name),
-                    geometries: vec![meshes.geometry(i, opaque(mesh))],
-                })
-                .collect();
-            let levels = build_bottom_levels(context, &levels)?;
-            let instances = scene
-                .instances
-                .iter()
-                .map(|i| {
-                    let mesh = &scene.meshes[i.mesh as usize];
-                    TlasInstance::new(
-                        i.world_from_object,
-                        i.mesh,
-                        levels[i.mesh as usize].address(),
-                        opaque(mesh),
-                    )
-                })
-                .collect();
+            let (levels, instances) = Self::per_mesh(context, scene, meshes)?;
             (levels, instances, None)
         };
         let instance_buffer = Buffer::from_slice(context, "tlas instances", &instances, usage)?;
@@ -126,5 +75,82 @@ impl SceneAccel {
             _instances: instance_buffer,
             _transforms: transforms,
         })
+    }
+
+    /// One bottom level per mesh, and an instance of it for each scene instance.
+    fn per_mesh(
+        context: &Context,
+        scene: &Scene,
+        meshes: &GpuMeshes,
+    ) -> GpuResult<(Vec<AccelerationStructure>, Vec<TlasInstance>)> {
+        let opaque = |mesh: &Mesh| Self::is_opaque(scene, mesh);
+        let levels: Vec<BottomLevel> = scene
+            .meshes
+            .iter()
+            .enumerate()
+            .map(|(i, mesh)| BottomLevel {
+                name: format!("blas {}", mesh.name),
+                geometries: vec![meshes.geometry(i, opaque(mesh))],
+            })
+            .collect();
+        let levels = build_bottom_levels(context, &levels)?;
+        let instances = scene
+            .instances
+            .iter()
+            .map(|i| {
+                let mesh = &scene.meshes[i.mesh as usize];
+                TlasInstance::new(
+                    i.world_from_object,
+                    i.mesh,
+                    levels[i.mesh as usize].address(),
+                    opaque(mesh),
+                )
+            })
+            .collect();
+        Ok((levels, instances))
+    }
+
+    /// One bottom level whose geometries are the instances (geometry i: instance i, its mesh
+    /// transformed at the build by the transforms returned, which must outlive the build),
+    /// and the one instance of it.
+    fn merged(
+        context: &Context,
+        scene: &Scene,
+        meshes: &GpuMeshes,
+    ) -> GpuResult<(AccelerationStructure, TlasInstance, Buffer)> {
+        let opaque = |mesh: &Mesh| Self::is_opaque(scene, mesh);
+        let rows: Vec<[f32; 12]> = scene
+            .instances
+            .iter()
+            .map(|i| TlasInstance::new(i.world_from_object, 0, 0, true).transform)
+            .collect();
+        let usage = BufferUsage {
+            acceleration_structure_input: true,
+            ..BufferUsage::STORAGE
+        };
+        let transforms = Buffer::from_slice(context, "merged instance transforms", &rows, usage)?;
+        let geometries = scene
+            .instances
+            .iter()
+            .enumerate()
+            .map(|(index, instance)| {
+                let mesh = &scene.meshes[instance.mesh as usize];
+                let mut geometry = meshes.geometry(instance.mesh as usize, opaque(mesh));
+                geometry.transform_address = transforms.address() + (index * std::mem::size_of::<[f32; 12]>()) as u64;
+                geometry
+            })
+            .collect();
+        let level = build_bottom_levels(
+            context,
+            &[BottomLevel {
+                name: "blas (merged instances)".into(),
+                geometries,
+            }],
+        )?
+        .pop()
+        .expect("one bottom level was asked for");
+        let all_opaque = scene.instances.iter().all(|i| opaque(&scene.meshes[i.mesh as usize]));
+        let instance = TlasInstance::new(Mat4::IDENTITY, 0, level.address(), all_opaque);
+        Ok((level, instance, transforms))
     }
 }
