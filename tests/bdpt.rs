@@ -23,10 +23,6 @@ fn reference(scene: &str, resolution: u32, depth: u32) -> RgbImage {
     .unwrap()
 }
 
-fn render(context: &wavetrace::gpu::Context, scene: &Scene, settings: &RenderSettings) -> RgbImage {
-    Renderer::new(context, scene, settings).unwrap().render().unwrap()
-}
-
 /// The path tracer's image and BDPT's with the same settings.
 fn path_traced_and_bdpt(
     context: &wavetrace::gpu::Context,
@@ -37,7 +33,10 @@ fn path_traced_and_bdpt(
         integrator: IntegratorKind::Bdpt,
         ..base.clone()
     };
-    (render(context, scene, base), render(context, scene, &bdpt))
+    (
+        common::render(context, scene, base),
+        common::render(context, scene, &bdpt),
+    )
 }
 
 /// BDPT and the path tracer at the same samples per pixel against the reference: BDPT's mean
@@ -141,7 +140,7 @@ fn path_tracer_length(
     length: u32,
     backend: wavetrace::gpu::TraceBackend,
 ) -> Vec<f64> {
-    let at = |depth| render(context, scene, &RenderSettings::new(size, size, spp, depth, backend));
+    let at = |depth| common::render(context, scene, &RenderSettings::new(size, size, spp, depth, backend));
     let longer = at(length);
     let shorter = (length > 1).then(|| at(length - 1));
     (0..longer.pixels.len())
@@ -194,7 +193,7 @@ fn every_strategy_alone_converges_to_the_light_of_its_path_length() {
                 strategy: Some((s, t)),
                 ..RenderSettings::new(size, size, spp, depth, backend)
             };
-            let image = render(&gpu.context, &scene, &settings);
+            let image = common::render(&gpu.context, &scene, &settings);
             let sums: Vec<f64> = image
                 .pixels
                 .iter()
@@ -219,22 +218,6 @@ fn every_strategy_alone_converges_to_the_light_of_its_path_length() {
         }
     }
     gpu.finish();
-}
-
-/// World-space triangles of the scene, for the CPU's visibility test.
-fn world_triangles(scene: &Scene) -> Vec<[Vec3; 3]> {
-    let mut triangles = Vec::new();
-    for instance in &scene.instances {
-        let mesh = &scene.meshes[instance.mesh as usize];
-        for tri in mesh.indices.chunks_exact(3) {
-            triangles.push(std::array::from_fn(|k| {
-                instance
-                    .world_from_object
-                    .transform_point3(mesh.positions[tri[k] as usize])
-            }));
-        }
-    }
-    triangles
 }
 
 fn visible(triangles: &[[Vec3; 3]], from: Vec3, to: Vec3) -> bool {
@@ -291,7 +274,7 @@ fn cpu_splat(v: &LightVertex, camera: &PinholeCamera, size: u32) -> Option<(usiz
 fn splats_equal_a_cpu_splat_of_the_same_light_vertices() {
     let gpu = common::gpu();
     let scene = common::load_scene("cornell-box");
-    let triangles = world_triangles(&scene);
+    let triangles = common::world_triangles(&scene);
     let (size, depth) = (24, 4);
     let (camera, _) = PinholeCamera::for_scene(&scene, size, size);
     for s in 2..=depth {
@@ -349,10 +332,14 @@ fn float_splat_films_give_the_fixed_point_films_image() {
         integrator: IntegratorKind::Bdpt,
         ..RenderSettings::new(32, 32, 4, 6, gpu.context.trace_backends()[0])
     };
-    let fixed = render(&gpu.context, &scene, &base);
-    assert_eq!(fixed, render(&gpu.context, &scene, &base), "deterministic per seed");
+    let fixed = common::render(&gpu.context, &scene, &base);
+    assert_eq!(
+        fixed,
+        common::render(&gpu.context, &scene, &base),
+        "deterministic per seed"
+    );
     for splat_film in [SplatFilm::FloatAtomic, SplatFilm::FloatCas] {
-        let image = render(
+        let image = common::render(
             &gpu.context,
             &scene,
             &RenderSettings {

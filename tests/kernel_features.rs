@@ -6,13 +6,13 @@ mod common;
 
 use glam::Vec3;
 use wavetrace::environment::Environment;
-use wavetrace::film::{metrics, RgbImage};
-use wavetrace::integrator::{IntegratorKind, KernelFeatures, RenderSettings, Renderer};
+use wavetrace::film::metrics;
+use wavetrace::integrator::{IntegratorKind, KernelFeatures, RenderSettings};
 use wavetrace::interface::{
     FEATURES_ALL, FEATURE_ALPHA, FEATURE_ENVIRONMENT, FEATURE_METAL, FEATURE_NORMAL_MAPS, FEATURE_PUNCTUAL_LIGHTS,
     FEATURE_SPECULAR_LAYER, FEATURE_TEXTURES, FEATURE_TRANSMISSION, FEATURE_VOLUMES,
 };
-use wavetrace::scene::{Material, Scene, TextureRef};
+use wavetrace::scene::{Material, TextureRef};
 
 #[test]
 fn each_scene_gets_the_features_it_uses() {
@@ -108,10 +108,6 @@ fn a_lobe_is_left_out_only_where_its_weight_is_exactly_zero() {
     );
 }
 
-fn render(gpu: &common::TestGpu, scene: &Scene, settings: &RenderSettings) -> RgbImage {
-    Renderer::new(&gpu.context, scene, settings).unwrap().render().unwrap()
-}
-
 /// On lavapipe the path tracers give the general kernels' bits. Bidirectional path tracing
 /// gives them up to rounding: with the dead code gone, the compiler fuses some multiply-adds of
 /// the MIS weights that it does not fuse in the general kernel (a product used once becomes an
@@ -145,8 +141,8 @@ fn specialised_kernels_make_the_general_kernels_image() {
                 general_kernels: true,
                 ..specialised.clone()
             };
-            let image = render(&gpu, &scene, &specialised);
-            let reference = render(&gpu, &scene, &general);
+            let image = common::render(&gpu.context, &scene, &specialised);
+            let reference = common::render(&gpu.context, &scene, &general);
             assert!(image.mean().iter().all(|&m| m > 0.0), "{name} {integrator:?}: black");
             if lavapipe && integrator != IntegratorKind::Bdpt {
                 assert!(

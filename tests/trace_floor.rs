@@ -3,32 +3,14 @@
 
 mod common;
 
-use glam::Vec3;
 use wavetrace::integrator::{IntegratorKind, RenderSettings, Renderer};
 use wavetrace::trace::floor::TraceFloor;
-
-/// The scene's triangles in world space, for the CPU's visibility of the shadow rays.
-fn world_triangles(scene: &wavetrace::scene::Scene) -> Vec<[Vec3; 3]> {
-    let mut triangles = Vec::new();
-    for instance in &scene.instances {
-        let mesh = &scene.meshes[instance.mesh as usize];
-        for corners in mesh.indices.chunks_exact(3) {
-            let corner = |k: usize| {
-                instance
-                    .world_from_object
-                    .transform_point3(mesh.positions[corners[k] as usize])
-            };
-            triangles.push([corner(0), corner(1), corner(2)]);
-        }
-    }
-    triangles
-}
 
 #[test]
 fn recorded_rays_are_the_rays_the_render_traced_and_trace_again_alike() {
     let gpu = common::gpu();
     let scene = common::load_scene("cornell-box");
-    let triangles = world_triangles(&scene);
+    let triangles = common::world_triangles(&scene);
     for integrator in [IntegratorKind::Wavefront, IntegratorKind::Bdpt] {
         let settings = RenderSettings {
             integrator,

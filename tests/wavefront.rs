@@ -17,10 +17,6 @@ fn settings(width: u32, height: u32, spp: u32, backend: TraceBackend) -> RenderS
     }
 }
 
-fn render(context: &Context, scene: &Scene, settings: &RenderSettings) -> RgbImage {
-    Renderer::new(context, scene, settings).unwrap().render().unwrap()
-}
-
 /// The same estimate on the CPU: the same camera rays (same counter-based jitter), the
 /// nearest triangle by brute force, its emission if seen from the front.
 fn cpu_depth_one(scene: &Scene, settings: &RenderSettings) -> RgbImage {
@@ -81,7 +77,7 @@ fn the_furnace_box_seen_directly_is_exactly_one() {
     let gpu = common::gpu();
     let scene = common::load_scene("furnace-box");
     for backend in backends(&gpu.context) {
-        let image = render(&gpu.context, &scene, &settings(64, 64, 4, backend));
+        let image = common::render(&gpu.context, &scene, &settings(64, 64, 4, backend));
         assert!(!image.has_non_finite());
         let off = image
             .pixels
@@ -110,7 +106,7 @@ fn cornell_box_depth_one_equals_the_cpu_twin_on_both_backends() {
     );
     let mut images = Vec::new();
     for backend in backends(&gpu.context) {
-        let image = render(
+        let image = common::render(
             &gpu.context,
             &scene,
             &RenderSettings {
@@ -147,7 +143,7 @@ fn the_furnace_box_matches_its_analytic_value_at_every_depth() {
     for backend in backends(&gpu.context) {
         for depth in [1u32, 2, 8] {
             let want = (1.0 - 0.5f64.powi(depth as i32)) / (1.0 - 0.5);
-            let image = render(
+            let image = common::render(
                 &gpu.context,
                 &scene,
                 &RenderSettings {
@@ -171,15 +167,15 @@ fn the_same_seed_gives_the_same_image() {
     let gpu = common::gpu();
     let scene = common::load_scene("cornell-box");
     let backend = backends(&gpu.context)[0];
-    let a = render(&gpu.context, &scene, &settings(32, 32, 2, backend));
-    let b = render(&gpu.context, &scene, &settings(32, 32, 2, backend));
+    let a = common::render(&gpu.context, &scene, &settings(32, 32, 2, backend));
+    let b = common::render(&gpu.context, &scene, &settings(32, 32, 2, backend));
     assert_eq!(a, b);
     let deep = RenderSettings {
         max_depth: 8,
         ..settings(32, 32, 2, backend)
     };
-    let deep_a = render(&gpu.context, &scene, &deep);
-    assert_eq!(deep_a, render(&gpu.context, &scene, &deep));
+    let deep_a = common::render(&gpu.context, &scene, &deep);
+    assert_eq!(deep_a, common::render(&gpu.context, &scene, &deep));
     assert!(deep_a.mean()[0] > a.mean()[0], "indirect light adds to the direct view");
     let error = Renderer::new(&gpu.context, &scene, &RenderSettings { spp: 0, ..deep })
         .err()
@@ -196,7 +192,7 @@ fn a_scene_without_emitters_renders_black_and_one_without_camera_renders_framed(
     for material in &mut dark.materials {
         material.emission = Vec3::ZERO;
     }
-    let image = render(
+    let image = common::render(
         &gpu.context,
         &dark,
         &RenderSettings {
@@ -208,7 +204,7 @@ fn a_scene_without_emitters_renders_black_and_one_without_camera_renders_framed(
 
     let mut framed = common::load_scene("cornell-box");
     framed.camera = None;
-    let image = render(
+    let image = common::render(
         &gpu.context,
         &framed,
         &RenderSettings {

@@ -118,14 +118,14 @@ impl Renderer {
         if let Some(log) = &ray_log {
             log.fill(&mut constants);
         }
-        // Created after the scene's buffers, as before the integrator contract: allocated first,
-        // the path state cost the 1 M-triangle scene 0.6% on the H100 (docs/BENCHMARKS.md).
         let features = if settings.general_kernels {
             KernelFeatures::ALL
         } else {
             KernelFeatures::of(scene, settings.environment.is_some())
         };
         log::info!("kernels specialised to the scene's features: {features}");
+        // Created after the scene's buffers, as before the integrator contract: allocated first,
+        // the path state cost the 1 M-triangle scene 0.6% on the H100 (docs/BENCHMARKS.md).
         let setup = Setup {
             context,
             scene,

@@ -8,13 +8,10 @@
 //! to their first.
 
 use crate::gpu::shaders::ids;
-use crate::gpu::{
-    Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, MemoryLocation,
-    Profiler, RayTracingPipeline, RayTracingShaders,
-};
-use crate::interface::{PassConstants, ProbeRay, TraceFloorPush, WAVEFRONT_GROUP};
+use crate::gpu::{Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult, MemoryLocation, Profiler};
+use crate::interface::{PassConstants, ProbeRay, TraceFloorPush};
 
-use super::{appending_raygen, barrier, TraceBackend};
+use super::{appending_raygen, barrier, TraceBackend, TraceKernel, TraceShaders};
 
 /// Where a render's extend and connect kernels record the rays they trace.
 pub struct RayLog {
@@ -89,14 +86,9 @@ pub struct FloorTrace {
     pub hits: u32,
 }
 
-enum FloorKernel {
-    Query(ComputePipeline<TraceFloorPush>),
-    Pipeline(RayTracingPipeline<TraceFloorPush>),
-}
-
 /// Traces recorded rays with trivial shaders.
 pub struct TraceFloor {
-    kernel: FloorKernel,
+    kernel: TraceKernel<TraceFloorPush>,
     backend: TraceBackend,
     hits: Buffer,
 }
@@ -108,20 +100,20 @@ const TIMED_RUNS: usize = 3;
 
 impl TraceFloor {
     pub fn new(context: &Context, backend: TraceBackend) -> GpuResult<Self> {
-        let kernel = match backend {
-            TraceBackend::Query => FloorKernel::Query(ComputePipeline::new(context, ids::TRACE_FLOOR_QUERY, &[])?),
-            TraceBackend::Pipeline => FloorKernel::Pipeline(RayTracingPipeline::new(
-                context,
-                "trace floor",
-                &RayTracingShaders {
-                    raygen: appending_raygen(context, ids::TRACE_FLOOR_SUBGROUP_RGEN, ids::TRACE_FLOOR_LANES_RGEN),
-                    miss: &[ids::TRACE_FLOOR_RMISS],
-                    closest_hit: &[ids::TRACE_FLOOR_RCHIT],
-                    any_hit: None,
-                    specialization: &[],
-                },
-            )?),
-        };
+        let kernel = TraceKernel::new(
+            context,
+            backend,
+            "trace floor",
+            &TraceShaders {
+                query: ids::TRACE_FLOOR_QUERY,
+                raygen: appending_raygen(context, ids::TRACE_FLOOR_SUBGROUP_RGEN, ids::TRACE_FLOOR_LANES_RGEN),
+                miss: &[ids::TRACE_FLOOR_RMISS],
+                closest_hit: ids::TRACE_FLOOR_RCHIT,
+                // Every ray opaque: the floor leaves the alpha test out with the other shading.
+                alpha_holes: false,
+                specialization: &[],
+            },
+        )?;
         Ok(Self {
             kernel,
             backend,
@@ -163,17 +155,7 @@ impl TraceFloor {
                 shadow: u32::from(shadow),
                 pad0: 0,
             };
-            match &self.kernel {
-                FloorKernel::Query(pipeline) => commands.dispatch(
-                    pipeline,
-                    &push,
-                    DispatchSize {
-                        x: push.count.div_ceil(WAVEFRONT_GROUP),
-                        y: 1,
-                    },
-                ),
-                FloorKernel::Pipeline(pipeline) => commands.trace_rays(pipeline, &push, push.count, 1),
-            }
+            self.kernel.record_per_pixel(&mut commands, &push, push.count, 1);
         }
         profiler.end(&mut commands, scope)?;
         commands.end()?;

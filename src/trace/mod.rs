@@ -16,6 +16,7 @@ use crate::gpu::{
     RayTracingShaders, SpecializationConstant,
 };
 use crate::interface::{WavefrontPush, WAVEFRONT_GROUP};
+use bytemuck::Pod;
 
 pub mod floor;
 
@@ -36,13 +37,14 @@ pub struct TraceShaders<'a> {
     pub specialization: &'a [SpecializationConstant],
 }
 
-/// A kernel that traces rays, in whichever backend the render uses.
-pub enum TraceKernel {
-    Query(ComputePipeline<WavefrontPush>),
-    Pipeline(RayTracingPipeline<WavefrontPush>),
+/// A kernel that traces rays, in whichever backend the render uses, with push constants `P`
+/// (the wavefront's, unless a kernel has its own, as the trace floor does).
+pub enum TraceKernel<P: Pod = WavefrontPush> {
+    Query(ComputePipeline<P>),
+    Pipeline(RayTracingPipeline<P>),
 }
 
-impl TraceKernel {
+impl<P: Pod> TraceKernel<P> {
     /// `name` labels the pipeline for debuggers and profilers.
     pub fn new(context: &Context, backend: TraceBackend, name: &str, shaders: &TraceShaders<'_>) -> GpuResult<Self> {
         Ok(match backend {
@@ -70,7 +72,7 @@ impl TraceKernel {
     pub fn record_indirect(
         &self,
         commands: &mut CommandBuffer,
-        push: &WavefrontPush,
+        push: &P,
         arguments: &Buffer,
         groups_offset: u64,
         launch_offset: u64,
@@ -84,7 +86,7 @@ impl TraceKernel {
     /// Launches one invocation per pixel of a `width` x `height` image: a 2D launch for the
     /// pipeline, workgroups of `WAVEFRONT_GROUP` over the pixels in row-major order for ray
     /// queries.
-    pub fn record_per_pixel(&self, commands: &mut CommandBuffer, push: &WavefrontPush, width: u32, height: u32) {
+    pub fn record_per_pixel(&self, commands: &mut CommandBuffer, push: &P, width: u32, height: u32) {
         match self {
             TraceKernel::Query(pipeline) => commands.dispatch(
                 pipeline,
@@ -106,24 +108,6 @@ pub fn appending_raygen(context: &Context, subgroup: ShaderId, lanes: ShaderId) 
         subgroup
     } else {
         lanes
-    }
-}
-
-/// The raygen shader of a kernel that traces closest hits and appends to queues (extend):
-/// `reordered` (shader execution reordering, reorder.glsl) where `reorder` asks for it and the
-/// device has it, else `appending_raygen`'s choice.
-pub fn closest_hit_raygen(
-    context: &Context,
-    reorder: bool,
-    reordered: ShaderId,
-    subgroup: ShaderId,
-    lanes: ShaderId,
-) -> ShaderId {
-    let capabilities = &context.adapter().capabilities;
-    if reorder && capabilities.invocation_reorder && capabilities.raygen_subgroups {
-        reordered
-    } else {
-        appending_raygen(context, subgroup, lanes)
     }
 }
 

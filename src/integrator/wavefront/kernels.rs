@@ -276,26 +276,27 @@ impl WavefrontKernels {
 }
 
 /// The extend kernel: each queued path's closest hit, routed to the shade queue.
-/// `reorder`: with shader execution reordering where the device has it.
+/// `reorder`: with shader execution reordering (reorder.glsl) where the device has it.
 pub fn extend_kernel(
     context: &Context,
     backend: TraceBackend,
     features: KernelFeatures,
     reorder: bool,
 ) -> GpuResult<TraceKernel> {
+    let capabilities = &context.adapter().capabilities;
+    // The reordering variant appends to queues per subgroup, as `appending_raygen`'s does.
+    let raygen = if reorder && capabilities.invocation_reorder && capabilities.raygen_subgroups {
+        ids::TRACE_EXTEND_REORDER_RGEN
+    } else {
+        trace::appending_raygen(context, ids::TRACE_EXTEND_SUBGROUP_RGEN, ids::TRACE_EXTEND_LANES_RGEN)
+    };
     TraceKernel::new(
         context,
         backend,
         "extend",
         &TraceShaders {
             query: ids::TRACE_EXTEND_QUERY,
-            raygen: trace::closest_hit_raygen(
-                context,
-                reorder,
-                ids::TRACE_EXTEND_REORDER_RGEN,
-                ids::TRACE_EXTEND_SUBGROUP_RGEN,
-                ids::TRACE_EXTEND_LANES_RGEN,
-            ),
+            raygen,
             miss: &[ids::TRACE_EXTEND_RMISS],
             closest_hit: ids::TRACE_EXTEND_RCHIT,
             alpha_holes: features.contains(FEATURE_ALPHA),
