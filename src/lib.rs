@@ -10,6 +10,7 @@ pub mod environment;
 pub mod film;
 pub mod gpu;
 pub mod info;
+pub mod input;
 pub mod integrator;
 pub mod interface;
 pub mod lights;

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -11,7 +11,7 @@ use wavetrace::gpu::{Context, ContextDesc, TraceBackend};
 use wavetrace::integrator::Renderer;
 use wavetrace::integrator::{IntegratorKind, RenderSettings, RenderStats, Schedule, SplatFilm};
 use wavetrace::lights::LightSelection;
-use wavetrace::scene::Scene;
+use wavetrace::scene::{ImportOptions, Scene};
 
 #[derive(Parser)]
 #[command(
@@ -55,19 +55,19 @@ struct RenderArgs {
     /// Output image(s): .exr and/or .png; give -o more than once for both.
     #[arg(short, long = "output", required = true)]
     output: Vec<PathBuf>,
-    /// Width and height; default 1024 wide, height from the camera's aspect ratio.
-    #[arg(long, num_args = 2, value_names = ["W", "H"])]
+    /// Width and height; default 1024 along the longer side, the other from the camera's aspect ratio.
+    #[arg(long, num_args = 2, value_names = ["W", "H"], allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
     res: Option<Vec<u32>>,
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = 64, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
     spp: u32,
     /// Largest number of path segments (Mitsuba's max_depth): 1 = emitters seen directly.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 8, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
     max_depth: u32,
     /// Russian roulette from this many scattering events on, as Mitsuba does it (survival
     /// min(max(throughput), 0.95)); 0 turns it off.
-    #[arg(long, default_value_t = wavetrace::integrator::DEFAULT_RR_DEPTH)]
+    #[arg(long, default_value_t = wavetrace::integrator::DEFAULT_RR_DEPTH, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..))]
     rr_depth: u32,
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..))]
     seed: u32,
     #[arg(long, value_enum, default_value_t = Trace::Auto)]
     trace: Trace,
@@ -89,7 +89,7 @@ struct RenderArgs {
     #[arg(long, default_value = "gpu", value_parser = parse_schedule)]
     schedule: Schedule,
     /// Wavefront path slots (paths in flight); default: an eighth of device memory, at most 2^23.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
     path_slots: Option<u32>,
     /// Whether the wavefront sorts the paths waiting for shading by material (off by default:
     /// no faster on the H100 even with textured glTF materials, docs/BENCHMARKS.md).
@@ -118,7 +118,7 @@ struct RenderArgs {
     splat_film: SplatFilm,
     /// bdpt: render strategy (s, t) alone, unweighted: s light subpath vertices, t camera
     /// subpath vertices (the camera included).
-    #[arg(long, num_args = 2, value_names = ["S", "T"])]
+    #[arg(long, num_args = 2, value_names = ["S", "T"], allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..))]
     strategy: Option<Vec<u32>>,
     /// Shader execution reordering (VK_NV_ray_tracing_invocation_reorder) in the extend kernel
     /// (wavefront, bdpt), where the device has it: threads regrouped by the instance they hit.
@@ -133,6 +133,10 @@ struct RenderArgs {
     /// features the scene uses; both give the same image.
     #[arg(long)]
     general_kernels: bool,
+    /// Read files that the scene's URIs name outside its folder (absolute paths, `..`, links
+    /// out); by default a scene reads only what lies beside it.
+    #[arg(long)]
+    allow_outside_uris: bool,
     /// Print GPU time per kernel, samples/s and bytes of path state per path.
     #[arg(long)]
     stats: bool,
@@ -202,6 +206,35 @@ fn info(json: bool) -> Result<(), String> {
     Ok(())
 }
 
+/// The most warnings printed for one file; the rest are counted.
+const MAX_WARNINGS_SHOWN: usize = 50;
+
+fn print_warnings(source: &Path, warnings: &[String]) {
+    for warning in warnings.iter().take(MAX_WARNINGS_SHOWN) {
+        eprintln!("wavetrace: warning: {}: {warning}", source.display());
+    }
+    if warnings.len() > MAX_WARNINGS_SHOWN {
+        eprintln!(
+            "wavetrace: warning: {}: {} more warnings not shown",
+            source.display(),
+            warnings.len() - MAX_WARNINGS_SHOWN
+        );
+    }
+}
+
+/// 1024 pixels along the longer side, the other from the camera's aspect ratio (square
+/// without one), so that no aspect ratio makes an image too large to allocate.
+fn default_resolution(aspect_ratio: Option<f32>) -> (u32, u32) {
+    const LONG_SIDE: f32 = 1024.0;
+    let aspect = aspect_ratio.filter(|a| a.is_finite() && *a > 0.0).unwrap_or(1.0);
+    let short_side = |ratio: f32| ((LONG_SIDE * ratio).round() as u32).max(1);
+    if aspect >= 1.0 {
+        (LONG_SIDE as u32, short_side(1.0 / aspect))
+    } else {
+        (short_side(aspect), LONG_SIDE as u32)
+    }
+}
+
 /// The environment the arguments ask for, checked and loaded before any GPU work.
 fn environment(args: &RenderArgs) -> Result<Option<Environment>, String> {
     if !(args.env_strength.is_finite() && args.env_strength >= 0.0) {
@@ -216,9 +249,7 @@ fn environment(args: &RenderArgs) -> Result<Option<Environment>, String> {
     let mut environment = match (&args.env, args.env_color.as_deref()) {
         (Some(path), _) => {
             let map = EnvironmentMap::load(path).map_err(|e| e.to_string())?;
-            for warning in &map.warnings {
-                eprintln!("wavetrace: warning: {}: {warning}", path.display());
-            }
+            print_warnings(path, &map.warnings);
             Environment::map(map)
         }
         (None, Some(&[r, g, b])) => {
@@ -246,16 +277,27 @@ fn render(args: &RenderArgs) -> Result<(), String> {
             ));
         }
     }
-    let scene = Scene::load(&args.scene).map_err(|e| e.to_string())?;
-    for warning in &scene.warnings {
-        eprintln!("wavetrace: warning: {}: {warning}", args.scene.display());
+    for output in &args.output {
+        let folder = output
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        if !folder.is_dir() {
+            return Err(format!(
+                "{}: cannot write there: the folder {} does not exist",
+                output.display(),
+                folder.display()
+            ));
+        }
     }
+    let options = ImportOptions {
+        allow_outside_uris: args.allow_outside_uris,
+    };
+    let scene = Scene::load_with(&args.scene, &options).map_err(|e| e.to_string())?;
+    print_warnings(&args.scene, &scene.warnings);
     let (width, height) = match args.res.as_deref() {
         Some([w, h]) => (*w, *h),
-        _ => {
-            let aspect = scene.camera.as_ref().and_then(|c| c.aspect_ratio).unwrap_or(1.0);
-            (1024, ((1024.0 / aspect).round() as u32).max(1))
-        }
+        _ => default_resolution(scene.camera.as_ref().and_then(|c| c.aspect_ratio)),
     };
     let environment = environment(args)?;
     let context = Context::new(&ContextDesc::default()).map_err(|e| e.to_string())?;

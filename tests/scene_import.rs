@@ -279,7 +279,10 @@ fn no_emitters_and_no_camera_are_warnings() {
         scene.warnings
     );
     assert!(
-        scene.warnings.iter().any(|w| w.contains("no perspective camera")),
+        scene
+            .warnings
+            .iter()
+            .any(|w| w.contains("no usable perspective camera")),
         "{:?}",
         scene.warnings
     );

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use glam::Vec3;
 
 /// The most pixels a map may have: its tree and texels stay far inside GPU limits.
-pub const MAX_PIXELS: u64 = 1 << 28;
+pub const MAX_PIXELS: u64 = crate::input::MAX_IMAGE_PIXELS;
 
 #[derive(Debug, thiserror::Error)]
 pub enum EnvironmentError {
@@ -65,11 +65,7 @@ impl EnvironmentMap {
             path: path.to_path_buf(),
             problem,
         };
-        let file = std::fs::File::open(path).map_err(|e| unreadable(e.to_string()))?;
-        let mut reader = image::ImageReader::with_format(std::io::BufReader::new(file), format);
-        // The decoder's own limits would refuse large but reasonable panoramas.
-        reader.no_limits();
-        let decoded = reader.decode().map_err(|e| unreadable(e.to_string()))?;
+        let decoded = crate::input::decode_image_file(path, format).map_err(unreadable)?;
         let rgb = decoded.into_rgb32f();
         let texels = rgb.pixels().map(|p| Vec3::from_array(p.0)).collect();
         Self::from_texels(path, rgb.width(), rgb.height(), texels)

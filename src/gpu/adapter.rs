@@ -62,6 +62,14 @@ pub struct Capabilities {
     pub scratch_alignment: u32,
     /// The largest device-local memory heap: path slots are sized from it.
     pub device_local_bytes: u64,
+    /// The largest single allocation (maxMemoryAllocationSize): no buffer may be larger.
+    pub max_allocation_bytes: u64,
+    /// The widest or tallest 2D image: larger textures are downscaled to fit.
+    pub max_image_dimension_2d: u32,
+    /// Instances a top-level acceleration structure may hold.
+    pub max_instance_count: u64,
+    /// Triangles all geometries of one bottom-level acceleration structure may hold.
+    pub max_primitive_count: u64,
     #[serde(skip)]
     api_version_raw: u32,
     #[serde(skip)]
@@ -300,6 +308,10 @@ fn probe(instance: &Instance, index: usize, raw: vk::PhysicalDevice) -> GpuResul
         shader_group_handle_alignment: properties.shader_group_handle_alignment,
         shader_group_base_alignment: properties.shader_group_base_alignment,
         scratch_alignment: properties.scratch_alignment,
+        max_allocation_bytes: properties.max_allocation_bytes,
+        max_image_dimension_2d: limits.max_image_dimension2_d,
+        max_instance_count: properties.max_instance_count,
+        max_primitive_count: properties.max_primitive_count,
         device_local_bytes: memory.memory_heaps[..memory.memory_heap_count as usize]
             .iter()
             .filter(|heap| heap.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL))
@@ -417,6 +429,9 @@ struct PropertyValues {
     shader_group_handle_alignment: u32,
     shader_group_base_alignment: u32,
     scratch_alignment: u32,
+    max_allocation_bytes: u64,
+    max_instance_count: u64,
+    max_primitive_count: u64,
 }
 
 fn query_properties(
@@ -432,7 +447,10 @@ fn query_properties(
     let mut driver = vk::PhysicalDeviceDriverProperties::default();
     let mut accel_properties = vk::PhysicalDeviceAccelerationStructurePropertiesKHR::default();
     let mut size_control = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
-    let mut properties = vk::PhysicalDeviceProperties2::default().push_next(&mut subgroup);
+    let mut maintenance3 = vk::PhysicalDeviceMaintenance3Properties::default();
+    let mut properties = vk::PhysicalDeviceProperties2::default()
+        .push_next(&mut subgroup)
+        .push_next(&mut maintenance3);
     if api_1_3 {
         properties = properties.push_next(&mut size_control);
     }
@@ -485,6 +503,9 @@ fn query_properties(
         shader_group_handle_alignment: rt_properties.shader_group_handle_alignment,
         shader_group_base_alignment: rt_properties.shader_group_base_alignment,
         scratch_alignment: accel_properties.min_acceleration_structure_scratch_offset_alignment,
+        max_allocation_bytes: maintenance3.max_memory_allocation_size,
+        max_instance_count: accel_properties.max_instance_count,
+        max_primitive_count: accel_properties.max_primitive_count,
     }
 }
 
@@ -528,6 +549,10 @@ mod tests {
             shader_group_base_alignment: 64,
             scratch_alignment: 128,
             device_local_bytes: 1 << 30,
+            max_allocation_bytes: 1 << 31,
+            max_image_dimension_2d: 16384,
+            max_instance_count: 1 << 24,
+            max_primitive_count: 1 << 24,
             api_version_raw: vk::API_VERSION_1_3,
             queue_family: Some(0),
         }

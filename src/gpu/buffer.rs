@@ -59,6 +59,9 @@ pub struct Buffer {
     name: String,
 }
 
+/// The largest staging buffer a transfer uses.
+const STAGING_CHUNK_BYTES: u64 = 64 << 20;
+
 impl Buffer {
     /// A buffer of `size` bytes. Vulkan forbids empty buffers, so a size of 0 gets 4 bytes
     /// (callers then pass a count of 0 to the kernels that read it).
@@ -71,6 +74,16 @@ impl Buffer {
     ) -> GpuResult<Self> {
         let shared = &context.shared;
         let size = size.max(4);
+        // Past maxMemoryAllocationSize the driver may fail in any way it likes (lavapipe
+        // crashes at 2 GiB), so the limit is enforced here, with the buffer's name.
+        let limit = shared.adapter.capabilities.max_allocation_bytes;
+        if limit > 0 && size > limit {
+            return Err(GpuError::TooLarge {
+                name: name.to_string(),
+                bytes: size,
+                limit,
+            });
+        }
         let info = vk::BufferCreateInfo::default()
             .size(size)
             .usage(usage.flags())
@@ -138,17 +151,22 @@ impl Buffer {
     pub fn from_slice<T: Pod>(context: &Context, name: &str, data: &[T], usage: BufferUsage) -> GpuResult<Self> {
         let bytes: &[u8] = bytemuck::cast_slice(data);
         let buffer = Self::new(context, name, bytes.len() as u64, usage, MemoryLocation::GpuOnly)?;
-        if !bytes.is_empty() {
-            let mut staging = Self::new(
-                context,
-                &format!("{name} (upload)"),
-                bytes.len() as u64,
-                BufferUsage::STORAGE,
-                MemoryLocation::CpuToGpu,
-            )?;
-            staging.write(0, data)?;
+        if bytes.is_empty() {
+            return Ok(buffer);
+        }
+        let mut staging = Self::staging(
+            context,
+            &format!("{name} (upload)"),
+            bytes.len() as u64,
+            MemoryLocation::CpuToGpu,
+        )?;
+        for (piece, offset) in bytes
+            .chunks(staging.size as usize)
+            .zip((0..).step_by(staging.size as usize))
+        {
+            staging.write(0, piece)?;
             context.run_once(&format!("upload {name}"), |commands| {
-                commands.copy_buffer(&staging, 0, &buffer, 0, bytes.len() as u64);
+                commands.copy_buffer(&staging, 0, &buffer, offset, piece.len() as u64);
                 Ok(())
             })?;
         }
@@ -157,23 +175,43 @@ impl Buffer {
 
     /// Copies the first `count` elements of this buffer back to the CPU (waits for the GPU).
     pub fn read_back<T: Pod>(&self, context: &Context, count: usize) -> GpuResult<Vec<T>> {
-        let bytes = (count * std::mem::size_of::<T>()) as u64;
+        let bytes = count.saturating_mul(std::mem::size_of::<T>()) as u64;
         self.check_range(0, bytes)?;
+        let mut out = vec![T::zeroed(); count];
         if count == 0 {
-            return Ok(Vec::new());
+            return Ok(out);
         }
-        let staging = Self::new(
+        let staging = Self::staging(
             context,
             &format!("{} (read-back)", self.name),
             bytes,
-            BufferUsage::STORAGE,
             MemoryLocation::GpuToCpu,
         )?;
-        context.run_once(&format!("read back {}", self.name), |commands| {
-            commands.copy_buffer(self, 0, &staging, 0, bytes);
-            Ok(())
-        })?;
-        staging.read(0, count)
+        let out_bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut out);
+        for (piece, offset) in out_bytes
+            .chunks_mut(staging.size as usize)
+            .zip((0u64..).step_by(staging.size as usize))
+        {
+            context.run_once(&format!("read back {}", self.name), |commands| {
+                commands.copy_buffer(self, offset, &staging, 0, piece.len() as u64);
+                Ok(())
+            })?;
+            piece.copy_from_slice(&staging.read::<u8>(0, piece.len())?);
+        }
+        Ok(out)
+    }
+
+    /// A host-visible buffer for a transfer of `bytes`, at most `STAGING_CHUNK_BYTES`: larger
+    /// transfers go through it a piece at a time, so that no transfer needs a second
+    /// allocation as large as its buffer.
+    fn staging(context: &Context, name: &str, bytes: u64, location: MemoryLocation) -> GpuResult<Self> {
+        Self::new(
+            context,
+            name,
+            bytes.min(STAGING_CHUNK_BYTES),
+            BufferUsage::STORAGE,
+            location,
+        )
     }
 
     /// Writes `data` at `offset` bytes into a host-visible buffer.

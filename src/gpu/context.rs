@@ -71,14 +71,15 @@ pub struct SubmitTicket(pub(crate) u64);
 
 impl Context {
     pub fn new(desc: &ContextDesc) -> GpuResult<Self> {
+        let timeout = gpu_timeout()?;
         let instance = Instance::new(desc.validation)?;
         let selector = desc.device.clone().or_else(|| std::env::var("WAVETRACE_DEVICE").ok());
         let adapter = choose_adapter(enumerate_adapters(&instance)?, selector.as_deref())?;
         log::info!("using device [{}] {} ({})", adapter.index, adapter.name, adapter.driver);
-        Self::open(instance, adapter)
+        Self::open(instance, adapter, timeout)
     }
 
-    fn open(instance: Instance, adapter: Adapter) -> GpuResult<Self> {
+    fn open(instance: Instance, adapter: Adapter, timeout: Duration) -> GpuResult<Self> {
         let queue_family = adapter
             .capabilities
             .queue_family
@@ -145,7 +146,7 @@ impl Context {
             texture_layout,
             max_textures,
             last_submitted: AtomicU64::new(0),
-            timeout: gpu_timeout(),
+            timeout,
             backends,
             instance,
         };
@@ -413,10 +414,24 @@ fn create_texture_layout(device: &ash::Device, max_textures: u32) -> GpuResult<v
     unsafe { device.create_descriptor_set_layout(&layout_info, None) }.vk("vkCreateDescriptorSetLayout")
 }
 
-/// How long a wait on the GPU may take before it counts as a hang (`WAVETRACE_GPU_TIMEOUT_S`).
-fn gpu_timeout() -> Duration {
-    let timeout_seconds = std::env::var("WAVETRACE_GPU_TIMEOUT_S")
-        .ok()
-        .and_then(|v| v.parse::<f64>().ok());
-    Duration::from_secs_f64(timeout_seconds.unwrap_or(120.0).max(0.001))
+/// The longest `WAVETRACE_GPU_TIMEOUT_S` taken: a week (a longer wait is no hang check).
+const MAX_GPU_TIMEOUT_S: f64 = 7.0 * 24.0 * 3600.0;
+
+/// How long a wait on the GPU may take before it counts as a hang (`WAVETRACE_GPU_TIMEOUT_S`,
+/// seconds; 120 when unset).
+fn gpu_timeout() -> GpuResult<Duration> {
+    const VARIABLE: &str = "WAVETRACE_GPU_TIMEOUT_S";
+    let Ok(value) = std::env::var(VARIABLE) else {
+        return Ok(Duration::from_secs(120));
+    };
+    match value.trim().parse::<f64>() {
+        Ok(seconds) if seconds.is_finite() && (0.001..=MAX_GPU_TIMEOUT_S).contains(&seconds) => {
+            Ok(Duration::from_secs_f64(seconds))
+        }
+        _ => Err(GpuError::BadEnvironment {
+            variable: VARIABLE,
+            value,
+            expected: format!("a number of seconds from 0.001 to {MAX_GPU_TIMEOUT_S}"),
+        }),
+    }
 }

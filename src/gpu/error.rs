@@ -16,6 +16,13 @@ pub enum GpuError {
     )]
     NoValidationLayer,
 
+    #[error("{variable}={value:?} is not {expected}")]
+    BadEnvironment {
+        variable: &'static str,
+        value: String,
+        expected: String,
+    },
+
     #[error("no Vulkan device found; install a GPU driver, or Mesa's lavapipe (`tools/setup.sh`)")]
     NoDevice,
 
@@ -40,6 +47,9 @@ pub enum GpuError {
 
     #[error("cannot allocate {bytes} bytes of GPU memory for `{name}`: {reason}")]
     OutOfMemory { name: String, bytes: u64, reason: String },
+
+    #[error("`{name}` needs {bytes} bytes in one buffer, more than this device allocates at once ({limit} bytes): lower the resolution, the path slots or the scene's size")]
+    TooLarge { name: String, bytes: u64, limit: u64 },
 
     #[error("`{name}`: {problem}")]
     InvalidUse { name: String, problem: String },

@@ -7,8 +7,8 @@ pub enum SceneError {
     #[error("{path}: unsupported scene format (wavetrace reads .gltf and .glb)")]
     UnsupportedFormat { path: PathBuf },
 
-    #[error("{path}: cannot read: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    #[error("{path}: cannot read: {problem}")]
+    Io { path: PathBuf, problem: String },
 
     #[error("{path}: not valid glTF: {problem}")]
     Malformed { path: PathBuf, problem: String },

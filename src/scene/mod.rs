@@ -17,6 +17,7 @@ use glam::{Mat4, Vec2, Vec3, Vec4};
 
 pub use camera::PinholeCamera;
 pub use error::SceneError;
+pub use gltf::ImportOptions;
 pub use textures::{Texture, TextureRef};
 pub use upload::{gpu_material, GpuMeshes, GpuScene, MeshRange};
 
@@ -180,15 +181,20 @@ pub struct Scene {
 }
 
 impl Scene {
-    /// Loads a scene, choosing the importer by extension (`.gltf`, `.glb`).
+    /// Loads a scene, choosing the importer by extension (`.gltf`, `.glb`), with URIs
+    /// confined to the scene's folder.
     pub fn load(path: &Path) -> Result<Self, SceneError> {
+        Self::load_with(path, &ImportOptions::default())
+    }
+
+    pub fn load_with(path: &Path, options: &ImportOptions) -> Result<Self, SceneError> {
         match path
             .extension()
             .and_then(|e| e.to_str())
             .map(str::to_ascii_lowercase)
             .as_deref()
         {
-            Some("gltf") | Some("glb") => gltf::import(path),
+            Some("gltf") | Some("glb") => gltf::import(path, options),
             _ => Err(SceneError::UnsupportedFormat {
                 path: path.to_path_buf(),
             }),

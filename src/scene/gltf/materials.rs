@@ -11,13 +11,15 @@ use crate::gpu::{SamplerDesc, Wrap};
 
 use super::super::textures::{mip_chain, uv_transform, Texture, TextureRef};
 use super::super::{AlphaMode, Material};
-use super::Importer;
+use super::uri::{self, ImportOptions};
+use super::{Buffers, Importer};
 
 impl Importer {
     pub(super) fn materials(
         &mut self,
-        document: &gltf::Gltf,
-        buffers: &[Vec<u8>],
+        document: &gltf::Document,
+        buffers: &Buffers,
+        options: &ImportOptions,
         textures: &mut TextureImporter,
     ) -> Vec<Material> {
         let mut materials = Vec::new();
@@ -36,7 +38,16 @@ impl Importer {
             let strength = material.emissive_strength().unwrap_or(1.0);
             let mut texture = |info: Option<(gltf::Texture, UvTransform, u32)>, srgb: bool, scale: f32| {
                 info.map(|(texture, transform, tex_coord)| {
-                    self.texture_ref(&name, buffers, textures, &texture, transform, tex_coord, srgb, scale)
+                    self.texture_ref(
+                        &name,
+                        (buffers, options),
+                        textures,
+                        &texture,
+                        transform,
+                        tex_coord,
+                        srgb,
+                        scale,
+                    )
                 })
             };
             let base_color_texture = texture(pbr.base_color_texture().map(info), true, 1.0);
@@ -157,7 +168,7 @@ impl Importer {
     fn texture_ref(
         &mut self,
         material: &str,
-        buffers: &[Vec<u8>],
+        sources: (&Buffers, &ImportOptions),
         textures: &mut TextureImporter,
         texture: &gltf::Texture,
         transform: UvTransform,
@@ -176,7 +187,7 @@ impl Importer {
             ));
         }
         if let std::collections::hash_map::Entry::Vacant(entry) = textures.images.entry(index) {
-            let decoded = match self.decode_image(&image, buffers) {
+            let decoded = match self.decode_image(&image, sources) {
                 Ok(decoded) => Some(decoded),
                 Err(problem) => {
                     self.warn(format!(
@@ -214,18 +225,29 @@ impl Importer {
         }
     }
 
-    fn decode_image(&self, image: &gltf::Image, buffers: &[Vec<u8>]) -> Result<DecodedImage, String> {
+    fn decode_image(
+        &self,
+        image: &gltf::Image,
+        (buffers, options): (&Buffers, &ImportOptions),
+    ) -> Result<DecodedImage, String> {
         let bytes = match image.source() {
             gltf::image::Source::View { view, .. } => {
-                let buffer = &buffers[view.buffer().index()];
-                buffer
-                    .get(view.offset()..view.offset() + view.length())
+                let buffer = buffers
+                    .get(view.buffer().index())
+                    .and_then(Option::as_deref)
+                    .ok_or_else(|| format!("buffer {} could not be fetched", view.buffer().index()))?;
+                view.offset()
+                    .checked_add(view.length())
+                    .and_then(|end| buffer.get(view.offset()..end))
                     .ok_or_else(|| format!("buffer view {} is past the end of its buffer", view.index()))?
                     .to_vec()
             }
-            gltf::image::Source::Uri { uri, .. } => self.read_uri(image.index(), uri).map_err(|e| e.to_string())?,
+            gltf::image::Source::Uri { uri, .. } => match uri::read(&self.path, uri, options) {
+                Ok(bytes) => bytes,
+                Err(uri::UriError::Unreadable(problem) | uri::UriError::Unfetchable(problem)) => return Err(problem),
+            },
         };
-        let decoded = image::load_from_memory(&bytes).map_err(|e| format!("cannot decode: {e}"))?;
+        let decoded = crate::input::decode_image(&bytes).map_err(|e| format!("cannot decode: {e}"))?;
         let rgba = decoded.into_rgba8();
         let (width, height) = rgba.dimensions();
         Ok((Arc::new(rgba.into_raw()), width, height))

@@ -1,43 +1,54 @@
 //! glTF 2.0 import (`.gltf` with external or embedded buffers, and `.glb`) into a `Scene`.
 //!
-//! Every accessor is checked against its buffer view and buffer before it is read, so a
-//! truncated `.bin` or an out-of-range accessor is an error naming the file, never a panic.
-//! Materials come with their textures (`materials.rs`), normal-mapped meshes with tangents
-//! (`scene::tangents`), nodes with their cameras and KHR_lights_punctual lights.
-//! What wavetrace cannot use (points and lines, orthographic cameras, material parameters it
-//! does not render, images it cannot decode) is skipped with a warning that names the
-//! material, mesh or node.
+//! Input is untrusted: the container's lengths (`container`), the JSON's shape (`lenient`
+//! relaxes what is valid but the strict glTF crate refuses), every accessor's byte range
+//! (`accessor`) and the node graph (cycles, and the instance count before expansion) are
+//! checked before anything is read or allocated, and URIs are read only as regular files
+//! inside the scene's folder (`uri`). Materials come with their textures (`materials.rs`),
+//! normal-mapped meshes with tangents (`scene::tangents`), nodes with their cameras and
+//! KHR_lights_punctual lights. What wavetrace cannot use (points and lines, orthographic
+//! cameras, animation, material parameters it does not render, images it cannot decode) is
+//! skipped with a warning that names the material, mesh or node.
 
+mod accessor;
+mod container;
+mod lenient;
 mod materials;
+mod uri;
 
 use std::path::{Path, PathBuf};
 
-use base64::Engine as _;
 use glam::{Mat4, Vec2, Vec3, Vec4};
-use gltf::accessor::{DataType, Dimensions};
 use gltf::mesh::Mode;
 
 use super::tangents;
 use super::{Camera, Instance, Material, Mesh, PunctualKind, PunctualLight, Scene, SceneError};
 use materials::TextureImporter;
+pub use uri::ImportOptions;
 
-/// Deeper node hierarchies than this are taken for cycles (glTF forbids cycles, but a
-/// malformed file may have one, and recursion must end).
-const MAX_NODE_DEPTH: usize = 256;
+/// More instances than this are refused before the node graph is expanded: it is the least
+/// instance count Vulkan lets a device's top-level acceleration structure have, and a shared
+/// subtree (a DAG) can otherwise expand to billions.
+pub const MAX_INSTANCES: u64 = (1 << 24) - 1;
 
-pub fn import(path: &Path) -> Result<Scene, SceneError> {
-    let bytes = std::fs::read(path).map_err(|source| SceneError::Io {
+pub fn import(path: &Path, options: &ImportOptions) -> Result<Scene, SceneError> {
+    let bytes = crate::input::read_regular_file(path).map_err(|problem| SceneError::Io {
         path: path.to_path_buf(),
-        source,
+        problem,
     })?;
-    let document = parse(path, &bytes)?;
+    import_bytes(path, &bytes, options)
+}
+
+/// Imports a scene held in memory; `path` names it in messages and anchors its relative URIs.
+pub fn import_bytes(path: &Path, bytes: &[u8], options: &ImportOptions) -> Result<Scene, SceneError> {
     let mut importer = Importer {
         path: path.to_path_buf(),
         warnings: Vec::new(),
     };
-    let buffers = importer.load_buffers(&document)?;
+    let (document, blob) = importer.parse(bytes)?;
+    let buffers = importer.load_buffers(&document, blob, options)?;
     let mut textures = TextureImporter::default();
-    let materials = importer.materials(&document, &buffers, &mut textures);
+    let materials = importer.materials(&document, &buffers, options, &mut textures);
     let mut scene = Scene {
         source: path.to_path_buf(),
         meshes: Vec::new(),
@@ -52,7 +63,7 @@ pub fn import(path: &Path) -> Result<Scene, SceneError> {
     importer.nodes(&document, &meshes, &mut scene)?;
 
     if scene.camera.is_none() {
-        importer.warn("no perspective camera: the renderer frames the scene's bounding box".to_string());
+        importer.warn("no usable perspective camera: the renderer frames the scene's bounding box".to_string());
     }
     if scene.emissive_triangle_count() == 0 && scene.lights.is_empty() {
         importer.warn(
@@ -64,41 +75,46 @@ pub fn import(path: &Path) -> Result<Scene, SceneError> {
     Ok(scene)
 }
 
-/// Parses and validates the JSON. Validation is the glTF crate's, with two changes: accessor
-/// indices of primitive attributes are checked first (the crate's own check of POSITION's
-/// bounds indexes the accessor list unchecked and panics on a dangling index), and a missing
-/// POSITION `min`/`max`, which many exporters omit and wavetrace does not need, is accepted.
-fn parse(path: &Path, bytes: &[u8]) -> Result<gltf::Gltf, SceneError> {
-    use gltf::json::validation::{Error, Validate};
-    let malformed = |problem: String| SceneError::Malformed {
-        path: path.to_path_buf(),
-        problem,
-    };
-    let document = gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| malformed(e.to_string()))?;
-    let root = document.as_json();
-    let accessor_count = root.accessors.len();
-    for (m, mesh) in root.meshes.iter().enumerate() {
-        for (p, primitive) in mesh.primitives.iter().enumerate() {
-            let attributes = primitive.attributes.values().chain(primitive.indices.as_ref());
-            if let Some(bad) = attributes.map(|a| a.value()).find(|&a| a >= accessor_count) {
-                return Err(malformed(format!(
-                    "meshes[{m}].primitives[{p}] uses accessor {bad}, but there are only {accessor_count}"
-                )));
+/// Required extensions wavetrace renders although the glTF crate does not know them.
+const EXTENSIONS_READ_HERE: [&str; 1] = ["KHR_mesh_quantization"];
+
+/// Deserialises into the glTF crate's model a JSON field at a time, to name the element at
+/// fault when the whole fails (serde's message alone says neither where nor which).
+fn locate_deserialize_error(root: &serde_json::Value) -> Option<String> {
+    macro_rules! try_each {
+        ($key:literal, $ty:ty) => {
+            if let Some(items) = root.get($key).and_then(serde_json::Value::as_array) {
+                for (i, item) in items.iter().enumerate() {
+                    if let Err(e) = serde_json::from_value::<$ty>(item.clone()) {
+                        return Some(format!("{}[{i}]: {e}", $key));
+                    }
+                }
             }
+        };
+    }
+    use gltf::json;
+    try_each!("accessors", json::Accessor);
+    try_each!("bufferViews", json::buffer::View);
+    try_each!("buffers", json::Buffer);
+    try_each!("cameras", json::Camera);
+    try_each!("images", json::Image);
+    try_each!("materials", json::Material);
+    try_each!("meshes", json::Mesh);
+    try_each!("nodes", json::Node);
+    try_each!("samplers", json::texture::Sampler);
+    try_each!("scenes", json::Scene);
+    try_each!("textures", json::Texture);
+    if let Some(asset) = root.get("asset") {
+        if let Err(e) = serde_json::from_value::<json::Asset>(asset.clone()) {
+            return Some(format!("asset: {e}"));
         }
     }
-    let mut problems = Vec::new();
-    root.validate(root, gltf::json::Path::new, &mut |where_, error| {
-        let where_ = where_().to_string();
-        let optional_bounds = matches!(error, Error::Missing) && (where_.ends_with(".min") || where_.ends_with(".max"));
-        if !optional_bounds {
-            problems.push(format!("{where_}: {error}"));
+    if let Some(extensions) = root.get("extensions") {
+        if let Err(e) = serde_json::from_value::<json::extensions::Root>(extensions.clone()) {
+            return Some(format!("extensions: {e}"));
         }
-    });
-    if !problems.is_empty() {
-        return Err(malformed(problems.join("; ")));
     }
-    Ok(document)
+    None
 }
 
 struct Importer {
@@ -113,10 +129,19 @@ fn mesh_label(mesh: &gltf::Mesh, primitive: usize) -> String {
     }
 }
 
+/// A buffer's bytes, or `None` where its URI cannot be fetched (what uses it is skipped).
+type Buffers = [Option<Vec<u8>>];
+
 impl Importer {
     fn warn(&mut self, message: String) {
-        log::warn!("{}: {message}", self.path.display());
         self.warnings.push(message);
+    }
+
+    fn malformed(&self, problem: String) -> SceneError {
+        SceneError::Malformed {
+            path: self.path.clone(),
+            problem,
+        }
     }
 
     fn mesh_error(&self, mesh: &str, problem: String) -> SceneError {
@@ -127,146 +152,129 @@ impl Importer {
         }
     }
 
-    fn load_buffers(&self, document: &gltf::Gltf) -> Result<Vec<Vec<u8>>, SceneError> {
+    /// The container, the JSON, the relaxations of `lenient`, and the glTF crate's model and
+    /// validation, minus two of its checks: a missing POSITION `min`/`max` (many exporters
+    /// omit it; wavetrace does not need it) and an accessor without a buffer view (zeros,
+    /// which `accessor` reads).
+    fn parse(&mut self, bytes: &[u8]) -> Result<(gltf::Document, Option<Vec<u8>>), SceneError> {
+        use gltf::json::validation::{Error, Validate};
+        let container = container::split(bytes).map_err(|problem| self.malformed(problem))?;
+        let mut json: serde_json::Value =
+            serde_json::from_slice(container.json).map_err(|e| self.malformed(format!("not valid JSON: {e}")))?;
+        lenient::relax(&mut json, &mut self.warnings).map_err(|problem| self.malformed(problem))?;
+        let root: gltf::json::Root = match serde_json::from_value(json.clone()) {
+            Ok(root) => root,
+            Err(e) => {
+                let problem = locate_deserialize_error(&json).unwrap_or_else(|| e.to_string());
+                return Err(self.malformed(problem));
+            }
+        };
+        let accessor_count = root.accessors.len();
+        for (m, mesh) in root.meshes.iter().enumerate() {
+            for (p, primitive) in mesh.primitives.iter().enumerate() {
+                // The crate's own check of POSITION's bounds indexes the accessor list
+                // unchecked and panics on a dangling index.
+                let attributes = primitive.attributes.values().chain(primitive.indices.as_ref());
+                if let Some(bad) = attributes.map(|a| a.value()).find(|&a| a >= accessor_count) {
+                    return Err(self.malformed(format!(
+                        "meshes[{m}].primitives[{p}] uses accessor {bad}, but there are only {accessor_count}"
+                    )));
+                }
+            }
+        }
+        let mut problems = Vec::new();
+        root.validate(&root, gltf::json::Path::new, &mut |where_, error| {
+            let where_ = where_().to_string();
+            let tolerated = match error {
+                Error::Missing => {
+                    where_.ends_with(".min") || where_.ends_with(".max") || where_.ends_with(".bufferView")
+                }
+                Error::Unsupported => root
+                    .extensions_required
+                    .iter()
+                    .any(|e| EXTENSIONS_READ_HERE.contains(&e.as_str()) && where_.starts_with("extensionsRequired")),
+                _ => false,
+            };
+            if tolerated {
+                return;
+            }
+            problems.push(match error {
+                Error::Unsupported => {
+                    let name = where_
+                        .strip_prefix("extensionsRequired[")
+                        .and_then(|i| i.trim_end_matches(']').parse::<usize>().ok())
+                        .and_then(|i| root.extensions_required.get(i))
+                        .map_or(where_.clone(), |e| e.clone());
+                    format!("the file requires extension {name}, which wavetrace does not render")
+                }
+                Error::IndexOutOfBounds => format!("{where_}: index out of range"),
+                Error::Invalid => format!("{where_}: invalid value"),
+                Error::Missing => format!("{where_}: missing"),
+                other => format!("{where_}: {other}"),
+            });
+        });
+        if !problems.is_empty() {
+            return Err(self.malformed(problems.join("; ")));
+        }
+        Ok((gltf::Document::from_json_without_validation(root), container.blob))
+    }
+
+    fn load_buffers(
+        &mut self,
+        document: &gltf::Document,
+        mut blob: Option<Vec<u8>>,
+        options: &ImportOptions,
+    ) -> Result<Vec<Option<Vec<u8>>>, SceneError> {
         let mut buffers = Vec::new();
         for buffer in document.buffers() {
             let index = buffer.index();
+            let error = |uri: &str, problem: String| SceneError::Buffer {
+                path: self.path.clone(),
+                index,
+                uri: uri::short(uri),
+                problem,
+            };
             let (uri, data) = match buffer.source() {
                 gltf::buffer::Source::Bin => {
-                    let blob = document.blob.clone().ok_or_else(|| SceneError::Buffer {
-                        path: self.path.clone(),
-                        index,
-                        uri: "GLB binary chunk".into(),
-                        problem: "the file has no binary chunk".into(),
-                    })?;
-                    ("GLB binary chunk".to_string(), blob)
+                    let data = blob
+                        .take()
+                        .ok_or_else(|| error("GLB binary chunk", "the file has no GLB binary chunk".into()))?;
+                    ("GLB binary chunk", data)
                 }
-                gltf::buffer::Source::Uri(uri) => (uri.to_string(), self.read_uri(index, uri)?),
+                gltf::buffer::Source::Uri(uri) => match uri::read(&self.path, uri, options) {
+                    Ok(data) => (uri, data),
+                    Err(uri::UriError::Unreadable(problem)) => return Err(error(uri, problem)),
+                    Err(uri::UriError::Unfetchable(problem)) => {
+                        self.warn(format!(
+                            "buffer {index} ({}): {problem}; meshes that use it are skipped",
+                            uri::short(uri)
+                        ));
+                        buffers.push(None);
+                        continue;
+                    }
+                },
             };
             if data.len() < buffer.length() {
-                return Err(SceneError::Buffer {
-                    path: self.path.clone(),
-                    index,
+                return Err(error(
                     uri,
-                    problem: format!(
+                    format!(
                         "holds {} bytes but the file declares {} (truncated?)",
                         data.len(),
                         buffer.length()
                     ),
-                });
+                ));
             }
-            buffers.push(data);
+            buffers.push(Some(data));
         }
         Ok(buffers)
-    }
-
-    fn read_uri(&self, index: usize, uri: &str) -> Result<Vec<u8>, SceneError> {
-        let error = |problem: String| SceneError::Buffer {
-            path: self.path.clone(),
-            index,
-            uri: short(uri),
-            problem,
-        };
-        if let Some(rest) = uri.strip_prefix("data:") {
-            let (_, payload) = rest
-                .split_once(";base64,")
-                .ok_or_else(|| error("only base64 data URIs are supported".into()))?;
-            return base64::engine::general_purpose::STANDARD
-                .decode(payload)
-                .map_err(|e| error(format!("bad base64: {e}")));
-        }
-        if uri.contains("://") {
-            return Err(error("only relative file paths and data URIs are supported".into()));
-        }
-        let file = self
-            .path
-            .parent()
-            .unwrap_or(Path::new("."))
-            .join(uri.replace("%20", " "));
-        std::fs::read(&file).map_err(|e| error(format!("cannot read {}: {e}", file.display())))
-    }
-
-    /// Checks that `accessor` reads only bytes its view and buffer hold, and has the type
-    /// that `what` needs.
-    fn check_accessor(
-        &self,
-        mesh: &str,
-        what: &str,
-        accessor: &gltf::Accessor,
-        buffers: &[Vec<u8>],
-        types: &[(DataType, Dimensions)],
-    ) -> Result<(), SceneError> {
-        let index = accessor.index();
-        if !types.contains(&(accessor.data_type(), accessor.dimensions())) {
-            return Err(self.mesh_error(
-                mesh,
-                format!(
-                    "{what} accessor {index} is {:?} {:?}, expected one of {types:?}",
-                    accessor.dimensions(),
-                    accessor.data_type()
-                ),
-            ));
-        }
-        if accessor.sparse().is_some() {
-            return Err(SceneError::Unsupported {
-                path: self.path.clone(),
-                problem: format!("mesh {mesh}: sparse accessor {index} ({what}) is not supported"),
-            });
-        }
-        let Some(view) = accessor.view() else {
-            return Err(self.mesh_error(mesh, format!("{what} accessor {index} has no buffer view")));
-        };
-        let element = accessor.size();
-        let stride = view.stride().unwrap_or(element);
-        let count = accessor.count();
-        // glTF requires both; the glTF crate's readers assume them (and underflow without).
-        if count == 0 {
-            return Err(self.mesh_error(mesh, format!("{what} accessor {index} has a count of 0")));
-        }
-        if stride < element {
-            return Err(self.mesh_error(
-                mesh,
-                format!(
-                    "buffer view {} has a stride of {stride} bytes, less than its {element}-byte elements",
-                    view.index()
-                ),
-            ));
-        }
-        let needed = stride
-            .checked_mul(count - 1)
-            .and_then(|n| n.checked_add(accessor.offset() + element))
-            .unwrap_or(usize::MAX);
-        if needed > view.length() {
-            return Err(self.mesh_error(
-                mesh,
-                format!(
-                    "{what} accessor {index} reads {needed} bytes, past the end of buffer view {} ({} bytes)",
-                    view.index(),
-                    view.length()
-                ),
-            ));
-        }
-        let buffer_length = buffers[view.buffer().index()].len();
-        if view.offset() + view.length() > buffer_length {
-            return Err(self.mesh_error(
-                mesh,
-                format!(
-                    "buffer view {} ends at byte {}, past the end of buffer {} ({buffer_length} bytes)",
-                    view.index(),
-                    view.offset() + view.length(),
-                    view.buffer().index()
-                ),
-            ));
-        }
-        Ok(())
     }
 
     /// Converts every triangle primitive to a `Mesh`; returns, per (glTF mesh, primitive),
     /// the index of its `Mesh`, or `None` where it was skipped.
     fn meshes(
         &mut self,
-        document: &gltf::Gltf,
-        buffers: &[Vec<u8>],
+        document: &gltf::Document,
+        buffers: &Buffers,
         scene: &mut Scene,
     ) -> Result<Vec<Vec<Option<u32>>>, SceneError> {
         let mut default_material = None;
@@ -306,59 +314,11 @@ impl Importer {
         Ok(table)
     }
 
-    /// Checks every accessor a primitive uses against its view and buffer, and its type,
-    /// before the glTF crate's readers (which panic on some broken accessors) see it.
-    fn check_attributes(
-        &self,
-        label: &str,
-        primitive: &gltf::Primitive,
-        buffers: &[Vec<u8>],
-    ) -> Result<(), SceneError> {
-        let positions_accessor = primitive
-            .get(&gltf::Semantic::Positions)
-            .ok_or_else(|| self.mesh_error(label, "primitive has no POSITION attribute".into()))?;
-        let float3 = [(DataType::F32, Dimensions::Vec3)];
-        self.check_accessor(label, "POSITION", &positions_accessor, buffers, &float3)?;
-        let normals_accessor = primitive.get(&gltf::Semantic::Normals);
-        if let Some(accessor) = &normals_accessor {
-            self.check_accessor(label, "NORMAL", accessor, buffers, &float3)?;
-        }
-        let uv_types = [
-            (DataType::F32, Dimensions::Vec2),
-            (DataType::U8, Dimensions::Vec2),
-            (DataType::U16, Dimensions::Vec2),
-        ];
-        let uvs_accessor = primitive.get(&gltf::Semantic::TexCoords(0));
-        if let Some(accessor) = &uvs_accessor {
-            self.check_accessor(label, "TEXCOORD_0", accessor, buffers, &uv_types)?;
-        }
-        let tangents_accessor = primitive.get(&gltf::Semantic::Tangents);
-        if let Some(accessor) = &tangents_accessor {
-            self.check_accessor(
-                label,
-                "TANGENT",
-                accessor,
-                buffers,
-                &[(DataType::F32, Dimensions::Vec4)],
-            )?;
-        }
-        if let Some(accessor) = primitive.indices() {
-            let index_types = [
-                (DataType::U8, Dimensions::Scalar),
-                (DataType::U16, Dimensions::Scalar),
-                (DataType::U32, Dimensions::Scalar),
-            ];
-            self.check_accessor(label, "indices", &accessor, buffers, &index_types)?;
-        }
-
-        Ok(())
-    }
-
     fn primitive(
         &mut self,
         label: &str,
         primitive: &gltf::Primitive,
-        buffers: &[Vec<u8>],
+        buffers: &Buffers,
     ) -> Result<Option<Mesh>, SceneError> {
         let mode = primitive.mode();
         if !matches!(mode, Mode::Triangles | Mode::TriangleStrip | Mode::TriangleFan) {
@@ -367,19 +327,61 @@ impl Importer {
             ));
             return Ok(None);
         }
-        self.check_attributes(label, primitive, buffers)?;
-        let reader = primitive.reader(|buffer| buffers.get(buffer.index()).map(Vec::as_slice));
-        let positions: Vec<Vec3> = reader
-            .read_positions()
-            .ok_or_else(|| self.mesh_error(label, "POSITION could not be read".into()))?
-            .map(Vec3::from_array)
-            .collect();
+        let accessors = primitive
+            .attributes()
+            .map(|(_, accessor)| accessor)
+            .chain(primitive.indices());
+        if let Some(buffer) = accessors
+            .flat_map(|a| [a.view(), a.sparse().map(|s| s.values().view())])
+            .flatten()
+            .map(|view| view.buffer().index())
+            .find(|&b| buffers.get(b).is_none_or(Option::is_none))
+        {
+            self.warn(format!(
+                "mesh {label}: reads buffer {buffer}, which could not be fetched; skipped"
+            ));
+            return Ok(None);
+        }
+        let error = |what: &str, problem: String| self.mesh_error(label, format!("{what}: {problem}"));
+        let positions: Vec<Vec3> = match primitive.get(&gltf::Semantic::Positions) {
+            Some(accessor) => accessor::read_floats::<3>(&accessor, buffers)
+                .map_err(|p| error("POSITION", p))?
+                .into_iter()
+                .map(Vec3::from_array)
+                .collect(),
+            None => return Err(self.mesh_error(label, "primitive has no POSITION attribute".into())),
+        };
         let vertex_count = positions.len();
-        let normals: Option<Vec<Vec3>> = reader.read_normals().map(|n| n.map(Vec3::from_array).collect());
-        let uvs: Option<Vec<Vec2>> = reader
-            .read_tex_coords(0)
-            .map(|t| t.into_f32().map(Vec2::from_array).collect());
-        let tangents: Option<Vec<Vec4>> = reader.read_tangents().map(|t| t.map(Vec4::from_array).collect());
+        let normals: Option<Vec<Vec3>> = match primitive.get(&gltf::Semantic::Normals) {
+            Some(a) => Some(
+                accessor::read_floats::<3>(&a, buffers)
+                    .map_err(|p| error("NORMAL", p))?
+                    .into_iter()
+                    .map(Vec3::from_array)
+                    .collect(),
+            ),
+            None => None,
+        };
+        let uvs: Option<Vec<Vec2>> = match primitive.get(&gltf::Semantic::TexCoords(0)) {
+            Some(a) => Some(
+                accessor::read_floats::<2>(&a, buffers)
+                    .map_err(|p| error("TEXCOORD_0", p))?
+                    .into_iter()
+                    .map(Vec2::from_array)
+                    .collect(),
+            ),
+            None => None,
+        };
+        let tangents: Option<Vec<Vec4>> = match primitive.get(&gltf::Semantic::Tangents) {
+            Some(a) => Some(
+                accessor::read_floats::<4>(&a, buffers)
+                    .map_err(|p| error("TANGENT", p))?
+                    .into_iter()
+                    .map(Vec4::from_array)
+                    .collect(),
+            ),
+            None => None,
+        };
         for (name, count) in [
             ("NORMAL", normals.as_ref().map(Vec::len)),
             ("TEXCOORD_0", uvs.as_ref().map(Vec::len)),
@@ -392,8 +394,8 @@ impl Importer {
                 ));
             }
         }
-        let order: Vec<u32> = match reader.read_indices() {
-            Some(indices) => indices.into_u32().collect(),
+        let order: Vec<u32> = match primitive.indices() {
+            Some(accessor) => accessor::read_indices(&accessor, buffers).map_err(|p| error("indices", p))?,
             None => (0..vertex_count as u32).collect(),
         };
         if let Some(&bad) = order.iter().find(|&&i| i as usize >= vertex_count) {
@@ -435,20 +437,31 @@ impl Importer {
                 None
             }
         });
+        let uvs = uvs.map(|uvs| {
+            if uvs.iter().all(|uv| uv.is_finite()) {
+                Some(uvs)
+            } else {
+                self.warn(format!("mesh {label}: TEXCOORD_0 has NaN or infinite entries; ignored"));
+                None
+            }
+        });
         Ok(Some(Mesh {
             name: label.to_string(),
             positions,
             normals: normals.flatten(),
-            uvs,
+            uvs: uvs.flatten(),
             tangents: tangents.filter(|t| t.iter().all(|t| t.is_finite())),
             indices,
             material: 0,
         }))
     }
 
+    /// Places the default scene's nodes: after counting the instances the graph expands to
+    /// (refused over `MAX_INSTANCES`, with the count) and finding cycles, walked with a stack
+    /// of its own so that a legal hierarchy of any depth is taken.
     fn nodes(
         &mut self,
-        document: &gltf::Gltf,
+        document: &gltf::Document,
         meshes: &[Vec<Option<u32>>],
         scene: &mut Scene,
     ) -> Result<(), SceneError> {
@@ -456,41 +469,108 @@ impl Importer {
             self.warn("the file has no scene: nothing to render".to_string());
             return Ok(());
         };
-        for node in root.nodes() {
-            self.visit(&node, Mat4::IDENTITY, 0, meshes, scene)?;
+        let instances_below = self.instances_below(document, meshes)?;
+        let roots: Vec<gltf::Node> = root.nodes().collect();
+        let total: u64 = roots
+            .iter()
+            .map(|n| instances_below[n.index()])
+            .fold(0, u64::saturating_add);
+        if total > MAX_INSTANCES {
+            return Err(SceneError::Unsupported {
+                path: self.path.clone(),
+                problem: format!(
+                    "the node graph expands to {total} mesh instances (nodes shared by several parents multiply), more than a Vulkan device must take ({MAX_INSTANCES})"
+                ),
+            });
+        }
+        let mut stack: Vec<(gltf::Node, Mat4)> = roots.into_iter().rev().map(|n| (n, Mat4::IDENTITY)).collect();
+        while let Some((node, parent)) = stack.pop() {
+            if let Some(world) = self.place(&node, parent, meshes, scene) {
+                stack.extend(
+                    node.children()
+                        .collect::<Vec<_>>()
+                        .into_iter()
+                        .rev()
+                        .map(|c| (c, world)),
+                );
+            }
         }
         Ok(())
     }
 
-    fn visit(
+    /// Per node, the mesh instances its subtree holds (saturating); a cycle is an error
+    /// naming a node on it.
+    fn instances_below(&self, document: &gltf::Document, meshes: &[Vec<Option<u32>>]) -> Result<Vec<u64>, SceneError> {
+        const UNSEEN: u8 = 0;
+        const OPEN: u8 = 1;
+        const DONE: u8 = 2;
+        let nodes: Vec<gltf::Node> = document.nodes().collect();
+        let own = |node: &gltf::Node| {
+            node.mesh()
+                .map_or(0, |m| meshes[m.index()].iter().flatten().count() as u64)
+        };
+        let mut state = vec![UNSEEN; nodes.len()];
+        let mut count = vec![0u64; nodes.len()];
+        for start in 0..nodes.len() {
+            if state[start] != UNSEEN {
+                continue;
+            }
+            // (node, whether its children have been pushed)
+            let mut stack = vec![(start, false)];
+            while let Some((index, expanded)) = stack.pop() {
+                if expanded {
+                    let below = nodes[index]
+                        .children()
+                        .map(|c| count[c.index()])
+                        .fold(own(&nodes[index]), u64::saturating_add);
+                    count[index] = below;
+                    state[index] = DONE;
+                    continue;
+                }
+                if state[index] == DONE {
+                    continue;
+                }
+                state[index] = OPEN;
+                stack.push((index, true));
+                for child in nodes[index].children() {
+                    match state[child.index()] {
+                        OPEN => {
+                            let name = node_name(&nodes[child.index()]);
+                            return Err(self.malformed(format!(
+                                "the node graph has a cycle through {name} (a node is its own ancestor)"
+                            )));
+                        }
+                        UNSEEN => stack.push((child.index(), false)),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        Ok(count)
+    }
+
+    /// Adds a node's instances, light and camera; returns its world transform, or `None`
+    /// where the node and its subtree are skipped.
+    fn place(
         &mut self,
         node: &gltf::Node,
         parent: Mat4,
-        depth: usize,
         meshes: &[Vec<Option<u32>>],
         scene: &mut Scene,
-    ) -> Result<(), SceneError> {
-        let name = node
-            .name()
-            .map_or_else(|| format!("node {}", node.index()), str::to_string);
-        if depth > MAX_NODE_DEPTH {
-            return Err(SceneError::Malformed {
-                path: self.path.clone(),
-                problem: format!("node hierarchy deeper than {MAX_NODE_DEPTH} at {name} (a cycle?)"),
-            });
-        }
+    ) -> Option<Mat4> {
+        let name = node_name(node);
         let local = Mat4::from_cols_array_2d(&node.transform().matrix());
         let world = parent * local;
         if !world.is_finite() {
             self.warn(format!("{name}: transform is not finite; node and children skipped"));
-            return Ok(());
+            return None;
         }
         if let Some(mesh) = node.mesh() {
             for &converted in meshes[mesh.index()].iter().flatten() {
                 scene.instances.push(Instance {
                     mesh: converted,
                     world_from_object: world,
-                    node: name.clone(),
+                    node: node.name().map_or_else(|| format!("node {}", node.index()), str::to_string),
                 });
             }
         }
@@ -498,25 +578,59 @@ impl Importer {
             self.punctual_light(&name, &light, world, scene);
         }
         if let Some(camera) = node.camera() {
-            match camera.projection() {
-                gltf::camera::Projection::Perspective(p) if scene.camera.is_none() => {
-                    scene.camera = Some(Camera {
-                        world_from_camera: world,
-                        yfov: p.yfov(),
-                        aspect_ratio: p.aspect_ratio(),
-                    });
-                }
-                gltf::camera::Projection::Perspective(_) => {}
-                gltf::camera::Projection::Orthographic(_) => {
-                    self.warn(format!("{name}: orthographic cameras are not supported; ignored"))
-                }
-            }
+            self.camera(&name, &camera, world, scene);
         }
-        for child in node.children() {
-            self.visit(&child, world, depth + 1, meshes, scene)?;
-        }
-        Ok(())
+        Some(world)
     }
+
+    /// The first usable perspective camera; a degenerate one (a transform that collapses a
+    /// direction, a field of view outside (0, pi), an aspect ratio that is not positive) is a
+    /// warning and is not used.
+    fn camera(&mut self, node: &str, camera: &gltf::Camera, world: Mat4, scene: &mut Scene) {
+        let gltf::camera::Projection::Perspective(perspective) = camera.projection() else {
+            self.warn(format!("{node}: orthographic cameras are not supported; ignored"));
+            return;
+        };
+        if scene.camera.is_some() {
+            return;
+        }
+        let yfov = perspective.yfov();
+        let axes = [world.x_axis, world.y_axis, world.z_axis].map(|a| a.truncate());
+        let determinant = glam::Mat3::from_cols(axes[0], axes[1], axes[2]).determinant();
+        let problem = if !(yfov > 1e-6 && yfov < std::f32::consts::PI - 1e-4) {
+            Some(format!("its vertical field of view {yfov} is not between 0 and pi"))
+        } else if !(determinant.abs() > 1e-12 && determinant.is_finite()) {
+            Some("its node's transform collapses a direction (a scale of 0?)".to_string())
+        } else {
+            None
+        };
+        if let Some(problem) = problem {
+            self.warn(format!("{node}: camera ignored: {problem}"));
+            return;
+        }
+        let aspect_ratio = perspective.aspect_ratio();
+        let aspect_ratio = match aspect_ratio {
+            Some(a) if !(a.is_finite() && a > 0.0) => {
+                self.warn(format!(
+                    "{node}: camera's aspect ratio {a} is not positive; the output resolution's is used"
+                ));
+                None
+            }
+            other => other,
+        };
+        scene.camera = Some(Camera {
+            world_from_camera: world,
+            yfov,
+            aspect_ratio,
+        });
+    }
+}
+
+fn node_name(node: &gltf::Node) -> String {
+    node.name().map_or_else(
+        || format!("node {}", node.index()),
+        |n| format!("node {} ({n})", node.index()),
+    )
 }
 
 impl Importer {
@@ -580,14 +694,5 @@ fn triangle_list(mode: Mode, order: &[u32]) -> Vec<u32> {
             .flat_map(|i| [order[0], order[i - 1], order[i]])
             .collect(),
         _ => order[..order.len() - order.len() % 3].to_vec(),
-    }
-}
-
-/// A URI for an error message: data URIs can be megabytes long.
-fn short(uri: &str) -> String {
-    if uri.len() > 64 {
-        format!("{}…", &uri[..uri.char_indices().nth(60).map_or(uri.len(), |(i, _)| i)])
-    } else {
-        uri.to_string()
     }
 }

@@ -1,0 +1,96 @@
+//! Reading input that may be hostile: only regular files are opened (a FIFO would block
+//! forever, `/dev/zero` never ends), and images are sized from their headers and decoded
+//! under limits, so that a header claiming 100000 x 100000 pixels is an error before any
+//! memory is taken.
+
+use std::io::{BufRead, Read, Seek, SeekFrom};
+use std::path::Path;
+
+/// The most pixels an image of the scene may decode to (1 GiB of RGBA8, 3 GiB of float RGB).
+pub const MAX_IMAGE_PIXELS: u64 = 1 << 28;
+
+/// The whole of a regular file. Anything else (a directory, FIFO, socket or device) is
+/// refused without being opened for reading.
+pub fn read_regular_file(path: &Path) -> Result<Vec<u8>, String> {
+    let metadata = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if !metadata.is_file() {
+        return Err(format!("not a regular file ({})", file_kind(&metadata)));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| file.take(metadata.len()).read_to_end(&mut bytes))
+        .map_err(|e| e.to_string())?;
+    Ok(bytes)
+}
+
+/// Fails unless `path` is a regular file (for readers that open the file themselves).
+pub fn check_regular_file(path: &Path) -> Result<(), String> {
+    let metadata = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if metadata.is_file() {
+        Ok(())
+    } else {
+        Err(format!("not a regular file ({})", file_kind(&metadata)))
+    }
+}
+
+fn file_kind(metadata: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = metadata.file_type();
+    if kind.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else {
+        "not a plain file"
+    }
+}
+
+/// Decodes an image held in memory (format from its first bytes) after checking the size its
+/// header declares.
+pub fn decode_image(bytes: &[u8]) -> Result<image::DynamicImage, String> {
+    let format = image::guess_format(bytes).map_err(|e| e.to_string())?;
+    decode_checked(std::io::Cursor::new(bytes), format)
+}
+
+/// Decodes an image file after checking that it is a regular file and the size its header
+/// declares.
+pub fn decode_image_file(path: &Path, format: image::ImageFormat) -> Result<image::DynamicImage, String> {
+    check_regular_file(path)?;
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    decode_checked(std::io::BufReader::new(file), format)
+}
+
+fn decode_checked<R: BufRead + Seek>(mut source: R, format: image::ImageFormat) -> Result<image::DynamicImage, String> {
+    let start = source.stream_position().map_err(|e| e.to_string())?;
+    // The header is read twice, once for the size and once to decode: cheap next to a decode,
+    // and the only way to refuse before the decoder allocates.
+    let (width, height) = image::ImageReader::with_format(&mut source, format)
+        .into_dimensions()
+        .map_err(|e| e.to_string())?;
+    check_image_size(width, height)?;
+    source.seek(SeekFrom::Start(start)).map_err(|e| e.to_string())?;
+    let mut reader = image::ImageReader::with_format(source, format);
+    // The decoder's default limit (512 MiB) would refuse large but reasonable panoramas; the
+    // pixel count is already bounded above.
+    let mut limits = image::Limits::no_limits();
+    limits.max_alloc = Some(MAX_IMAGE_PIXELS * 16);
+    reader.limits(limits);
+    reader.decode().map_err(|e| e.to_string())
+}
+
+/// Refuses empty images and images over `MAX_IMAGE_PIXELS`, with checked arithmetic.
+pub fn check_image_size(width: u32, height: u32) -> Result<(), String> {
+    if width == 0 || height == 0 {
+        return Err(format!("{width}x{height} pixels: the image is empty"));
+    }
+    if u64::from(width) * u64::from(height) > MAX_IMAGE_PIXELS {
+        return Err(format!(
+            "{width}x{height} pixels: more than wavetrace takes ({MAX_IMAGE_PIXELS} pixels)"
+        ));
+    }
+    Ok(())
+}

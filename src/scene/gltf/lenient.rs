@@ -1,0 +1,219 @@
+//! Valid glTF that the glTF crate's strict model refuses, made acceptable before it is
+//! deserialised: what a still renderer has no use for (animations, skins, morph targets,
+//! `extras`) is dropped, a scene without `nodes` gets an empty list, and lights of unknown
+//! types and textures without a readable source are removed with the references to them
+//! (the arrays renumbered). Each kind of thing dropped is one warning.
+
+use serde_json::{Map, Value};
+
+/// The light types of KHR_lights_punctual that wavetrace renders.
+const LIGHT_TYPES: [&str; 3] = ["point", "spot", "directional"];
+
+pub(super) fn relax(root: &mut Value, warnings: &mut Vec<String>) -> Result<(), String> {
+    let Value::Object(root) = root else {
+        return Err("the top level of the JSON must be an object (the glTF root)".into());
+    };
+    strip_extras(root);
+    drop_animation(root, warnings);
+    if let Some(Value::Array(scenes)) = root.get_mut("scenes") {
+        for scene in scenes.iter_mut().filter_map(Value::as_object_mut) {
+            scene.entry("nodes").or_insert_with(|| Value::Array(Vec::new()));
+        }
+    }
+    drop_unknown_lights(root, warnings);
+    drop_textures_without_source(root, warnings);
+    Ok(())
+}
+
+/// `extras` is application data of any JSON type; wavetrace reads none of it.
+fn strip_extras(object: &mut Map<String, Value>) {
+    object.remove("extras");
+    for value in object.values_mut() {
+        strip_extras_in(value);
+    }
+}
+
+fn strip_extras_in(value: &mut Value) {
+    match value {
+        Value::Object(object) => strip_extras(object),
+        Value::Array(items) => items.iter_mut().for_each(strip_extras_in),
+        _ => {}
+    }
+}
+
+fn array_len(root: &Map<String, Value>, key: &str) -> usize {
+    root.get(key).and_then(Value::as_array).map_or(0, Vec::len)
+}
+
+/// A still image of the rest pose: animations, skins and morph targets are dropped.
+fn drop_animation(root: &mut Map<String, Value>, warnings: &mut Vec<String>) {
+    for (key, what) in [("animations", "animation"), ("skins", "skin")] {
+        let count = array_len(root, key);
+        if root.remove(key).is_some() && count > 0 {
+            warnings.push(format!("{count} {what}(s) ignored: wavetrace renders the rest pose"));
+        }
+    }
+    let mut morphed = 0;
+    if let Some(Value::Array(meshes)) = root.get_mut("meshes") {
+        for mesh in meshes.iter_mut().filter_map(Value::as_object_mut) {
+            mesh.remove("weights");
+            for primitive in mesh
+                .get_mut("primitives")
+                .and_then(Value::as_array_mut)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_object_mut)
+            {
+                morphed += usize::from(primitive.remove("targets").is_some());
+            }
+        }
+    }
+    if morphed > 0 {
+        warnings.push(format!(
+            "morph targets of {morphed} primitive(s) ignored: wavetrace renders the base shape"
+        ));
+    }
+    if let Some(Value::Array(nodes)) = root.get_mut("nodes") {
+        for node in nodes.iter_mut().filter_map(Value::as_object_mut) {
+            node.remove("skin");
+            node.remove("weights");
+        }
+    }
+}
+
+/// Removes the elements of `items` for which `keep` is false; returns the new index of each
+/// old one (`None` for a removed one).
+fn compact(items: &mut Vec<Value>, keep: impl Fn(&Value) -> bool) -> Vec<Option<u64>> {
+    let mut renumbered = Vec::with_capacity(items.len());
+    let mut next = 0;
+    for item in items.iter() {
+        if keep(item) {
+            renumbered.push(Some(next));
+            next += 1;
+        } else {
+            renumbered.push(None);
+        }
+    }
+    items.retain(|item| keep(item));
+    renumbered
+}
+
+fn name_of(item: &Value, kind: &str, index: usize) -> String {
+    match item.get("name").and_then(Value::as_str) {
+        Some(name) => format!("{kind} {index} ({name})"),
+        None => format!("{kind} {index}"),
+    }
+}
+
+fn drop_unknown_lights(root: &mut Map<String, Value>, warnings: &mut Vec<String>) {
+    let Some(lights) = root
+        .get_mut("extensions")
+        .and_then(|e| e.get_mut("KHR_lights_punctual"))
+        .and_then(|e| e.get_mut("lights"))
+        .and_then(Value::as_array_mut)
+    else {
+        return;
+    };
+    let known = |light: &Value| {
+        light
+            .get("type")
+            .and_then(Value::as_str)
+            .is_some_and(|kind| LIGHT_TYPES.contains(&kind))
+    };
+    for (index, light) in lights.iter().enumerate().filter(|(_, light)| !known(light)) {
+        let kind = light.get("type").map_or_else(|| "none".to_string(), Value::to_string);
+        warnings.push(format!(
+            "KHR_lights_punctual {}: light type {kind} is not one wavetrace renders (point, spot, directional); skipped",
+            name_of(light, "light", index)
+        ));
+    }
+    let renumbered = compact(lights, known);
+    if renumbered.iter().all(Option::is_some) {
+        return;
+    }
+    for node in root
+        .get_mut("nodes")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        let Some(extensions) = node.get_mut("extensions").and_then(Value::as_object_mut) else {
+            continue;
+        };
+        let old = extensions
+            .get("KHR_lights_punctual")
+            .and_then(|l| l.get("light"))
+            .and_then(Value::as_u64);
+        match old.map(|old| renumbered.get(old as usize).copied().flatten()) {
+            Some(Some(new)) => extensions["KHR_lights_punctual"]["light"] = Value::from(new),
+            Some(None) => {
+                extensions.remove("KHR_lights_punctual");
+            }
+            None => {}
+        }
+    }
+}
+
+fn drop_textures_without_source(root: &mut Map<String, Value>, warnings: &mut Vec<String>) {
+    let Some(textures) = root.get_mut("textures").and_then(Value::as_array_mut) else {
+        return;
+    };
+    // A source out of range is left for validation to name; only an absent one is dropped.
+    let readable = |texture: &Value| texture.get("source").is_some();
+    for (index, texture) in textures.iter().enumerate().filter(|(_, t)| !readable(t)) {
+        let extensions: Vec<&String> = texture
+            .get("extensions")
+            .and_then(Value::as_object)
+            .map(|e| e.keys().collect())
+            .unwrap_or_default();
+        let hint = if extensions.is_empty() {
+            String::new()
+        } else {
+            format!(" (its image is in {extensions:?}, which wavetrace cannot read)")
+        };
+        warnings.push(format!(
+            "{} has no source image{hint}; materials that use it render without it",
+            name_of(texture, "texture", index)
+        ));
+    }
+    let renumbered = compact(textures, readable);
+    if renumbered.iter().all(Option::is_some) {
+        return;
+    }
+    for material in root
+        .get_mut("materials")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        renumber_texture_infos(material, &renumbered);
+    }
+}
+
+/// Every object inside a material with a numeric `index` is a textureInfo (the core's and
+/// every extension's): renumber it, or remove it where its texture was removed.
+fn renumber_texture_infos(value: &mut Value, renumbered: &[Option<u64>]) {
+    let Value::Object(object) = value else {
+        if let Value::Array(items) = value {
+            items
+                .iter_mut()
+                .for_each(|item| renumber_texture_infos(item, renumbered));
+        }
+        return;
+    };
+    let mut removed = Vec::new();
+    for (key, child) in object.iter_mut() {
+        if let Some(old) = child.get("index").and_then(Value::as_u64) {
+            match renumbered.get(old as usize) {
+                Some(Some(new)) => child["index"] = Value::from(*new),
+                Some(None) => removed.push(key.clone()),
+                None => {}
+            }
+        } else {
+            renumber_texture_infos(child, renumbered);
+        }
+    }
+    for key in removed {
+        object.remove(&key);
+    }
+}
