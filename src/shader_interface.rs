@@ -585,6 +585,14 @@ gpu_structs! {
         pad0: u32,
     }
 
+    /// Push constants of `diagnostics/spin_probe`: each thread spins `iterations` times, so
+    /// that a test has a kernel that outlasts the hang timeout.
+    struct SpinProbePush {
+        target: u64,
+        iterations: u32,
+        pad0: u32,
+    }
+
     /// Push constants of `diagnostics/bdpt_mis_probe`: `count` paths of
     /// `BDPT_PROBE_PATH_FLOATS` floats in, `BDPT_PROBE_MAX_VERTICES` weights per path out.
     struct BdptMisProbePush {

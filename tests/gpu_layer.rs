@@ -158,6 +158,7 @@ fn device_selection_by_name_and_index() {
     let error = Context::new(&ContextDesc {
         validation: Validation::Off,
         device: Some("no-such-gpu".into()),
+        gpu_timeout: None,
     })
     .err()
     .expect("no device is called no-such-gpu");
@@ -172,6 +173,7 @@ fn device_selection_by_name_and_index() {
     let by_index = Context::new(&ContextDesc {
         validation: Validation::On,
         device: Some(chosen.index.to_string()),
+        gpu_timeout: None,
     })
     .unwrap();
     assert_eq!(by_index.adapter().name, chosen.name);
@@ -179,9 +181,66 @@ fn device_selection_by_name_and_index() {
     let by_name = Context::new(&ContextDesc {
         validation: Validation::On,
         device: Some(by_name_part),
+        gpu_timeout: None,
     })
     .unwrap();
     assert_eq!(by_name.adapter().index, chosen.index);
     drop((by_index, by_name));
     gpu.finish();
+}
+
+#[test]
+fn a_pass_that_outlasts_the_timeout_is_an_error_naming_its_kernels_and_teardown_does_not_wait() {
+    use wavetrace::gpu::{shaders::ids, ComputePipeline, DispatchSize};
+    use wavetrace::interface::SpinProbePush;
+    let timeout = Duration::from_millis(300);
+    let gpu = common::gpu_with_timeout(Some(timeout));
+    let context = &gpu.context;
+    let target = Buffer::new(context, "spin target", 4, BufferUsage::STORAGE, MemoryLocation::GpuOnly).unwrap();
+    let spin = ComputePipeline::<SpinProbePush>::new(context, ids::DIAGNOSTICS_SPIN_PROBE, &[]).unwrap();
+    let run = |iterations: u32, name: &str| {
+        let push = SpinProbePush {
+            target: target.address(),
+            iterations,
+            pad0: 0,
+        };
+        let started = Instant::now();
+        let mut commands = CommandBuffer::new(context, name).unwrap();
+        commands.begin(context).unwrap();
+        commands.dispatch(&spin, &push, DispatchSize { x: 64, y: 1 });
+        commands.end().unwrap();
+        (commands.submit_and_wait(context), started.elapsed(), commands)
+    };
+    // Calibrated on this device: a spin that takes a twentieth of the timeout, then one that
+    // outlasts it twentyfold (and still ends while the test runs, on any device).
+    let mut iterations = 1u32 << 10;
+    loop {
+        let (result, elapsed, _) = run(iterations, "calibration");
+        result.unwrap();
+        if elapsed > timeout / 20 || iterations >= 1 << 30 {
+            break;
+        }
+        iterations *= 2;
+    }
+    let started = Instant::now();
+    let (result, _, commands) = run(iterations.saturating_mul(400), "long pass");
+    let error = result.unwrap_err();
+    assert!(matches!(error, GpuError::Timeout { .. }), "{error}");
+    let message = error.to_string();
+    assert!(
+        message.contains("long pass") && message.contains("spin_probe"),
+        "the error names the pass and its kernel: {message}"
+    );
+    assert!(started.elapsed() < timeout * 4, "the wait ends at the timeout");
+    // Teardown after the hang must not wait for the GPU to finish.
+    let teardown = Instant::now();
+    drop(commands);
+    drop(spin);
+    drop(target);
+    drop(gpu);
+    assert!(
+        teardown.elapsed() < Duration::from_secs(5),
+        "teardown took {:?}",
+        teardown.elapsed()
+    );
 }

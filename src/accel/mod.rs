@@ -50,6 +50,21 @@ impl SceneAccel {
                 scene.meshes.len()
             )));
         }
+        let limits = &context.adapter().capabilities;
+        if scene.instances.len() as u64 > limits.max_instance_count && limits.max_instance_count > 0 && !merge {
+            return Err(too_many(format!(
+                "{} instances, more than the device's top level takes ({})",
+                scene.instances.len(),
+                limits.max_instance_count
+            )));
+        }
+        if merge && scene.triangle_count() as u64 > limits.max_primitive_count && limits.max_primitive_count > 0 {
+            return Err(too_many(format!(
+                "{} triangles, more than the device's {} in one bottom level: render without --merge-instances",
+                scene.triangle_count(),
+                limits.max_primitive_count
+            )));
+        }
         if merge && scene.instances.len() > MAX_MERGED_INSTANCES {
             return Err(too_many(format!(
                 "{} instances, more than the {MAX_MERGED_INSTANCES} that one bottom level merges",

@@ -24,6 +24,9 @@ pub struct CommandBuffer {
     last_ticket: Option<SubmitTicket>,
     /// Bound as set 0 with every pipeline (`use_textures`); null: none.
     pub(crate) texture_set: vk::DescriptorSet,
+    /// The kernels recorded since `begin`, in order of first use: a wait that times out names
+    /// them, since one of them is the one that did not finish.
+    kernels: Vec<String>,
 }
 
 /// Groups of a dispatch, 2D when one dimension cannot hold them all.
@@ -85,6 +88,7 @@ impl CommandBuffer {
             recorded: false,
             last_ticket: None,
             texture_set: vk::DescriptorSet::null(),
+            kernels: Vec::new(),
         })
     }
 
@@ -106,6 +110,7 @@ impl CommandBuffer {
         }
         self.recording = true;
         self.recorded = false;
+        self.kernels.clear();
         Ok(())
     }
 
@@ -138,15 +143,33 @@ impl CommandBuffer {
     /// Submits and waits, turning a hang into `GpuError::Timeout`.
     pub fn submit_and_wait(&mut self, context: &Context) -> GpuResult<()> {
         let ticket = self.submit(context)?;
-        context.wait(ticket, &self.name)
+        self.wait_for(context, ticket)
     }
 
     fn wait_idle(&mut self, context: &Context) -> GpuResult<()> {
         if let Some(ticket) = self.last_ticket {
-            context.wait(ticket, &self.name)?;
+            self.wait_for(context, ticket)?;
             self.last_ticket = None;
         }
         Ok(())
+    }
+
+    /// Waits for a submission of this buffer; a hang names the buffer and its kernels.
+    fn wait_for(&self, context: &Context, ticket: SubmitTicket) -> GpuResult<()> {
+        context.wait(ticket, &self.name).map_err(|error| match error {
+            GpuError::Timeout { what, seconds } if !self.kernels.is_empty() => GpuError::Timeout {
+                what: format!("{what} (its kernels: {})", self.kernels.join(", ")),
+                seconds,
+            },
+            other => other,
+        })
+    }
+
+    /// Notes a kernel bound for this recording.
+    pub(crate) fn note_kernel(&mut self, name: &str) {
+        if !self.kernels.iter().any(|k| k == name) {
+            self.kernels.push(name.to_string());
+        }
     }
 
     fn expect_recording(&self, what: &str) -> GpuResult<()> {
@@ -208,6 +231,7 @@ impl CommandBuffer {
     }
 
     fn bind_compute<P: Pod>(&mut self, pipeline: &ComputePipeline<P>, push: &P) {
+        self.note_kernel(pipeline.kernel());
         // SAFETY: the layout's push range covers size_of::<P>() (checked at pipeline creation).
         unsafe {
             self.raw_device()
@@ -319,19 +343,20 @@ impl CommandBuffer {
 
 impl Drop for CommandBuffer {
     fn drop(&mut self) {
-        if let Some(SubmitTicket(value)) = self.last_ticket {
-            let semaphores_done = {
+        if let Some(ticket) = self.last_ticket {
+            let finished = if self.shared.is_hung() {
+                self.shared.finishes_soon(ticket)
+            } else {
                 let context = Context {
                     shared: Arc::clone(&self.shared),
                 };
-                context.wait(SubmitTicket(value), &self.name)
+                context.wait(ticket, &self.name).is_ok()
             };
-            if let Err(error) = semaphores_done {
-                // Freeing a pending buffer is invalid; the device is in trouble anyway, so
-                // waiting for idle is the last safe thing to do.
-                log::error!("dropping `{}`: {error}", self.name);
-                // SAFETY: a plain wait on the live device.
-                let _ = unsafe { self.shared.device.device_wait_idle() };
+            if !finished {
+                // Freeing a pending buffer is invalid and waiting for a hung GPU never ends: the
+                // pool is leaked, and the error that found the hang is reported by its caller.
+                log::error!("dropping `{}` while the GPU still runs it: leaked", self.name);
+                return;
             }
         }
         // SAFETY: the buffer is no longer pending (waited above); freeing the pool frees it.

@@ -6,7 +6,7 @@
 
 use std::ffi::CStr;
 use std::mem::ManuallyDrop;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -27,6 +27,9 @@ pub struct ContextDesc {
     pub validation: Validation,
     /// Index or name substring; `None` reads `WAVETRACE_DEVICE`, then picks the best device.
     pub device: Option<String>,
+    /// How long a GPU wait may take before it is a hang; `None` reads
+    /// `WAVETRACE_GPU_TIMEOUT_S` (default 120 s).
+    pub gpu_timeout: Option<Duration>,
 }
 
 impl Default for ContextDesc {
@@ -34,6 +37,7 @@ impl Default for ContextDesc {
         Self {
             validation: Validation::FromEnv,
             device: None,
+            gpu_timeout: None,
         }
     }
 }
@@ -60,9 +64,11 @@ pub(crate) struct Shared {
     pub(crate) max_textures: u32,
     last_submitted: AtomicU64,
     timeout: Duration,
+    /// A wait timed out or the device was lost: teardown must not wait for the GPU again.
+    hung: AtomicBool,
     backends: Vec<TraceBackend>,
     // Declared last: dropped after the device (fields drop in order, after Drop::drop).
-    pub(crate) instance: Instance,
+    pub(crate) instance: ManuallyDrop<Instance>,
 }
 
 /// A point on the context's timeline; waiting on it waits for one submission.
@@ -71,7 +77,10 @@ pub struct SubmitTicket(pub(crate) u64);
 
 impl Context {
     pub fn new(desc: &ContextDesc) -> GpuResult<Self> {
-        let timeout = gpu_timeout()?;
+        let timeout = match desc.gpu_timeout {
+            Some(timeout) => timeout,
+            None => gpu_timeout()?,
+        };
         let instance = Instance::new(desc.validation)?;
         let selector = desc.device.clone().or_else(|| std::env::var("WAVETRACE_DEVICE").ok());
         let adapter = choose_adapter(enumerate_adapters(&instance)?, selector.as_deref())?;
@@ -146,9 +155,10 @@ impl Context {
             texture_layout,
             max_textures,
             last_submitted: AtomicU64::new(0),
+            hung: AtomicBool::new(false),
             timeout,
             backends,
-            instance,
+            instance: ManuallyDrop::new(instance),
         };
         let context = Self {
             shared: Arc::new(shared),
@@ -232,11 +242,17 @@ impl Context {
         // SAFETY: the semaphore is alive for as long as the context.
         match unsafe { self.shared.device.wait_semaphores(&info, nanos) } {
             Ok(()) => Ok(()),
-            Err(vk::Result::TIMEOUT) => Err(GpuError::Timeout {
-                what: what.to_string(),
-                seconds: timeout.as_secs_f64(),
-            }),
-            Err(vk::Result::ERROR_DEVICE_LOST) => Err(GpuError::DeviceLost(what.to_string())),
+            Err(vk::Result::TIMEOUT) => {
+                self.shared.hung.store(true, Ordering::Release);
+                Err(GpuError::Timeout {
+                    what: what.to_string(),
+                    seconds: timeout.as_secs_f64(),
+                })
+            }
+            Err(vk::Result::ERROR_DEVICE_LOST) => {
+                self.shared.hung.store(true, Ordering::Release);
+                Err(GpuError::DeviceLost(what.to_string()))
+            }
             Err(result) => Err(GpuError::Vulkan {
                 call: "vkWaitSemaphores",
                 result,
@@ -257,6 +273,21 @@ impl Context {
 }
 
 impl Shared {
+    /// Whether a wait timed out or the device was lost (see `hung`).
+    pub(crate) fn is_hung(&self) -> bool {
+        self.hung.load(Ordering::Acquire)
+    }
+
+    /// After a hang, whether `ticket` is reached within a second (a timed-out wait need not
+    /// mean that the GPU is stuck: the ticket may have been one never submitted).
+    pub(crate) fn finishes_soon(&self, ticket: SubmitTicket) -> bool {
+        let semaphores = [self.timeline];
+        let values = [ticket.0];
+        let info = vk::SemaphoreWaitInfo::default().semaphores(&semaphores).values(&values);
+        // SAFETY: the semaphore is alive for as long as `self`.
+        unsafe { self.device.wait_semaphores(&info, 1_000_000_000) }.is_ok()
+    }
+
     pub(crate) fn ray_tracing_pipeline(&self) -> Option<&ash::khr::ray_tracing_pipeline::Device> {
         self.ray_tracing_pipeline.as_ref()
     }
@@ -285,6 +316,13 @@ impl Shared {
 
 impl Drop for Shared {
     fn drop(&mut self) {
+        if self.is_hung() && !self.finishes_soon(SubmitTicket(self.last_submitted.load(Ordering::Acquire))) {
+            // Destroying a device with work that never ends blocks or is invalid; the device
+            // and instance are leaked and the process, which has an error to report, exits
+            // without them.
+            log::error!("the GPU is hung: its device is left for the process exit to reclaim");
+            return;
+        }
         // SAFETY: every object made from the device holds an Arc<Shared>, so all of them are
         // gone; waiting idle first makes sure the GPU no longer uses any of them.
         unsafe {
@@ -293,6 +331,7 @@ impl Drop for Shared {
             self.device.destroy_descriptor_set_layout(self.texture_layout, None);
             ManuallyDrop::drop(&mut self.allocator);
             self.device.destroy_device(None);
+            ManuallyDrop::drop(&mut self.instance);
         }
     }
 }

@@ -35,6 +35,7 @@ const PUSH_STAGES: vk::ShaderStageFlags = vk::ShaderStageFlags::from_raw(
 
 pub struct RayTracingPipeline<P: Pod> {
     shared: Arc<Shared>,
+    name: String,
     raw: vk::Pipeline,
     layout: vk::PipelineLayout,
     _table: Buffer,
@@ -82,6 +83,7 @@ impl<P: Pod> RayTracingPipeline<P> {
         std::mem::forget(pipeline_guard);
         Ok(Self {
             shared: Arc::clone(shared),
+            name: name.to_string(),
             raw,
             layout,
             raygen: table.raygen,
@@ -317,6 +319,7 @@ impl CommandBuffer {
     }
 
     fn bind_ray_tracing<P: Pod>(&mut self, pipeline: &RayTracingPipeline<P>, push: &P) {
+        self.note_kernel(&pipeline.name);
         // SAFETY: recording state is upheld by the caller; the push range covers P.
         unsafe {
             self.raw_device()

@@ -115,24 +115,26 @@ impl TextureSet {
             samplers: Vec::new(),
             _images: Vec::new(),
         };
+        let max_dimension = shared.adapter.capabilities.max_image_dimension_2d.max(1);
         let mut images = Vec::new();
-        let staging_bytes: u64 = all.iter().flat_map(|t| t.levels.iter()).map(|l| l.len() as u64).sum();
-        let mut staging = Buffer::new(
-            context,
-            "texture staging",
-            staging_bytes.max(4),
-            BufferUsage::STORAGE,
-            MemoryLocation::CpuToGpu,
-        )?;
-        let mut bytes = Vec::with_capacity(staging_bytes as usize);
-        let mut offsets = Vec::new();
-        for texture in &all {
-            let mut level_offsets = Vec::new();
-            for level in texture.levels {
-                level_offsets.push(bytes.len() as u64);
-                bytes.extend_from_slice(level);
+        let mut batch: Vec<(usize, &[Vec<u8>])> = Vec::new();
+        let mut batch_bytes = 0u64;
+        for (index, texture) in all.iter().enumerate() {
+            // A texture larger than the device takes starts at the first mip level that fits:
+            // the chain is already box-filtered, so dropping levels is the downscale.
+            let skipped = (0..texture.levels.len().saturating_sub(1))
+                .find(|&level| (texture.width.max(texture.height) >> level) <= max_dimension)
+                .unwrap_or(texture.levels.len().saturating_sub(1));
+            let (width, height) = ((texture.width >> skipped).max(1), (texture.height >> skipped).max(1));
+            if skipped > 0 {
+                log::warn!(
+                    "texture {}: {}x{} is larger than the device's {max_dimension}-pixel limit; uploaded at {width}x{height}",
+                    texture.name,
+                    texture.width,
+                    texture.height
+                );
             }
-            offsets.push(level_offsets);
+            let levels = &texture.levels[skipped..];
             let format = if texture.srgb {
                 ImageFormat::Rgba8Srgb
             } else {
@@ -141,27 +143,69 @@ impl TextureSet {
             images.push(Image::texture(
                 context,
                 texture.name,
-                texture.width,
-                texture.height,
-                texture.levels.len() as u32,
+                width,
+                height,
+                levels.len() as u32,
                 format,
             )?);
             let sampler = create_sampler(&shared, &texture.sampler)?;
             set.samplers.push(sampler);
             shared.set_name(sampler, texture.name);
-        }
-        staging.write(0, &bytes)?;
-        context.run_once("upload textures", |commands| {
-            for (image, level_offsets) in images.iter().zip(&offsets) {
-                commands.upload_texture(image, &staging, level_offsets);
+            let bytes: u64 = levels.iter().map(|l| l.len() as u64).sum();
+            if !batch.is_empty() && batch_bytes + bytes > TEXTURE_STAGING_BYTES {
+                upload_batch(context, &images, &batch)?;
+                batch.clear();
+                batch_bytes = 0;
             }
-            Ok(())
-        })?;
+            batch.push((index, levels));
+            batch_bytes += bytes;
+        }
+        upload_batch(context, &images, &batch)?;
 
         set.write_descriptors(count, &images)?;
         set._images = images;
         Ok(set)
     }
+}
+
+/// Textures are uploaded in batches whose staging buffer stays under this (one larger texture
+/// is a batch of its own), so that a scene's textures never need one staging allocation.
+const TEXTURE_STAGING_BYTES: u64 = 256 << 20;
+
+/// Uploads the levels of `batch` (image index, levels) into `images` through one staging buffer.
+fn upload_batch(context: &Context, images: &[Image], batch: &[(usize, &[Vec<u8>])]) -> GpuResult<()> {
+    let bytes: u64 = batch
+        .iter()
+        .flat_map(|(_, levels)| levels.iter())
+        .map(|l| l.len() as u64)
+        .sum();
+    if batch.is_empty() {
+        return Ok(());
+    }
+    let mut staging = Buffer::new(
+        context,
+        "texture staging",
+        bytes.max(4),
+        BufferUsage::STORAGE,
+        MemoryLocation::CpuToGpu,
+    )?;
+    let mut offsets = Vec::new();
+    let mut offset = 0u64;
+    for (_, levels) in batch {
+        let mut level_offsets = Vec::new();
+        for level in levels.iter() {
+            staging.write(offset, level)?;
+            level_offsets.push(offset);
+            offset += level.len() as u64;
+        }
+        offsets.push(level_offsets);
+    }
+    context.run_once("upload textures", |commands| {
+        for ((image, _), level_offsets) in batch.iter().zip(&offsets) {
+            commands.upload_texture(&images[*image], &staging, level_offsets);
+        }
+        Ok(())
+    })
 }
 
 impl TextureSet {

@@ -89,6 +89,16 @@ impl Renderer {
         check_settings(settings, context)?;
         let camera_paths = u64::from(settings.width) * u64::from(settings.height) * u64::from(settings.spp);
         registry::check(settings)?;
+        let split = match context.adapter().capabilities.max_primitive_count {
+            0 => None,
+            limit => scene.split_large_meshes(usize::try_from(limit).unwrap_or(usize::MAX)),
+        };
+        if let Some(split) = &split {
+            for warning in &split.warnings[scene.warnings.len()..] {
+                log::warn!("{}: {warning}", scene.source.display());
+            }
+        }
+        let scene = split.as_ref().unwrap_or(scene);
         let resources = SceneResources::upload(context, scene, settings)?;
         let film = Film::new(context, settings.width, settings.height)?;
         let queues = initial_queues(context, camera_paths)?;

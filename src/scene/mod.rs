@@ -7,6 +7,7 @@
 mod camera;
 mod error;
 pub mod gltf;
+mod split;
 pub mod tangents;
 pub mod textures;
 mod upload;

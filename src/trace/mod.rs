@@ -39,6 +39,8 @@ pub struct TraceShaders<'a> {
 
 /// A kernel that traces rays, in whichever backend the render uses, with push constants `P`
 /// (the wavefront's, unless a kernel has its own, as the trace floor does).
+// A handful exist per renderer, so the size of the pipeline variant costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 pub enum TraceKernel<P: Pod = WavefrontPush> {
     Query(ComputePipeline<P>),
     Pipeline(RayTracingPipeline<P>),

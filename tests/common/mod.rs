@@ -13,10 +13,16 @@ pub struct TestGpu {
 }
 
 pub fn gpu() -> TestGpu {
+    gpu_with_timeout(None)
+}
+
+/// `gpu()` with a hang timeout of its own (`None`: the environment's or the default).
+pub fn gpu_with_timeout(gpu_timeout: Option<std::time::Duration>) -> TestGpu {
     let _ = env_logger::builder().is_test(true).try_init();
     let context = Context::new(&ContextDesc {
         validation: Validation::On,
         device: None,
+        gpu_timeout,
     })
     .unwrap_or_else(|e| panic!("tests need a Vulkan device with ray tracing (run tools/setup.sh): {e}"));
     assert!(context.validation_enabled());

@@ -9,7 +9,7 @@ use gltf::accessor::{DataType, Dimensions};
 
 /// An accessor without data (zeros) may not claim more elements than this: nothing bounds it
 /// but the count, and a hostile count would otherwise allocate without limit.
-const MAX_ELEMENTS_WITHOUT_DATA: usize = 1 << 26;
+const MAX_ELEMENTS_WITHOUT_DATA: usize = 1 << 24;
 
 /// Every element of a vector accessor of `N` components, as floats.
 pub(super) fn read_floats<const N: usize>(
@@ -153,9 +153,11 @@ fn read<T: Copy>(
                 .map(|i| decode(&data.bytes[i * data.stride..i * data.stride + element]))
                 .collect()
         }
-        None if count > MAX_ELEMENTS_WITHOUT_DATA => return Err(format!(
+        None if count > MAX_ELEMENTS_WITHOUT_DATA => {
+            return Err(format!(
             "{what} has no buffer view but claims {count} elements (at most {MAX_ELEMENTS_WITHOUT_DATA} without data)"
-        )),
+        ))
+        }
         None => vec![zero; count],
     };
     if let Some(sparse) = accessor.sparse() {

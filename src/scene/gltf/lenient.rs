@@ -21,6 +21,7 @@ pub(super) fn relax(root: &mut Value, warnings: &mut Vec<String>) -> Result<(), 
         }
     }
     drop_unknown_lights(root, warnings);
+    complete_images(root, warnings);
     drop_textures_without_source(root, warnings);
     Ok(())
 }
@@ -39,6 +40,11 @@ fn strip_extras_in(value: &mut Value) {
         Value::Array(items) => items.iter_mut().for_each(strip_extras_in),
         _ => {}
     }
+}
+
+/// Whether `key` has a value: serde reads `null` as absent, so it counts as absent here too.
+fn present(object: &Map<String, Value>, key: &str) -> bool {
+    object.get(key).is_some_and(|v| !v.is_null())
 }
 
 fn array_len(root: &Map<String, Value>, key: &str) -> usize {
@@ -154,12 +160,35 @@ fn drop_unknown_lights(root: &mut Map<String, Value>, warnings: &mut Vec<String>
     }
 }
 
+/// An image in a buffer view needs a MIME type (wavetrace reads the format from the bytes, so
+/// any will do); one with neither a URI nor a buffer view gets an empty data URI, which fails
+/// to decode where a material uses it (magenta, warned).
+fn complete_images(root: &mut Map<String, Value>, warnings: &mut Vec<String>) {
+    let Some(images) = root.get_mut("images").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for (index, image) in images.iter_mut().enumerate() {
+        let label = name_of(image, "image", index);
+        let Some(image) = image.as_object_mut() else {
+            continue;
+        };
+        if present(image, "bufferView") {
+            if !present(image, "mimeType") {
+                image.insert("mimeType".into(), Value::from("application/octet-stream"));
+            }
+        } else if !present(image, "uri") {
+            warnings.push(format!("{label} has neither a uri nor a bufferView: it has no pixels"));
+            image.insert("uri".into(), Value::from("data:,"));
+        }
+    }
+}
+
 fn drop_textures_without_source(root: &mut Map<String, Value>, warnings: &mut Vec<String>) {
     let Some(textures) = root.get_mut("textures").and_then(Value::as_array_mut) else {
         return;
     };
     // A source out of range is left for validation to name; only an absent one is dropped.
-    let readable = |texture: &Value| texture.get("source").is_some();
+    let readable = |texture: &Value| texture.as_object().is_some_and(|t| present(t, "source"));
     for (index, texture) in textures.iter().enumerate().filter(|(_, t)| !readable(t)) {
         let extensions: Vec<&String> = texture
             .get("extensions")

@@ -26,7 +26,7 @@ impl Importer {
         for material in document.materials() {
             let name = material
                 .name()
-                .map_or_else(|| format!("material {}", material.index().unwrap_or(0)), str::to_string);
+                .map_or_else(|| material.index().unwrap_or(0).to_string(), str::to_string);
             let pbr = material.pbr_metallic_roughness();
             let ignored = ignored_parameters(&material);
             if !ignored.is_empty() {
@@ -56,7 +56,7 @@ impl Importer {
             let normal = material.normal_texture();
             let normal_scale = normal.as_ref().map_or(1.0, |n| n.scale());
             let normal_texture = texture(normal.map(normal_info), false, normal_scale);
-            materials.push(Material {
+            let mut converted = Material {
                 name,
                 base_color: Vec4::from_array(pbr.base_color_factor()),
                 metallic: pbr.metallic_factor(),
@@ -80,7 +80,16 @@ impl Importer {
                     gltf::material::AlphaMode::Mask => AlphaMode::Mask(material.alpha_cutoff().unwrap_or(0.5)),
                     gltf::material::AlphaMode::Blend => AlphaMode::Blend,
                 },
-            });
+            };
+            let repaired = repair_factors(&mut converted);
+            if !repaired.is_empty() {
+                self.warn(format!(
+                    "material {}: {} outside its range (or not finite); clamped",
+                    converted.name,
+                    repaired.join(", ")
+                ));
+            }
+            materials.push(converted);
         }
         materials
     }
@@ -252,6 +261,57 @@ impl Importer {
         let (width, height) = rgba.dimensions();
         Ok((Arc::new(rgba.into_raw()), width, height))
     }
+}
+
+/// Clamps every factor to the range glTF's schema gives it (a non-finite one to its default),
+/// so that no NaN or infinity reaches a kernel; returns the names of those changed.
+fn repair_factors(material: &mut Material) -> Vec<&'static str> {
+    let mut repaired = Vec::new();
+    let mut unit = |value: &mut f32, default: f32, name: &'static str| {
+        let fixed = if value.is_finite() {
+            value.clamp(0.0, 1.0)
+        } else {
+            default
+        };
+        if fixed != *value {
+            *value = fixed;
+            repaired.push(name);
+        }
+    };
+    unit(&mut material.metallic, 1.0, "metallicFactor");
+    unit(&mut material.roughness, 1.0, "roughnessFactor");
+    unit(&mut material.specular, 1.0, "specularFactor");
+    unit(&mut material.transmission, 0.0, "transmissionFactor");
+    let mut base_color = material.base_color.to_array();
+    for channel in &mut base_color {
+        unit(channel, 1.0, "baseColorFactor");
+    }
+    material.base_color = Vec4::from_array(base_color);
+    if let AlphaMode::Mask(cutoff) = &mut material.alpha {
+        unit(cutoff, 0.5, "alphaCutoff");
+    }
+    let mut non_negative = |value: &mut Vec3, name: &'static str| {
+        let fixed = Vec3::from_array(value.to_array().map(|c| if c.is_finite() { c.max(0.0) } else { 0.0 }));
+        if fixed != *value {
+            *value = fixed;
+            repaired.push(name);
+        }
+    };
+    non_negative(&mut material.emission, "emissiveFactor x emissiveStrength");
+    non_negative(&mut material.specular_color, "specularColorFactor");
+    non_negative(&mut material.absorption, "KHR_materials_volume attenuation");
+    // KHR_materials_ior allows 0 for the legacy "no refraction"; below 1 is rendered as 1.
+    let ior = if material.ior.is_finite() {
+        material.ior.max(1.0)
+    } else {
+        1.5
+    };
+    if ior != material.ior && material.ior != 0.0 {
+        repaired.push("ior");
+    }
+    material.ior = ior;
+    repaired.dedup();
+    repaired
 }
 
 /// KHR_materials_volume's attenuation as an absorption coefficient per unit length: light

@@ -125,7 +125,7 @@ struct Importer {
 fn mesh_label(mesh: &gltf::Mesh, primitive: usize) -> String {
     match mesh.name() {
         Some(name) => format!("{name}/{primitive}"),
-        None => format!("mesh {}/{primitive}", mesh.index()),
+        None => format!("{}/{primitive}", mesh.index()),
     }
 }
 
@@ -182,31 +182,29 @@ impl Importer {
                 }
             }
         }
-        let mut problems = Vec::new();
+        let mut problems: Vec<String> = root
+            .extensions_required
+            .iter()
+            .filter(|e| {
+                !gltf::json::extensions::ENABLED_EXTENSIONS.contains(&e.as_str())
+                    && !EXTENSIONS_READ_HERE.contains(&e.as_str())
+            })
+            .map(|e| format!("the file requires extension {e}, which wavetrace does not render"))
+            .collect();
         root.validate(&root, gltf::json::Path::new, &mut |where_, error| {
             let where_ = where_().to_string();
             let tolerated = match error {
                 Error::Missing => {
                     where_.ends_with(".min") || where_.ends_with(".max") || where_.ends_with(".bufferView")
                 }
-                Error::Unsupported => root
-                    .extensions_required
-                    .iter()
-                    .any(|e| EXTENSIONS_READ_HERE.contains(&e.as_str()) && where_.starts_with("extensionsRequired")),
+                // Named above, one message per extension.
+                Error::Unsupported => where_.starts_with("extensionsRequired"),
                 _ => false,
             };
             if tolerated {
                 return;
             }
             problems.push(match error {
-                Error::Unsupported => {
-                    let name = where_
-                        .strip_prefix("extensionsRequired[")
-                        .and_then(|i| i.trim_end_matches(']').parse::<usize>().ok())
-                        .and_then(|i| root.extensions_required.get(i))
-                        .map_or(where_.clone(), |e| e.clone());
-                    format!("the file requires extension {name}, which wavetrace does not render")
-                }
                 Error::IndexOutOfBounds => format!("{where_}: index out of range"),
                 Error::Invalid => format!("{where_}: invalid value"),
                 Error::Missing => format!("{where_}: missing"),
@@ -570,7 +568,9 @@ impl Importer {
                 scene.instances.push(Instance {
                     mesh: converted,
                     world_from_object: world,
-                    node: node.name().map_or_else(|| format!("node {}", node.index()), str::to_string),
+                    node: node
+                        .name()
+                        .map_or_else(|| format!("node {}", node.index()), str::to_string),
                 });
             }
         }

@@ -1,0 +1,60 @@
+//! A long render on lavapipe (validation on) whose memory must stay flat: the only test of its
+//! binary, so that no other test's allocations share the process's resident size.
+
+mod common;
+
+use wavetrace::integrator::{IntegratorKind, RenderSettings, Renderer};
+
+/// The process's resident memory, from /proc (Linux).
+fn resident_bytes() -> u64 {
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap();
+    let pages: u64 = statm.split_whitespace().nth(1).unwrap().parse().unwrap();
+    pages * 4096
+}
+
+#[test]
+fn a_long_render_keeps_its_memory_flat() {
+    // `WAVETRACE_SOAK_PASSES` submissions of the megakernel (default 10,000), one sample per
+    // pixel each, memory sampled as the render goes.
+    let passes: u32 = std::env::var("WAVETRACE_SOAK_PASSES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000);
+    let gpu = common::gpu();
+    let scene = common::load_scene("cornell-box");
+    let mut settings = RenderSettings::new(8, 8, passes, 4, gpu.context.trace_backends()[0]);
+    settings.integrator = IntegratorKind::Megakernel;
+    let mut renderer = Renderer::new(&gpu.context, &scene, &settings).unwrap();
+    let mut samples: Vec<(f64, u64)> = Vec::new();
+    let (image, _) = renderer
+        .render_with_progress(|share| {
+            if samples.last().is_none_or(|&(at, _)| share - at >= 0.02) {
+                samples.push((share, resident_bytes()));
+            }
+        })
+        .unwrap();
+    assert!(image.pixels.iter().flatten().all(|c| c.is_finite()));
+    samples.push((1.0, resident_bytes()));
+    // Past the first tenth (allocations that happen once), resident memory may not grow.
+    let settled: Vec<u64> = samples
+        .iter()
+        .filter(|(at, _)| *at >= 0.1)
+        .map(|&(_, bytes)| bytes)
+        .collect();
+    let (first, last) = (settled[0], *settled.last().unwrap());
+    let peak = *settled.iter().max().unwrap();
+    println!(
+        "soak: {passes} passes, {} samples, resident {:.1} -> {:.1} MiB (peak {:.1})",
+        samples.len(),
+        first as f64 / 1048576.0,
+        last as f64 / 1048576.0,
+        peak as f64 / 1048576.0
+    );
+    assert!(samples.len() >= 5, "progress was reported {} times", samples.len());
+    assert!(
+        last <= first + (8 << 20),
+        "resident memory grew from {first} to {last} bytes over the render"
+    );
+    drop(renderer);
+    gpu.finish();
+}
