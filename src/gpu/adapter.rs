@@ -294,12 +294,7 @@ fn probe(instance: &Instance, index: usize, raw: vk::PhysicalDevice) -> GpuResul
         max_compute_workgroup_size: limits.max_compute_work_group_size,
         max_compute_workgroup_invocations: limits.max_compute_work_group_invocations,
         max_compute_workgroup_count: limits.max_compute_work_group_count,
-        max_sampled_images: limits
-            .max_per_stage_descriptor_sampled_images
-            .min(limits.max_per_stage_descriptor_samplers)
-            .min(limits.max_descriptor_set_sampled_images)
-            .min(limits.max_descriptor_set_samplers)
-            .min(limits.max_per_stage_resources),
+        max_sampled_images: sampled_image_limit(&limits),
         max_push_constants_size: limits.max_push_constants_size,
         timestamp_period_ns: limits.timestamp_period,
         timestamp_valid_bits: queue_family.map_or(0, |i| families[i as usize].timestamp_valid_bits),
@@ -414,6 +409,16 @@ fn query_features(vki: &ash::Instance, raw: vk::PhysicalDevice, api: u32, has: &
 }
 
 /// The properties wavetrace reads beyond the core limits.
+/// Combined image samplers one stage may see: the least of the limits that bound them.
+fn sampled_image_limit(limits: &vk::PhysicalDeviceLimits) -> u32 {
+    limits
+        .max_per_stage_descriptor_sampled_images
+        .min(limits.max_per_stage_descriptor_samplers)
+        .min(limits.max_descriptor_set_sampled_images)
+        .min(limits.max_descriptor_set_samplers)
+        .min(limits.max_per_stage_resources)
+}
+
 struct PropertyValues {
     /// Subgroup operations compute shaders have (none if compute has no subgroups).
     compute_subgroup_ops: vk::SubgroupFeatureFlags,

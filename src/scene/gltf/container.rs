@@ -10,6 +10,7 @@ const CHUNK_BIN: u32 = 0x004E_4942;
 pub(super) struct Container<'a> {
     pub json: &'a [u8],
     pub blob: Option<Vec<u8>>,
+    pub is_glb: bool,
 }
 
 pub(super) fn split(bytes: &[u8]) -> Result<Container<'_>, String> {
@@ -17,6 +18,7 @@ pub(super) fn split(bytes: &[u8]) -> Result<Container<'_>, String> {
         return Ok(Container {
             json: bytes,
             blob: None,
+            is_glb: false,
         });
     }
     let word = |at: usize| -> Option<u32> {
@@ -80,5 +82,9 @@ pub(super) fn split(bytes: &[u8]) -> Result<Container<'_>, String> {
         .skip(1)
         .find(|(kind, _)| *kind == CHUNK_BIN)
         .map(|(_, data)| data.to_vec());
-    Ok(Container { json, blob })
+    Ok(Container {
+        json,
+        blob,
+        is_glb: true,
+    })
 }

@@ -44,6 +44,7 @@ pub fn import_bytes(path: &Path, bytes: &[u8], options: &ImportOptions) -> Resul
     let mut importer = Importer {
         path: path.to_path_buf(),
         warnings: Vec::new(),
+        is_glb: false,
     };
     let (document, blob) = importer.parse(bytes)?;
     let buffers = importer.load_buffers(&document, blob, options)?;
@@ -120,6 +121,8 @@ fn locate_deserialize_error(root: &serde_json::Value) -> Option<String> {
 struct Importer {
     path: PathBuf,
     warnings: Vec<String>,
+    /// The file is a GLB (so a buffer without a URI is its binary chunk).
+    is_glb: bool,
 }
 
 fn mesh_label(mesh: &gltf::Mesh, primitive: usize) -> String {
@@ -128,6 +131,9 @@ fn mesh_label(mesh: &gltf::Mesh, primitive: usize) -> String {
         None => format!("{}/{primitive}", mesh.index()),
     }
 }
+
+/// A primitive's positions, and its normals, texture coordinates and tangents where it has them.
+type VertexAttributes = (Vec<Vec3>, Option<Vec<Vec3>>, Option<Vec<Vec2>>, Option<Vec<Vec4>>);
 
 /// A buffer's bytes, or `None` where its URI cannot be fetched (what uses it is skipped).
 type Buffers = [Option<Vec<u8>>];
@@ -159,6 +165,7 @@ impl Importer {
     fn parse(&mut self, bytes: &[u8]) -> Result<(gltf::Document, Option<Vec<u8>>), SceneError> {
         use gltf::json::validation::{Error, Validate};
         let container = container::split(bytes).map_err(|problem| self.malformed(problem))?;
+        self.is_glb = container.is_glb;
         let mut json: serde_json::Value =
             serde_json::from_slice(container.json).map_err(|e| self.malformed(format!("not valid JSON: {e}")))?;
         lenient::relax(&mut json, &mut self.warnings).map_err(|problem| self.malformed(problem))?;
@@ -234,9 +241,12 @@ impl Importer {
             };
             let (uri, data) = match buffer.source() {
                 gltf::buffer::Source::Bin => {
-                    let data = blob
-                        .take()
-                        .ok_or_else(|| error("GLB binary chunk", "the file has no GLB binary chunk".into()))?;
+                    let problem = if self.is_glb {
+                        "the GLB has no binary chunk (or a second buffer without a uri)"
+                    } else {
+                        "no uri: only a .glb's binary chunk may stand in for one"
+                    };
+                    let data = blob.take().ok_or_else(|| error("no uri", problem.into()))?;
                     ("GLB binary chunk", data)
                 }
                 gltf::buffer::Source::Uri(uri) => match uri::read(&self.path, uri, options) {
@@ -340,58 +350,9 @@ impl Importer {
             ));
             return Ok(None);
         }
-        let error = |what: &str, problem: String| self.mesh_error(label, format!("{what}: {problem}"));
-        let positions: Vec<Vec3> = match primitive.get(&gltf::Semantic::Positions) {
-            Some(accessor) => accessor::read_floats::<3>(&accessor, buffers)
-                .map_err(|p| error("POSITION", p))?
-                .into_iter()
-                .map(Vec3::from_array)
-                .collect(),
-            None => return Err(self.mesh_error(label, "primitive has no POSITION attribute".into())),
-        };
+        let (positions, normals, uvs, tangents) = self.vertex_attributes(label, primitive, buffers)?;
         let vertex_count = positions.len();
-        let normals: Option<Vec<Vec3>> = match primitive.get(&gltf::Semantic::Normals) {
-            Some(a) => Some(
-                accessor::read_floats::<3>(&a, buffers)
-                    .map_err(|p| error("NORMAL", p))?
-                    .into_iter()
-                    .map(Vec3::from_array)
-                    .collect(),
-            ),
-            None => None,
-        };
-        let uvs: Option<Vec<Vec2>> = match primitive.get(&gltf::Semantic::TexCoords(0)) {
-            Some(a) => Some(
-                accessor::read_floats::<2>(&a, buffers)
-                    .map_err(|p| error("TEXCOORD_0", p))?
-                    .into_iter()
-                    .map(Vec2::from_array)
-                    .collect(),
-            ),
-            None => None,
-        };
-        let tangents: Option<Vec<Vec4>> = match primitive.get(&gltf::Semantic::Tangents) {
-            Some(a) => Some(
-                accessor::read_floats::<4>(&a, buffers)
-                    .map_err(|p| error("TANGENT", p))?
-                    .into_iter()
-                    .map(Vec4::from_array)
-                    .collect(),
-            ),
-            None => None,
-        };
-        for (name, count) in [
-            ("NORMAL", normals.as_ref().map(Vec::len)),
-            ("TEXCOORD_0", uvs.as_ref().map(Vec::len)),
-            ("TANGENT", tangents.as_ref().map(Vec::len)),
-        ] {
-            if let Some(count) = count.filter(|&c| c != vertex_count) {
-                return Err(self.mesh_error(
-                    label,
-                    format!("{name} has {count} entries but POSITION has {vertex_count}"),
-                ));
-            }
-        }
+        let error = |what: &str, problem: String| self.mesh_error(label, format!("{what}: {problem}"));
         let order: Vec<u32> = match primitive.indices() {
             Some(accessor) => accessor::read_indices(&accessor, buffers).map_err(|p| error("indices", p))?,
             None => (0..vertex_count as u32).collect(),
@@ -452,6 +413,68 @@ impl Importer {
             indices,
             material: 0,
         }))
+    }
+
+    /// POSITION, NORMAL, TEXCOORD_0 and TANGENT, each as long as POSITION.
+    fn vertex_attributes(
+        &self,
+        label: &str,
+        primitive: &gltf::Primitive,
+        buffers: &Buffers,
+    ) -> Result<VertexAttributes, SceneError> {
+        let error = |what: &str, problem: String| self.mesh_error(label, format!("{what}: {problem}"));
+        let positions: Vec<Vec3> = match primitive.get(&gltf::Semantic::Positions) {
+            Some(accessor) => accessor::read_floats::<3>(&accessor, buffers)
+                .map_err(|p| error("POSITION", p))?
+                .into_iter()
+                .map(Vec3::from_array)
+                .collect(),
+            None => return Err(self.mesh_error(label, "primitive has no POSITION attribute".into())),
+        };
+        let vertex_count = positions.len();
+        let normals: Option<Vec<Vec3>> = match primitive.get(&gltf::Semantic::Normals) {
+            Some(a) => Some(
+                accessor::read_floats::<3>(&a, buffers)
+                    .map_err(|p| error("NORMAL", p))?
+                    .into_iter()
+                    .map(Vec3::from_array)
+                    .collect(),
+            ),
+            None => None,
+        };
+        let uvs: Option<Vec<Vec2>> = match primitive.get(&gltf::Semantic::TexCoords(0)) {
+            Some(a) => Some(
+                accessor::read_floats::<2>(&a, buffers)
+                    .map_err(|p| error("TEXCOORD_0", p))?
+                    .into_iter()
+                    .map(Vec2::from_array)
+                    .collect(),
+            ),
+            None => None,
+        };
+        let tangents: Option<Vec<Vec4>> = match primitive.get(&gltf::Semantic::Tangents) {
+            Some(a) => Some(
+                accessor::read_floats::<4>(&a, buffers)
+                    .map_err(|p| error("TANGENT", p))?
+                    .into_iter()
+                    .map(Vec4::from_array)
+                    .collect(),
+            ),
+            None => None,
+        };
+        for (name, count) in [
+            ("NORMAL", normals.as_ref().map(Vec::len)),
+            ("TEXCOORD_0", uvs.as_ref().map(Vec::len)),
+            ("TANGENT", tangents.as_ref().map(Vec::len)),
+        ] {
+            if let Some(count) = count.filter(|&c| c != vertex_count) {
+                return Err(self.mesh_error(
+                    label,
+                    format!("{name} has {count} entries but POSITION has {vertex_count}"),
+                ));
+            }
+        }
+        Ok((positions, normals, uvs, tangents))
     }
 
     /// Places the default scene's nodes: after counting the instances the graph expands to
