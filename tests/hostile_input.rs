@@ -453,6 +453,12 @@ fn drive(target: Target, bytes: &[u8], folder: &Path) {
             let _ = wavetrace::scene::gltf::import_bytes(&path, bytes, &ImportOptions::default());
         }
         Target::Image => {
+            // OpenEXR also goes through the reader `wavetrace compare` uses for references.
+            if bytes.starts_with(&[0x76, 0x2F, 0x31, 0x01]) {
+                let path = folder.join(format!("fuzz-{:?}.exr", std::thread::current().id()));
+                std::fs::write(&path, bytes).unwrap();
+                let _ = wavetrace::film::read_exr(&path);
+            }
             if let Ok(image) = wavetrace::input::decode_image(bytes) {
                 let rgb = image.into_rgb32f();
                 let texels = rgb.pixels().map(|p| glam::Vec3::from_array(p.0)).collect();

@@ -12,7 +12,7 @@ use crate::interface::{
 };
 use crate::lights::{Leaves, LightTree};
 
-use super::{Environment, EnvironmentRadiance};
+use super::{Environment, EnvironmentMap, EnvironmentRadiance};
 
 /// Next-event estimation's chance of aiming at the environment when the scene has emissive
 /// triangles too. Their powers cannot be compared (the environment's depends on how much of
@@ -36,6 +36,35 @@ pub struct GpuEnvironment {
     map: Option<MapTables>,
 }
 
+/// Bytes per texel of the largest per-texel table (texels: 12, weights: 4; the tree's
+/// nodes bound it from above).
+const BYTES_PER_TEXEL_BOUND: u64 = 16;
+
+/// The map halved (2 x 2 box filter, which keeps its mean radiance) until its tables fit the
+/// device's largest allocation, with a warning; `None` when it fits as it is.
+fn fit_to_allocation(map: &EnvironmentMap, max_allocation_bytes: u64) -> Option<EnvironmentMap> {
+    let fits = |m: &EnvironmentMap| {
+        max_allocation_bytes == 0
+            || u64::from(m.width) * u64::from(m.height) * BYTES_PER_TEXEL_BOUND <= max_allocation_bytes
+    };
+    if fits(map) {
+        return None;
+    }
+    let mut fitted = map.halved();
+    while !fits(&fitted) && fitted.width > 1 && fitted.height > 1 {
+        fitted = fitted.halved();
+    }
+    log::warn!(
+        "{}: environment map of {}x{} is larger than this device allocates at once; used at {}x{}",
+        map.source.display(),
+        map.width,
+        map.height,
+        fitted.width,
+        fitted.height
+    );
+    Some(fitted)
+}
+
 impl GpuEnvironment {
     pub fn new(context: &Context, environment: Option<&Environment>) -> GpuResult<Self> {
         let Some(environment) = environment else {
@@ -55,6 +84,8 @@ impl GpuEnvironment {
                 map: None,
             },
             EnvironmentRadiance::Map(map) => {
+                let fitted = fit_to_allocation(map, context.adapter().capabilities.max_allocation_bytes);
+                let map = fitted.as_ref().unwrap_or(map);
                 let texels: Vec<[f32; 3]> = map.texels.iter().map(|t| t.to_array()).collect();
                 let pixels = u64::from(map.width) * u64::from(map.height);
                 Self {
@@ -124,5 +155,33 @@ impl GpuEnvironment {
             constants.environment_width = map.width;
             constants.environment_height = map.height;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::Vec3;
+
+    #[test]
+    fn a_map_too_large_to_allocate_is_halved_until_it_fits_keeping_its_mean() {
+        let (width, height) = (37, 21);
+        let texels: Vec<Vec3> = (0..width * height)
+            .map(|i| Vec3::new((i % 7) as f32, (i % 5) as f32 * 0.5, 1.0))
+            .collect();
+        let map = EnvironmentMap::from_texels(std::path::Path::new("sky.hdr"), width, height, texels).unwrap();
+        assert!(fit_to_allocation(&map, 0).is_none());
+        assert!(fit_to_allocation(&map, u64::from(width * height) * BYTES_PER_TEXEL_BOUND).is_none());
+        let limit = 60 * BYTES_PER_TEXEL_BOUND;
+        let fitted = fit_to_allocation(&map, limit).unwrap();
+        assert_eq!((fitted.width, fitted.height), (10, 6));
+        let mean = |m: &EnvironmentMap| m.texels.iter().copied().sum::<Vec3>() / m.texels.len() as f32;
+        // Edge texels of an odd size average fewer texels, so the means agree only closely.
+        assert!(
+            (mean(&map) - mean(&fitted)).abs().max_element() < 0.1,
+            "{} {}",
+            mean(&map),
+            mean(&fitted)
+        );
     }
 }

@@ -110,4 +110,36 @@ impl EnvironmentMap {
             warnings,
         })
     }
+
+    /// Half the size (rounded up), each texel the mean of the 2 x 2 (or fewer, at an odd edge)
+    /// it covers.
+    pub fn halved(&self) -> EnvironmentMap {
+        let (width, height) = (self.width.div_ceil(2), self.height.div_ceil(2));
+        let mut texels = Vec::with_capacity(width as usize * height as usize);
+        for y in 0..height {
+            for x in 0..width {
+                let mut sum = Vec3::ZERO;
+                let mut count = 0.0;
+                for (sx, sy) in [
+                    (2 * x, 2 * y),
+                    (2 * x + 1, 2 * y),
+                    (2 * x, 2 * y + 1),
+                    (2 * x + 1, 2 * y + 1),
+                ] {
+                    if sx < self.width && sy < self.height {
+                        sum += self.texels[(sy * self.width + sx) as usize];
+                        count += 1.0;
+                    }
+                }
+                texels.push(sum / count);
+            }
+        }
+        EnvironmentMap {
+            source: self.source.clone(),
+            width,
+            height,
+            texels,
+            warnings: self.warnings.clone(),
+        }
+    }
 }

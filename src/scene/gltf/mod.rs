@@ -240,14 +240,21 @@ impl Importer {
                 problem,
             };
             let (uri, data) = match buffer.source() {
-                gltf::buffer::Source::Bin => {
-                    let problem = if self.is_glb {
-                        "the GLB has no binary chunk (or a second buffer without a uri)"
-                    } else {
-                        "no uri: only a .glb's binary chunk may stand in for one"
-                    };
-                    let data = blob.take().ok_or_else(|| error("no uri", problem.into()))?;
+                gltf::buffer::Source::Bin if self.is_glb => {
+                    let data = blob.take().ok_or_else(|| {
+                        error(
+                            "GLB binary chunk",
+                            "the GLB has no binary chunk (or a second buffer without a uri)".into(),
+                        )
+                    })?;
                     ("GLB binary chunk", data)
+                }
+                gltf::buffer::Source::Bin => {
+                    self.warn(format!(
+                        "buffer {index} has no uri (only a .glb's binary chunk may go without): meshes that use it are skipped"
+                    ));
+                    buffers.push(None);
+                    continue;
                 }
                 gltf::buffer::Source::Uri(uri) => match uri::read(&self.path, uri, options) {
                     Ok(data) => (uri, data),
