@@ -120,6 +120,9 @@ impl AccelerationStructure {
 
 impl Drop for AccelerationStructure {
     fn drop(&mut self) {
+        if self.shared.busy_after_hang() {
+            return;
+        }
         // SAFETY: owners wait for the GPU work that uses a structure before dropping it.
         unsafe {
             self.shared

@@ -279,6 +279,9 @@ impl Buffer {
 
 impl Drop for Buffer {
     fn drop(&mut self) {
+        if self.shared.busy_after_hang() {
+            return;
+        }
         // SAFETY: owners wait for the GPU work that uses a buffer before dropping it
         // (run_once and the renderer's pass loop both wait on their tickets).
         unsafe { self.shared.device.destroy_buffer(self.raw, None) };

@@ -278,6 +278,18 @@ impl Shared {
         self.hung.load(Ordering::Acquire)
     }
 
+    /// Whether, after a hang, the GPU still runs submitted work: objects it may use must then
+    /// be leaked, not destroyed (destroying them is invalid, and lavapipe blocks on it until
+    /// the work ends). Does not wait.
+    pub(crate) fn busy_after_hang(&self) -> bool {
+        if !self.is_hung() {
+            return false;
+        }
+        // SAFETY: the semaphore is alive for as long as `self`.
+        let reached = unsafe { self.device.get_semaphore_counter_value(self.timeline) }.unwrap_or(0);
+        reached < self.last_submitted.load(Ordering::Acquire)
+    }
+
     /// After a hang, whether `ticket` is reached within a second (a timed-out wait need not
     /// mean that the GPU is stuck: the ticket may have been one never submitted).
     pub(crate) fn finishes_soon(&self, ticket: SubmitTicket) -> bool {

@@ -179,6 +179,9 @@ fn color_range(levels: u32) -> vk::ImageSubresourceRange {
 
 impl Drop for Image {
     fn drop(&mut self) {
+        if self.shared.busy_after_hang() {
+            return;
+        }
         // SAFETY: owners wait for the GPU work that uses an image before dropping it.
         unsafe {
             self.shared.device.destroy_image_view(self.view, None);

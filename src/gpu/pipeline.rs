@@ -139,6 +139,9 @@ impl<P: Pod> ComputePipeline<P> {
 
 impl<P: Pod> Drop for ComputePipeline<P> {
     fn drop(&mut self) {
+        if self.shared.busy_after_hang() {
+            return;
+        }
         // SAFETY: owners wait for the command buffers that use a pipeline before dropping it.
         unsafe {
             self.shared.device.destroy_pipeline(self.raw, None);

@@ -150,6 +150,9 @@ impl Profiler {
 
 impl Drop for Profiler {
     fn drop(&mut self) {
+        if self.shared.busy_after_hang() {
+            return;
+        }
         // SAFETY: owners wait for the recordings that use the pool before dropping it.
         unsafe { self.shared.device.destroy_query_pool(self.pool, None) };
     }

@@ -298,6 +298,9 @@ impl Drop for PipelineGuard<'_> {
 
 impl<P: Pod> Drop for RayTracingPipeline<P> {
     fn drop(&mut self) {
+        if self.shared.busy_after_hang() {
+            return;
+        }
         // SAFETY: owners wait for the command buffers that use a pipeline before dropping it.
         unsafe {
             self.shared.device.destroy_pipeline(self.raw, None);

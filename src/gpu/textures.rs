@@ -269,6 +269,9 @@ fn create_sampler(shared: &Shared, desc: &SamplerDesc) -> GpuResult<vk::Sampler>
 
 impl Drop for TextureSet {
     fn drop(&mut self) {
+        if self.shared.busy_after_hang() {
+            return;
+        }
         // SAFETY: owners wait for the GPU work that samples the set before dropping it.
         unsafe {
             self.shared.device.destroy_descriptor_pool(self.pool, None);

@@ -422,6 +422,22 @@ impl Importer {
         }))
     }
 
+    /// The vertex attribute `semantic` as vectors of `N` floats, if the primitive has it.
+    fn attribute<const N: usize, V: From<[f32; N]>>(
+        &self,
+        label: &str,
+        primitive: &gltf::Primitive,
+        semantic: gltf::Semantic,
+        buffers: &Buffers,
+    ) -> Result<Option<Vec<V>>, SceneError> {
+        let Some(accessor) = primitive.get(&semantic) else {
+            return Ok(None);
+        };
+        let values = accessor::read_floats::<N>(&accessor, buffers)
+            .map_err(|problem| self.mesh_error(label, format!("{}: {problem}", semantic.to_string())))?;
+        Ok(Some(values.into_iter().map(V::from).collect()))
+    }
+
     /// POSITION, NORMAL, TEXCOORD_0 and TANGENT, each as long as POSITION.
     fn vertex_attributes(
         &self,
@@ -429,46 +445,14 @@ impl Importer {
         primitive: &gltf::Primitive,
         buffers: &Buffers,
     ) -> Result<VertexAttributes, SceneError> {
-        let error = |what: &str, problem: String| self.mesh_error(label, format!("{what}: {problem}"));
-        let positions: Vec<Vec3> = match primitive.get(&gltf::Semantic::Positions) {
-            Some(accessor) => accessor::read_floats::<3>(&accessor, buffers)
-                .map_err(|p| error("POSITION", p))?
-                .into_iter()
-                .map(Vec3::from_array)
-                .collect(),
-            None => return Err(self.mesh_error(label, "primitive has no POSITION attribute".into())),
-        };
+        use gltf::Semantic;
+        let positions: Vec<Vec3> = self
+            .attribute::<3, _>(label, primitive, Semantic::Positions, buffers)?
+            .ok_or_else(|| self.mesh_error(label, "primitive has no POSITION attribute".into()))?;
         let vertex_count = positions.len();
-        let normals: Option<Vec<Vec3>> = match primitive.get(&gltf::Semantic::Normals) {
-            Some(a) => Some(
-                accessor::read_floats::<3>(&a, buffers)
-                    .map_err(|p| error("NORMAL", p))?
-                    .into_iter()
-                    .map(Vec3::from_array)
-                    .collect(),
-            ),
-            None => None,
-        };
-        let uvs: Option<Vec<Vec2>> = match primitive.get(&gltf::Semantic::TexCoords(0)) {
-            Some(a) => Some(
-                accessor::read_floats::<2>(&a, buffers)
-                    .map_err(|p| error("TEXCOORD_0", p))?
-                    .into_iter()
-                    .map(Vec2::from_array)
-                    .collect(),
-            ),
-            None => None,
-        };
-        let tangents: Option<Vec<Vec4>> = match primitive.get(&gltf::Semantic::Tangents) {
-            Some(a) => Some(
-                accessor::read_floats::<4>(&a, buffers)
-                    .map_err(|p| error("TANGENT", p))?
-                    .into_iter()
-                    .map(Vec4::from_array)
-                    .collect(),
-            ),
-            None => None,
-        };
+        let normals: Option<Vec<Vec3>> = self.attribute::<3, _>(label, primitive, Semantic::Normals, buffers)?;
+        let uvs: Option<Vec<Vec2>> = self.attribute::<2, _>(label, primitive, Semantic::TexCoords(0), buffers)?;
+        let tangents: Option<Vec<Vec4>> = self.attribute::<4, _>(label, primitive, Semantic::Tangents, buffers)?;
         for (name, count) in [
             ("NORMAL", normals.as_ref().map(Vec::len)),
             ("TEXCOORD_0", uvs.as_ref().map(Vec::len)),
