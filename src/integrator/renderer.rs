@@ -56,9 +56,10 @@ fn check_settings(settings: &RenderSettings, context: &Context) -> GpuResult<()>
     }
     if u64::from(settings.width) * u64::from(settings.height) > u64::from(u32::MAX / 3) {
         return invalid(format!(
-            "{}x{}: at most {} pixels are supported",
+            "an image of {}x{} is {} pixels; at most {} are supported",
             settings.width,
             settings.height,
+            u64::from(settings.width) * u64::from(settings.height),
             u32::MAX / 3
         ));
     }
