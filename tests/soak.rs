@@ -34,7 +34,8 @@ fn a_long_render_keeps_its_memory_flat() {
         })
         .unwrap();
     assert!(image.pixels.iter().flatten().all(|c| c.is_finite()));
-    samples.push((1.0, resident_bytes()));
+    // No sample after the render: reading the image back maps a staging block (64 MiB of
+    // host-visible memory on the H100), once, which is not the render's.
     // Past the first tenth (allocations that happen once), resident memory may not grow.
     let settled: Vec<u64> = samples
         .iter()
@@ -51,9 +52,15 @@ fn a_long_render_keeps_its_memory_flat() {
         peak as f64 / 1048576.0
     );
     assert!(samples.len() >= 5, "progress was reported {} times", samples.len());
+    let curve: Vec<String> = samples
+        .iter()
+        .step_by(5)
+        .map(|(at, bytes)| format!("{:.0}%: {:.1} MiB", at * 100.0, *bytes as f64 / 1048576.0))
+        .collect();
+    println!("soak: resident memory {}", curve.join(", "));
     assert!(
-        last <= first + (8 << 20),
-        "resident memory grew from {first} to {last} bytes over the render"
+        last <= first + (4 << 20),
+        "resident memory grew from {first} to {last} bytes over the second half: {curve:?}"
     );
     drop(renderer);
     gpu.finish();

@@ -29,10 +29,12 @@ use super::wavefront::path_state::{self, PathState, Sorts};
 use super::wavefront::Wavefront;
 use kernels::{BdptKernels, Recording};
 
-/// Path slots by default: as many as camera paths, within these bounds and an eighth of
-/// device memory (a slot keeps `max_depth` light vertices and shadow paths). Fewer, fuller
-/// batches pay: on the H100 (Cornell box, 1024^2, 256 spp, depth 8) 2^20 slots rendered 114.8
-/// Msamples/s, 2^22 129.5, the memory bound's 7.3 M 130.1 and 2^23 132.6 (docs/BENCHMARKS.md).
+/// Path slots by default: as many as camera paths, within these bounds, an eighth of device
+/// memory (a slot keeps `max_depth` light vertices and shadow paths) and the device's largest
+/// allocation for the light vertices (4 GiB on the H100: 4.19 M slots at depth 8). Fewer,
+/// fuller batches pay: on the H100 (Cornell box, 1024^2, 256 spp, depth 8) 2^20 slots rendered
+/// 114.8 Msamples/s, 2^22 129.5, 7.3 M 130.1 and 2^23 132.6 (docs/BENCHMARKS.md), the last two
+/// in one buffer larger than the driver's maxMemoryAllocationSize, which it allowed.
 const MIN_DEFAULT_SLOTS: u32 = 1 << 16;
 const MAX_DEFAULT_SLOTS: u32 = 1 << 23;
 /// Camera paths a submission covers at least (several batches when slots are few), so that
@@ -115,8 +117,16 @@ impl Bdpt {
         Self::check(settings)?;
         let max_depth = settings.max_depth;
         let slots = settings.path_slots.unwrap_or_else(|| {
-            let by_memory = context.adapter().capabilities.device_local_bytes / 8 / bytes_per_slot(max_depth);
+            let capabilities = &context.adapter().capabilities;
+            let by_memory = capabilities.device_local_bytes / 8 / bytes_per_slot(max_depth);
+            // The light vertices are one buffer, which must stay within one allocation.
+            let vertex_bytes = u64::from(max_depth) * std::mem::size_of::<LightVertex>() as u64;
+            let by_allocation = match capabilities.max_allocation_bytes {
+                0 => u64::MAX,
+                limit => limit / vertex_bytes,
+            };
             by_memory
+                .min(by_allocation)
                 .clamp(u64::from(MIN_DEFAULT_SLOTS), u64::from(MAX_DEFAULT_SLOTS))
                 .min(camera_paths.max(1)) as u32
         });
