@@ -170,6 +170,10 @@ fn valid_files_the_strict_model_refuses_are_taken_with_warnings() {
         scene.lights[0].kind,
         wavetrace::scene::PunctualKind::Spot { .. }
     ));
+    // Renumbering leaves a dangling reference dangling, for validation to name.
+    document["nodes"][1]["extensions"] = json!({"KHR_lights_punctual": {"light": 7}});
+    let error = load(&dir, "dangling-light.gltf", &document).unwrap_err();
+    assert!(error.contains("nodes[1]") && error.contains("out of range"), "{error}");
 
     // A texture without a source (an extension's image) before the one in use.
     let mut document = hostile::base_scene();

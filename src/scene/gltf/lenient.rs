@@ -150,8 +150,9 @@ fn drop_unknown_lights(root: &mut Map<String, Value>, warnings: &mut Vec<String>
             .get("KHR_lights_punctual")
             .and_then(|l| l.get("light"))
             .and_then(Value::as_u64);
-        match old.map(|old| renumbered.get(old as usize).copied().flatten()) {
-            Some(Some(new)) => extensions["KHR_lights_punctual"]["light"] = Value::from(new),
+        // An index out of range is left for validation to name.
+        match old.and_then(|old| renumbered.get(old as usize)) {
+            Some(Some(new)) => extensions["KHR_lights_punctual"]["light"] = Value::from(*new),
             Some(None) => {
                 extensions.remove("KHR_lights_punctual");
             }
