@@ -66,6 +66,22 @@ fn bytes_per_slot(max_depth: u32) -> u64 {
         + 4
 }
 
+/// The default slot count (see `MIN_DEFAULT_SLOTS`).
+fn default_slots(context: &Context, max_depth: u32, camera_paths: u64) -> u32 {
+    let capabilities = &context.adapter().capabilities;
+    let by_memory = capabilities.device_local_bytes / 8 / bytes_per_slot(max_depth);
+    // The light vertices are one buffer, which must stay within one allocation.
+    let vertex_bytes = u64::from(max_depth) * std::mem::size_of::<LightVertex>() as u64;
+    let by_allocation = match capabilities.max_allocation_bytes {
+        0 => u64::MAX,
+        limit => limit / vertex_bytes,
+    };
+    by_memory
+        .min(by_allocation)
+        .clamp(u64::from(MIN_DEFAULT_SLOTS), u64::from(MAX_DEFAULT_SLOTS))
+        .min(camera_paths.max(1)) as u32
+}
+
 pub struct Bdpt {
     state: PathState,
     light_vertices: Buffer,
@@ -116,20 +132,9 @@ impl Bdpt {
         } = *setup;
         Self::check(settings)?;
         let max_depth = settings.max_depth;
-        let slots = settings.path_slots.unwrap_or_else(|| {
-            let capabilities = &context.adapter().capabilities;
-            let by_memory = capabilities.device_local_bytes / 8 / bytes_per_slot(max_depth);
-            // The light vertices are one buffer, which must stay within one allocation.
-            let vertex_bytes = u64::from(max_depth) * std::mem::size_of::<LightVertex>() as u64;
-            let by_allocation = match capabilities.max_allocation_bytes {
-                0 => u64::MAX,
-                limit => limit / vertex_bytes,
-            };
-            by_memory
-                .min(by_allocation)
-                .clamp(u64::from(MIN_DEFAULT_SLOTS), u64::from(MAX_DEFAULT_SLOTS))
-                .min(camera_paths.max(1)) as u32
-        });
+        let slots = settings
+            .path_slots
+            .unwrap_or_else(|| default_slots(context, max_depth, camera_paths));
         // Shadow paths and each plane of light vertices (a vec4 per shadow slot) are indexed
         // by 32-bit offsets in the shaders, which stay below 4 GiB within this bound.
         let shadow_slots = u64::from(slots) * u64::from(max_depth);

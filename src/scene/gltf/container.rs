@@ -21,10 +21,7 @@ pub(super) fn split(bytes: &[u8]) -> Result<Container<'_>, String> {
             is_glb: false,
         });
     }
-    let word = |at: usize| -> Option<u32> {
-        let end = at.checked_add(4)?;
-        bytes.get(at..end).map(|w| u32::from_le_bytes(w.try_into().unwrap()))
-    };
+    let word = |at: usize| bytes.get(at..at.checked_add(4)?).map(le_u32);
     let (Some(version), Some(length)) = (word(4), word(8)) else {
         return Err(format!(
             "GLB file of {} bytes, shorter than the 12-byte GLB header (truncated)",
@@ -54,8 +51,8 @@ pub(super) fn split(bytes: &[u8]) -> Result<Container<'_>, String> {
                 chunks.len()
             )
         })?;
-        let chunk_length = u32::from_le_bytes(header[..4].try_into().unwrap()) as usize;
-        let chunk_type = u32::from_le_bytes(header[4..].try_into().unwrap());
+        let chunk_length = le_u32(&header[..4]) as usize;
+        let chunk_type = le_u32(&header[4..]);
         let start = at + 8;
         let data = start
             .checked_add(chunk_length)
@@ -87,4 +84,9 @@ pub(super) fn split(bytes: &[u8]) -> Result<Container<'_>, String> {
         blob,
         is_glb: true,
     })
+}
+
+/// A little-endian u32 from four bytes.
+fn le_u32(bytes: &[u8]) -> u32 {
+    u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])
 }
