@@ -276,8 +276,6 @@ fn render(args: &RenderArgs) -> Result<(), String> {
                 output.display()
             ));
         }
-    }
-    for output in &args.output {
         let folder = output
             .parent()
             .filter(|p| !p.as_os_str().is_empty())

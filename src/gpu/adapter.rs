@@ -408,7 +408,6 @@ fn query_features(vki: &ash::Instance, raw: vk::PhysicalDevice, api: u32, has: &
     }
 }
 
-/// The properties wavetrace reads beyond the core limits.
 /// Combined image samplers one stage may see: the least of the limits that bound them.
 fn sampled_image_limit(limits: &vk::PhysicalDeviceLimits) -> u32 {
     limits
@@ -419,6 +418,7 @@ fn sampled_image_limit(limits: &vk::PhysicalDeviceLimits) -> u32 {
         .min(limits.max_per_stage_resources)
 }
 
+/// The properties wavetrace reads beyond the core limits.
 struct PropertyValues {
     /// Subgroup operations compute shaders have (none if compute has no subgroups).
     compute_subgroup_ops: vk::SubgroupFeatureFlags,

@@ -344,8 +344,9 @@ impl CommandBuffer {
 impl Drop for CommandBuffer {
     fn drop(&mut self) {
         if let Some(ticket) = self.last_ticket {
+            // After a hang no wait is taken: the buffer's submission has finished or it has not.
             let finished = if self.shared.is_hung() {
-                self.shared.finishes_soon(ticket)
+                self.shared.reached(ticket)
             } else {
                 let context = Context {
                     shared: Arc::clone(&self.shared),

@@ -282,12 +282,13 @@ impl Shared {
     /// be leaked, not destroyed (destroying them is invalid, and lavapipe blocks on it until
     /// the work ends). Does not wait.
     pub(crate) fn busy_after_hang(&self) -> bool {
-        if !self.is_hung() {
-            return false;
-        }
+        self.is_hung() && !self.reached(SubmitTicket(self.last_submitted.load(Ordering::Acquire)))
+    }
+
+    /// Whether the GPU has passed `ticket`, without waiting.
+    pub(crate) fn reached(&self, ticket: SubmitTicket) -> bool {
         // SAFETY: the semaphore is alive for as long as `self`.
-        let reached = unsafe { self.device.get_semaphore_counter_value(self.timeline) }.unwrap_or(0);
-        reached < self.last_submitted.load(Ordering::Acquire)
+        unsafe { self.device.get_semaphore_counter_value(self.timeline) }.is_ok_and(|value| value >= ticket.0)
     }
 
     /// After a hang, whether `ticket` is reached within a second (a timed-out wait need not
