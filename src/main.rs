@@ -75,9 +75,11 @@ struct RenderArgs {
     /// each whole path (the baseline); bdpt: bidirectional path tracing on the wavefront.
     #[arg(long, value_enum, default_value_t = IntegratorArg::Wavefront)]
     integrator: IntegratorArg,
-    /// How next-event estimation picks a light: tree (by power, GPU-built tree), cdf (by
-    /// power, flat CDF from the tree), cpu-cdf (by power, CDF summed on the CPU), uniform.
-    #[arg(long, default_value = "tree", value_parser = parse_light_selection)]
+    /// How next-event estimation picks a light: bvh (by importance at the shading point,
+    /// GPU-built light BVH), cpu-bvh (the same, tree built on the CPU by SAOH), tree (by
+    /// power, GPU-built tree), cdf (by power, flat CDF from the tree), cpu-cdf (by power, CDF
+    /// summed on the CPU), uniform.
+    #[arg(long, default_value = "bvh", value_parser = parse_light_selection)]
     lights: LightSelection,
     /// Rebuild the lights' selection structure at the start of every pass (megakernel) or
     /// scheduler submission (wavefront), as changing emission would, so that --stats shows its

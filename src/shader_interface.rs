@@ -51,6 +51,21 @@ gpu_constants! {
     const LIGHT_SELECTION_TREE: u32 = 0;
     const LIGHT_SELECTION_CDF: u32 = 1;
     const LIGHT_SELECTION_UNIFORM: u32 = 2;
+    /// By importance at the shading point, descending the light BVH (light_bvh.glsl).
+    const LIGHT_SELECTION_BVH: u32 = 3;
+    /// `GpuLightBvhNode::children.y` of a leaf (its `children.x` is the light).
+    const LIGHT_BVH_LEAF: u32 = 0xffff_ffff;
+    /// The parent of the light BVH's root.
+    const LIGHT_BVH_NO_PARENT: u32 = 0xffff_ffff;
+    /// Threads per workgroup of the light BVH's build kernels.
+    const LIGHT_BVH_GROUP: u32 = 256;
+    /// The radix sort (primitives/radix_sort.rs): digits of RADIX_BITS bits, workgroups of
+    /// RADIX_GROUP threads each ranking RADIX_ITEMS_PER_THREAD items of a tile.
+    const RADIX_BITS: u32 = 8;
+    const RADIX_BUCKETS: u32 = 1 << RADIX_BITS;
+    const RADIX_GROUP: u32 = 256;
+    const RADIX_ITEMS_PER_THREAD: u32 = 8;
+    const RADIX_TILE: u32 = RADIX_GROUP * RADIX_ITEMS_PER_THREAD;
     /// `instance_light_offset` of an instance that emits nothing.
     const NOT_A_LIGHT: u32 = 0xffff_ffff;
     /// `GpuPunctualLight::kind`.
@@ -278,6 +293,9 @@ gpu_structs! {
         hits: u64,
         path_pixels: u64,
         path_samples: u64,
+        // The normal of the light sampler's context where each path sampled its direction
+        // (light_bvh.glsl's encode_light_normal).
+        light_normals: u64,
         // Queues (`integrator::kernel_graph`): counters, then each kernel's list of slots.
         queues: u64,
         kernel_counters: u64,
@@ -303,8 +321,13 @@ gpu_structs! {
         instance_light_offset: u64,
         light_tree: u64,
         light_cdf: u64,
+        // The light BVH (LIGHT_SELECTION_BVH): its nodes, each node's parent and each light's
+        // node; its lights are the `light_count` triangles, then the punctual lights.
+        light_bvh: u64,
+        light_bvh_parents: u64,
+        light_bvh_leaf_of: u64,
         light_count: u32,
-        // `LightSelection`: 0 power tree walk, 1 power CDF binary search, 2 uniform.
+        // `LightSelection`: 0 power tree walk, 1 power CDF binary search, 2 uniform, 3 BVH.
         light_selection: u32,
         light_tree_arity: u32,
         camera_origin: Vec3,
@@ -496,6 +519,97 @@ gpu_structs! {
         cdf: u64,
         count: u32,
         pad0: u32,
+    }
+
+    /// Push constants of the radix sort's passes (`primitives/radix_count`, `radix_scatter`):
+    /// `count` (key, value) pairs sorted by the digit at bit `shift` from the `_in` arrays to
+    /// the `_out` ones. `histograms` holds a count per digit and tile, digit-major, and
+    /// `scanned` its inclusive prefix sum.
+    struct RadixSortPush {
+        keys_in: u64,
+        values_in: u64,
+        keys_out: u64,
+        values_out: u64,
+        histograms: u64,
+        scanned: u64,
+        count: u32,
+        shift: u32,
+        tiles: u32,
+        pad0: u32,
+    }
+
+    /// One node of the light BVH (light_bvh.glsl): the spatial bounds of its emitters, their
+    /// summed `power` (the importance's scale: radiance x area for a triangle, intensity for
+    /// a point or spot light), and the cone of their normals (`axis`, cos_theta_o) widened by
+    /// how far off the normal they emit (cos_theta_e), after Conty Estevez and Kulla 2018. An
+    /// interior node's `children` are node indices; a leaf's are (light, LIGHT_BVH_LEAF).
+    struct GpuLightBvhNode {
+        lower: Vec3,
+        power: f32,
+        upper: Vec3,
+        cos_theta_o: f32,
+        axis: Vec3,
+        cos_theta_e: f32,
+        children: UVec2,
+        pad0: u32,
+        pad1: u32,
+    }
+
+    /// Push constants of the light BVH's build (`lights/bvh_*`). Leaves: light `i` below
+    /// `triangle_count` is the triangle that `map` names, above it punctual light
+    /// `i - triangle_count`; each leaf's node goes to `leaves`, its sort key (a Morton code of
+    /// its centre in the grid from `grid_lower` with `grid_scale` cells a unit, under
+    /// `direction_bits` of its normal's direction bucket) to `keys` and its index to
+    /// `values`. After the sort, `keys`/`values` are in order; `nodes` receives the tree
+    /// (interior nodes first, then the leaves in sorted order), `parents` each node's parent,
+    /// `leaf_of` each light's node; `counters` are the bottom-up pass's arrival counters.
+    struct LightBvhPush {
+        map: u64,
+        positions: u64,
+        indices: u64,
+        instances: u64,
+        meshes: u64,
+        materials: u64,
+        punctual_lights: u64,
+        leaves: u64,
+        keys: u64,
+        values: u64,
+        nodes: u64,
+        parents: u64,
+        leaf_of: u64,
+        counters: u64,
+        grid_lower: Vec3,
+        triangle_count: u32,
+        grid_scale: Vec3,
+        count: u32,
+        direction_bits: u32,
+        pad0: u32,
+    }
+
+    /// Push constants of `diagnostics/light_bvh_probe`: for each of `points` shading points
+    /// (`GpuLightBvhProbePoint`), `draws` BVH samples into `choices` (light, or !0), and the
+    /// probability of each of `lights` lights into `probabilities` (points x lights).
+    struct LightBvhProbePush {
+        nodes: u64,
+        parents: u64,
+        leaf_of: u64,
+        points: u64,
+        choices: u64,
+        probabilities: u64,
+        lights: u32,
+        draws: u32,
+        seed: u32,
+        spatial: u32,
+        points_count: u32,
+        pad0: u32,
+    }
+
+    /// A shading point of the probe: where, and the normal of its hemisphere (zero: none).
+    struct GpuLightBvhProbePoint {
+        position: Vec3,
+        pad0: u32,
+        normal: Vec3,
+        pad1: u32,
     }
 
     /// A KHR_lights_punctual light in world space (PUNCTUAL_* in lights.glsl): where it is,

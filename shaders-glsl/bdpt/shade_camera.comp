@@ -64,7 +64,7 @@ void main() {
         }
         mis_arrive(mis, hit.t, abs(dot(surface.n, direction)));
         if (surface.front && luminance(material.emission) > 0.0) {
-            float position_pdf = light_hit_area_density(c, hit.instance, hit.primitive, 0.5 * length(surface.normal));
+            float position_pdf = light_hit_area_density(c, power_context(), hit.instance, hit.primitive, 0.5 * length(surface.normal));
             float emission_pdf = position_pdf * max(-dot(surface.n, direction), 0.0) / PI;
             emitted = throughput.xyz * material_emission(material, surface.uv, surface.log_footprint)
                       * light_hit_weight(c, mis, t, position_pdf, emission_pdf);
@@ -81,7 +81,7 @@ void main() {
             vec2 u_point = vec2(wt_random(c.seed, pixel, sample_index, dimension_bounce, 3),
                                 wt_random(c.seed, pixel, sample_index, dimension_bounce, 4));
             LightSample light;
-            if (connects && strategy_wanted(c, 1, t) && sample_direct_light(c, u_light, u_point, light)) {
+            if (connects && strategy_wanted(c, 1, t) && sample_direct_light(c, power_context(), u_light, u_point, light)) {
                 vec3 towards = light.at_infinity ? light.point_or_direction : light.point_or_direction - surface.point;
                 vec3 shadow_origin = leaving_point(v, towards);
                 vec3 wl;

@@ -55,7 +55,7 @@ vec2 sample_concentric_disk(vec2 u) {
 bool sample_emission(PassConstants c, float u_light, vec2 u_point, vec2 u_direction, out EmissionSample e) {
     e = EmissionSample(vec3(0.0), vec3(0.0, 0.0, 1.0), vec3(0.0), 0.0, 0.0, 1.0, false, false, vec3(0.0), 0.0);
     LightSample s;
-    if (!sample_direct_light(c, u_light, u_point, s)) {
+    if (!sample_direct_light(c, power_context(), u_light, u_point, s)) {
         return false;
     }
     vec3 t;

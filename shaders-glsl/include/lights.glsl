@@ -1,13 +1,15 @@
 // Next-event estimation's light choice: the environment with probability
 // `environment_choice`, else a light (an emissive triangle) by the pass's selection strategy
-// (light_tree.glsl), then a uniform point on it; and, for a light that a path hits by BSDF
-// sampling, the density with which this would have chosen the same point, from the same
-// stored tree, for the MIS weight.
+// (light_tree.glsl, or light_bvh.glsl by importance at the shading point `ctx`), then a
+// uniform point on it; and, for a light that a path hits by BSDF sampling, the density with
+// which this would have chosen the same point from the same context, from the same stored
+// tree, for the MIS weight.
 #ifndef WAVETRACE_LIGHTS_GLSL
 #define WAVETRACE_LIGHTS_GLSL
 
 #include "scene.glsl"
 #include "light_tree.glsl"
+#include "light_bvh.glsl"
 #include "environment.glsl"
 #include "textures.glsl"
 
@@ -17,18 +19,15 @@ layout(buffer_reference, scalar) readonly buffer FirstLights { uint v[]; };
 
 // A point on a light: where, its front normal, its radiance, and its density per unit area
 // (selection probability over the triangle's area). False when no light can be chosen.
-bool sample_light(PassConstants c, float u_light, vec2 u_point, out vec3 position, out vec3 normal,
+bool sample_light(PassConstants c, uint light, float probability, vec2 u_point, out vec3 position, out vec3 normal,
                   out vec3 radiance, out float area_density) {
     position = vec3(0.0);
     normal = vec3(0.0);
     radiance = vec3(0.0);
     area_density = 0.0;
-    uint light = light_select(c.light_selection, c.light_tree, c.light_cdf, c.light_count, c.light_tree_arity, u_light);
     if (light >= c.light_count) {
         return false;
     }
-    float probability =
-        light_selection_probability(c.light_selection, c.light_tree, c.light_cdf, c.light_count, c.light_tree_arity, light);
     uvec2 entry = LightMap(c.light_map).v[light];
     WorldTriangle emitter = world_triangle(c.positions, c.indices, c.instances, c.meshes, entry.x, entry.y);
     vec3 front = cross(emitter.p1 - emitter.p0, emitter.p2 - emitter.p0);
@@ -56,13 +55,16 @@ bool sample_light(PassConstants c, float u_light, vec2 u_point, out vec3 positio
 
 // The density per unit area with which sample_light picks a point on `triangle` of
 // `instance` (of world-space `area`); 0 for a triangle that is not a light.
-float light_hit_area_density(PassConstants c, uint instance, uint triangle, float area) {
+// `ctx`: where the path was when it sampled the direction that hit the light.
+float light_hit_area_density(PassConstants c, LightContext ctx, uint instance, uint triangle, float area) {
     uint first = FirstLights(c.instance_light_offset).v[instance];
     if (c.light_count == 0 || first == NOT_A_LIGHT || !(area > 0.0)) {
         return 0.0;
     }
-    float probability = light_selection_probability(c.light_selection, c.light_tree, c.light_cdf, c.light_count,
-                                                    c.light_tree_arity, first + triangle);
+    float probability = c.light_selection == LIGHT_SELECTION_BVH
+        ? light_bvh_probability(c.light_bvh, c.light_bvh_parents, c.light_bvh_leaf_of, ctx, first + triangle)
+        : light_selection_probability(c.light_selection, c.light_tree, c.light_cdf, c.light_count,
+                                      c.light_tree_arity, first + triangle);
     return (1.0 - c.environment_choice) * (1.0 - c.punctual_choice) * probability / area;
 }
 
@@ -83,7 +85,20 @@ struct LightSample {
     uint punctual;
 };
 
-bool sample_direct_light(PassConstants c, float u_light, vec2 u_point, out LightSample s) {
+// A punctual light as a LightSample, chosen with probability `choice`.
+void punctual_light_sample(PassConstants c, uint index, float choice, out LightSample s) {
+    GpuPunctualLight light = PunctualLights(c.punctual_lights).v[index];
+    s.punctual = index;
+    s.delta = true;
+    s.at_infinity = light.kind == PUNCTUAL_DIRECTIONAL;
+    s.point_or_direction = s.at_infinity ? -light.direction : light.position;
+    s.radiance = light.intensity;
+    s.normal = vec3(0.0);
+    s.pdf = choice;
+}
+
+// `ctx`: the shading point, for the light BVH; the other strategies ignore it.
+bool sample_direct_light(PassConstants c, LightContext ctx, float u_light, vec2 u_point, out LightSample s) {
     s = LightSample(vec3(0.0, 1.0, 0.0), false, vec3(0.0), 0.0, vec3(0.0), false, 0u);
     float p_environment = c.environment_choice;
     if (HAS_ENVIRONMENT && u_light < p_environment) {
@@ -99,26 +114,46 @@ bool sample_direct_light(PassConstants c, float u_light, vec2 u_point, out Light
     u_light = min((u_light - p_environment) / (1.0 - p_environment), float_below(1.0));
     float p_punctual = c.punctual_choice;
     if (HAS_PUNCTUAL_LIGHTS && u_light < p_punctual) {
-        // By the CDF over their powers (light_tree.glsl's flat-CDF sampler).
-        s.punctual = light_cdf_sample(c.punctual_cdf, c.punctual_count, min(u_light / p_punctual, float_below(1.0)));
-        float probability = light_cdf_probability(c.punctual_cdf, c.punctual_count, s.punctual);
-        GpuPunctualLight light = PunctualLights(c.punctual_lights).v[s.punctual];
-        s.delta = true;
-        s.at_infinity = light.kind == PUNCTUAL_DIRECTIONAL;
-        s.point_or_direction = s.at_infinity ? -light.direction : light.position;
-        s.radiance = light.intensity;
-        s.pdf = (1.0 - p_environment) * p_punctual * probability;
+        // By the CDF over their powers (light_tree.glsl's flat-CDF sampler); with the light
+        // BVH, the CDF holds only the directional lights, the others being in the BVH.
+        uint index = light_cdf_sample(c.punctual_cdf, c.punctual_count, min(u_light / p_punctual, float_below(1.0)));
+        float probability = light_cdf_probability(c.punctual_cdf, c.punctual_count, index);
+        punctual_light_sample(c, index, (1.0 - p_environment) * p_punctual * probability, s);
         return s.pdf > 0.0;
     }
-    if (c.light_count == 0) {
+    bool bvh = c.light_selection == LIGHT_SELECTION_BVH;
+    if (bvh ? c.light_bvh == 0ul : c.light_count == 0) {
         return false;
     }
     u_light = min((u_light - p_punctual) / (1.0 - p_punctual), float_below(1.0));
+    float share = (1.0 - p_environment) * (1.0 - p_punctual);
+    uint light;
+    float probability;
+    if (bvh) {
+        light = light_bvh_sample(c.light_bvh, 0xffffffffu, ctx, u_light, probability);
+        if (light == 0xffffffffu) {
+            return false;
+        }
+        if (light >= c.light_count) {
+            if (!HAS_PUNCTUAL_LIGHTS) {
+                return false;
+            }
+            punctual_light_sample(c, light - c.light_count, share * probability, s);
+            return s.pdf > 0.0;
+        }
+    } else {
+        light = light_select(c.light_selection, c.light_tree, c.light_cdf, c.light_count, c.light_tree_arity, u_light);
+        if (light >= c.light_count) {
+            return false;
+        }
+        probability = light_selection_probability(c.light_selection, c.light_tree, c.light_cdf, c.light_count,
+                                                  c.light_tree_arity, light);
+    }
     float area_density;
-    if (!sample_light(c, u_light, u_point, s.point_or_direction, s.normal, s.radiance, area_density)) {
+    if (!sample_light(c, light, probability, u_point, s.point_or_direction, s.normal, s.radiance, area_density)) {
         return false;
     }
-    s.pdf = (1.0 - p_environment) * (1.0 - p_punctual) * area_density;
+    s.pdf = share * area_density;
     return s.pdf > 0.0;
 }
 

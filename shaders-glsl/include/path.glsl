@@ -67,8 +67,8 @@ struct ShadowRay {
 // Returns whether the path goes on, with `origin`, `direction` and `throughput` its next
 // segment.
 bool shade_hit(PassConstants c, uint pixel, uint sample_index, uint bounce, HitRecord hit, inout vec3 origin,
-               inout vec3 direction, inout vec4 throughput, out vec3 emitted, out bool has_shadow,
-               out ShadowRay shadow) {
+               inout vec3 direction, inout vec4 throughput, inout uint light_normal, out vec3 emitted,
+               out bool has_shadow, out ShadowRay shadow) {
     emitted = vec3(0.0);
     has_shadow = false;
     shadow = ShadowRay(vec3(0.0), 0.0, vec3(0.0), vec3(0.0));
@@ -83,7 +83,11 @@ bool shade_hit(PassConstants c, uint pixel, uint sample_index, uint bounce, HitR
     if (surface.front && luminance(material.emission) > 0.0) {
         float weight = 1.0;
         if (last_bsdf_pdf > 0.0) {
-            float area_density = light_hit_area_density(c, hit.instance, hit.primitive, 0.5 * length(surface.normal));
+            // The context the light sampler had where this direction was sampled: the ray's
+            // origin and the normal the path kept.
+            LightContext before = LightContext(origin, decode_light_normal(light_normal), true);
+            float area_density =
+                light_hit_area_density(c, before, hit.instance, hit.primitive, 0.5 * length(surface.normal));
             float light_pdf = area_density * hit.t * hit.t / max(-dot(surface.n, direction), 1e-8);
             weight = power_heuristic(last_bsdf_pdf, light_pdf);
         }
@@ -105,11 +109,33 @@ bool shade_hit(PassConstants c, uint pixel, uint sample_index, uint bounce, HitR
     vec3 shading = frame.normal;
     vec3 wo_local = frame.wo_local;
 
+    // The continuation is sampled first, so that the light sample is taken from the point the
+    // continuation leaves from: a light it hits then weighs its MIS against the same choice.
+    vec3 u = vec3(wt_random(c.seed, pixel, sample_index, dimension_bounce, 0),
+                  wt_random(c.seed, pixel, sample_index, dimension_bounce, 1),
+                  wt_random(c.seed, pixel, sample_index, dimension_bounce, 5));
+    BsdfSample s;
+    bool continues = bsdf_sample(bsdf, wo_local, front, u, s);
+    vec3 outgoing = continues ? from_local(s.wi, tangent, bitangent, shading) : facing;
+    bool below = dot(outgoing, facing) < 0.0;
+    vec3 next_throughput = throughput.xyz * (continues ? s.weight : vec3(0.0));
+    continues = continues && below == s.transmitted && !all(equal(next_throughput, vec3(0.0)));
+    if (continues) {
+        float u_roulette = wt_random(c.seed, pixel, sample_index, dimension_bounce, RR_DIMENSION);
+        continues = russian_roulette(c, bounce + 1, u_roulette, roulette_radiance_scale(bsdf, front, below),
+                                     next_throughput);
+    }
+    // Offset along the normal, to the side the new ray leaves from, against self-hits.
+    vec3 next_origin = hit_point + (continues && below ? -facing : facing) * epsilon;
+    // Lights behind a surface that only reflects send it nothing: its hemisphere is facing's.
+    uint next_light_normal = encode_light_normal(bsdf.transmission > 0.0 ? vec3(0.0) : facing);
+
     float u_light = wt_random(c.seed, pixel, sample_index, dimension_bounce, 2);
     vec2 u_point = vec2(wt_random(c.seed, pixel, sample_index, dimension_bounce, 3),
                         wt_random(c.seed, pixel, sample_index, dimension_bounce, 4));
+    LightContext here = LightContext(next_origin, decode_light_normal(next_light_normal), true);
     LightSample light;
-    if (bsdf_has_density(bsdf) && sample_direct_light(c, u_light, u_point, light)) {
+    if (bsdf_has_density(bsdf) && sample_direct_light(c, here, u_light, u_point, light)) {
         // The shadow ray starts off the surface on the light's side, and aims from there.
         vec3 towards = light.at_infinity ? light.point_or_direction : light.point_or_direction - hit_point;
         bool through = dot(towards, facing) < 0.0;
@@ -132,27 +158,13 @@ bool shade_hit(PassConstants c, uint pixel, uint sample_index, uint bounce, HitR
         }
     }
 
-    vec3 u = vec3(wt_random(c.seed, pixel, sample_index, dimension_bounce, 0),
-                  wt_random(c.seed, pixel, sample_index, dimension_bounce, 1),
-                  wt_random(c.seed, pixel, sample_index, dimension_bounce, 5));
-    BsdfSample s;
-    if (!bsdf_sample(bsdf, wo_local, front, u, s)) {
+    if (!continues) {
         return false;
     }
-    vec3 outgoing = from_local(s.wi, tangent, bitangent, shading);
-    bool below = dot(outgoing, facing) < 0.0;
-    vec3 next_throughput = throughput.xyz * s.weight;
-    if (below != s.transmitted || all(equal(next_throughput, vec3(0.0)))) {
-        return false;
-    }
-    float u_roulette = wt_random(c.seed, pixel, sample_index, dimension_bounce, RR_DIMENSION);
-    if (!russian_roulette(c, bounce + 1, u_roulette, roulette_radiance_scale(bsdf, front, below), next_throughput)) {
-        return false;
-    }
-    // Offset along the normal, to the side the new ray leaves from, against self-hits.
-    origin = hit_point + (below ? -facing : facing) * epsilon;
+    origin = next_origin;
     direction = outgoing;
     throughput = vec4(next_throughput, s.delta ? 0.0 : s.pdf);
+    light_normal = next_light_normal;
     return true;
 }
 

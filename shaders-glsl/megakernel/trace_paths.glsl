@@ -17,6 +17,7 @@ uvec2 trace_path(PassConstants c, uint pixel) {
     vec3 direction;
     camera_ray(c, pixel, sample_index, origin, direction);
     vec4 throughput = vec4(1.0, 1.0, 1.0, 0.0);
+    uint light_normal = LIGHT_NORMAL_NONE;
     u64vec3 film = u64vec3(0);
     for (uint bounce = 0; bounce < c.max_depth; ++bounce) {
         HitRecord hit;
@@ -29,7 +30,8 @@ uvec2 trace_path(PassConstants c, uint pixel) {
         bool has_shadow;
         ShadowRay shadow;
         bool continues =
-            shade_hit(c, pixel, sample_index, bounce, hit, origin, direction, throughput, emitted, has_shadow, shadow);
+            shade_hit(c, pixel, sample_index, bounce, hit, origin, direction, throughput, light_normal, emitted,
+                      has_shadow, shadow);
         film += film_quantize(emitted);
         if (has_shadow) {
             shadow_rays += 1;

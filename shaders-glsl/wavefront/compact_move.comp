@@ -20,6 +20,7 @@ void main() {
     Vec3s(c.ray_origins).v[to] = Vec3s(c.ray_origins).v[from];
     Vec3s(c.ray_directions).v[to] = Vec3s(c.ray_directions).v[from];
     Vec4s(c.throughputs).v[to] = Vec4s(c.throughputs).v[from];
+    Uints(c.light_normals).v[to] = Uints(c.light_normals).v[from];
     Uints(c.path_samples).v[to] = Uints(c.path_samples).v[from];
     Uints(c.path_pixels).v[to] = Uints(c.path_pixels).v[from];
     Uints(c.path_pixels).v[from] = INACTIVE_PATH;

@@ -27,11 +27,12 @@ void main() {
     vec3 origin = Vec3s(c.ray_origins).v[path];
     vec3 direction = Vec3s(c.ray_directions).v[path];
     vec4 throughput = Vec4s(c.throughputs).v[path];
+    uint light_normal = Uints(c.light_normals).v[path];
     vec3 emitted;
     bool has_shadow;
     ShadowRay shadow;
     bool continues = shade_hit(c, pixel, path_sample(packed_sample), path_bounce(packed_sample), hit, origin,
-                               direction, throughput, emitted, has_shadow, shadow);
+                               direction, throughput, light_normal, emitted, has_shadow, shadow);
     film_add(c.film, pixel, film_quantize(emitted));
     uint shadow_slot = enqueue(QUEUE_CONNECT, has_shadow);
     uint extend_slot = enqueue(QUEUE_EXTEND, continues);
@@ -50,6 +51,7 @@ void main() {
         Vec3s(c.ray_origins).v[path] = origin;
         Vec3s(c.ray_directions).v[path] = direction;
         Vec4s(c.throughputs).v[path] = throughput;
+        Uints(c.light_normals).v[path] = light_normal;
         Uints(c.path_samples).v[path] = packed_sample + (1u << SAMPLE_BITS);
         Uints(c.extend_queue).v[extend_slot] = path;
         if (c.ray_sort_buckets > 0) {

@@ -25,7 +25,7 @@ impl SceneResources {
         let accel = SceneAccel::build(context, scene, &gpu_scene.meshes, settings.merge_instances)?;
         let lights = LightSampler::new(context, scene, &gpu_scene, settings.light_selection)?;
         let environment = GpuEnvironment::new(context, settings.environment.as_ref())?;
-        let punctual = PunctualLights::new(context, scene)?;
+        let punctual = PunctualLights::new(context, scene, settings.light_selection.holds_punctual_lights())?;
         Ok(Self {
             scene: gpu_scene,
             accel,
@@ -66,8 +66,11 @@ impl SceneResources {
         constants.light_count = light_tables.count;
         constants.light_selection = light_tables.selection;
         constants.light_tree_arity = light_tables.arity;
+        constants.light_bvh = light_tables.bvh;
+        constants.light_bvh_parents = light_tables.bvh_parents;
+        constants.light_bvh_leaf_of = light_tables.bvh_leaf_of;
         self.punctual.fill(constants);
-        let other_lights = light_tables.count + constants.punctual_count;
+        let other_lights = light_tables.count + self.punctual.powered();
         self.environment.fill(constants, other_lights);
 
         let (camera, note) = PinholeCamera::for_scene(scene, settings.width, settings.height);

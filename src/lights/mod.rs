@@ -1,7 +1,9 @@
 //! Light sources and how next-event estimation picks them: the scene's emissive triangles
-//! flattened into one array on the GPU, a power tree (or CDF) over them built on the GPU in
-//! one dispatch, and the CPU reference both are tested against.
+//! flattened into one array on the GPU, a light BVH over them and the point and spot lights
+//! (by importance at the shading point) or a power tree (or CDF) over the triangles, each
+//! built on the GPU, and the CPU references they are tested against.
 
+pub mod bvh;
 pub mod emissive;
 pub mod flatten;
 pub mod punctual;

@@ -1,7 +1,8 @@
 //! KHR_lights_punctual lights in next-event estimation: their table on the GPU, a CDF over
 //! them by power, and the share of all light power they hold, with which a light sample goes
 //! to them rather than to an emissive triangle. Together the two choices pick every light by
-//! its power. Powers are in the emissive triangles' units (power over pi, `EmissiveTriangle::
+//! its power. With the light BVH, point and spot lights are its leaves and the CDF keeps only
+//! the directional lights. Powers are in the emissive triangles' units (power over pi, `EmissiveTriangle::
 //! weight`); radiant intensity in candela and irradiance in lux are taken as they are, in
 //! wavetrace's radiometric units, as renderers without photometric units do.
 
@@ -36,46 +37,65 @@ pub struct PunctualLights {
     cdf: Buffer,
     count: u32,
     choice: f32,
+    powered: u32,
 }
 
 impl PunctualLights {
-    pub fn new(context: &Context, scene: &Scene) -> GpuResult<Self> {
+    /// `beside_bvh`: point and spot lights are leaves of the light BVH, so the CDF and its
+    /// share of the choice hold only the directional lights.
+    pub fn new(context: &Context, scene: &Scene, beside_bvh: bool) -> GpuResult<Self> {
         let radius = scene.radius();
         let powers: Vec<f64> = scene.lights.iter().map(|l| power(l, radius)).collect();
         let total: f64 = powers.iter().sum();
+        let in_cdf = |light: &PunctualLight| !beside_bvh || light.kind == PunctualKind::Directional;
+        let cdf_powers: Vec<f64> = scene
+            .lights
+            .iter()
+            .zip(&powers)
+            .map(|(light, &p)| if in_cdf(light) { p } else { 0.0 })
+            .collect();
+        let cdf_total: f64 = cdf_powers.iter().sum();
         let mut running = 0.0;
-        let mut cdf: Vec<f32> = powers
+        let mut cdf: Vec<f32> = cdf_powers
             .iter()
             .map(|p| {
                 running += p;
-                (running / total) as f32
+                (running / cdf_total) as f32
             })
             .collect();
         if let Some(last) = cdf.last_mut() {
             *last = 1.0;
         }
-        let triangles = if total > 0.0 {
+        let triangles = if cdf_total > 0.0 {
             EmissiveTriangles::build(scene).total_power()
         } else {
             0.0
         };
-        let choice = if total > 0.0 {
-            (total / (total + triangles)) as f32
+        let choice = if cdf_total > 0.0 {
+            (cdf_total / (total + triangles)) as f32
         } else {
             0.0
         };
-        let mut table: Vec<GpuPunctualLight> = scene.lights.iter().map(gpu_light).collect();
-        // Buffers cannot be empty; with no lights the kernels never read these.
-        if table.is_empty() {
-            table.push(GpuPunctualLight::default());
+        let table = table_entries(scene);
+        if cdf.is_empty() {
             cdf.push(1.0);
         }
         Ok(Self {
             table: Buffer::from_slice(context, "punctual lights", &table, BufferUsage::STORAGE)?,
             cdf: Buffer::from_slice(context, "punctual light cdf", &cdf, BufferUsage::STORAGE)?,
-            count: if total > 0.0 { scene.lights.len() as u32 } else { 0 },
+            count: if cdf_total > 0.0 { scene.lights.len() as u32 } else { 0 },
             choice,
+            powered: powers.iter().filter(|&&p| p > 0.0).count() as u32,
         })
+    }
+
+    pub fn table(&self) -> &Buffer {
+        &self.table
+    }
+
+    /// Lights with power, wherever next-event estimation chooses them.
+    pub fn powered(&self) -> u32 {
+        self.powered
     }
 
     pub fn fill(&self, constants: &mut PassConstants) {
@@ -84,6 +104,16 @@ impl PunctualLights {
         constants.punctual_count = self.count;
         constants.punctual_choice = self.choice;
     }
+}
+
+/// The lights as the GPU reads them; one dark entry when there are none, as buffers cannot be
+/// empty (the kernels never read it then).
+pub fn table_entries(scene: &Scene) -> Vec<GpuPunctualLight> {
+    let mut table: Vec<GpuPunctualLight> = scene.lights.iter().map(gpu_light).collect();
+    if table.is_empty() {
+        table.push(GpuPunctualLight::default());
+    }
+    table
 }
 
 fn gpu_light(light: &PunctualLight) -> GpuPunctualLight {

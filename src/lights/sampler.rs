@@ -3,19 +3,26 @@
 //! dispatch (two for the flat CDF) that can be replayed whenever emission changes.
 
 use crate::gpu::{Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult, Profiler};
-use crate::interface::{LIGHT_SELECTION_CDF, LIGHT_SELECTION_TREE, LIGHT_SELECTION_UNIFORM};
+use crate::interface::{LIGHT_SELECTION_BVH, LIGHT_SELECTION_CDF, LIGHT_SELECTION_TREE, LIGHT_SELECTION_UNIFORM};
 use crate::scene::{GpuScene, Scene};
 
+use super::bvh::{reference, saoh, BvhKeys, BvhSources, LightBvh};
 use super::emissive::{emissive_instances, EmissiveTriangles};
 use super::flatten::LightFlattening;
+use super::punctual::table_entries;
 use super::tree::{Leaves, LightTree, MAX_LIGHTS};
 
 /// The light-selection strategy (`LIGHT_SELECTION_*` in light_tree.glsl).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum LightSelection {
-    /// By power, walking the GPU-built subgroup-ary tree (the default).
+    /// By importance at the shading point, descending the GPU-built light BVH (the default).
     #[default]
+    Bvh,
+    /// As `bvh`, with the tree built on the CPU by the surface-area-orientation heuristic:
+    /// the quality reference for the GPU's build.
+    CpuBvh,
+    /// By power, walking the GPU-built subgroup-ary tree.
     Tree,
     /// By power, binary search of the flat CDF the GPU derives from the tree.
     Cdf,
@@ -26,10 +33,19 @@ pub enum LightSelection {
 }
 
 impl LightSelection {
-    pub const ALL: [LightSelection; 4] = [Self::Tree, Self::Cdf, Self::CpuCdf, Self::Uniform];
+    pub const ALL: [LightSelection; 6] = [
+        Self::Bvh,
+        Self::CpuBvh,
+        Self::Tree,
+        Self::Cdf,
+        Self::CpuCdf,
+        Self::Uniform,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
+            Self::Bvh => "bvh",
+            Self::CpuBvh => "cpu-bvh",
             Self::Tree => "tree",
             Self::Cdf => "cdf",
             Self::CpuCdf => "cpu-cdf",
@@ -38,8 +54,15 @@ impl LightSelection {
     }
 
     /// The shaders' code for it.
+    /// Whether point and spot lights are chosen inside the structure (the BVH's leaves)
+    /// rather than beside it.
+    pub fn holds_punctual_lights(self) -> bool {
+        matches!(self, Self::Bvh | Self::CpuBvh)
+    }
+
     pub fn code(self) -> u32 {
         match self {
+            Self::Bvh | Self::CpuBvh => LIGHT_SELECTION_BVH,
             Self::Tree => LIGHT_SELECTION_TREE,
             Self::Cdf | Self::CpuCdf => LIGHT_SELECTION_CDF,
             Self::Uniform => LIGHT_SELECTION_UNIFORM,
@@ -68,6 +91,59 @@ pub struct LightTables {
     pub count: u32,
     pub selection: u32,
     pub arity: u32,
+    pub bvh: u64,
+    pub bvh_parents: u64,
+    pub bvh_leaf_of: u64,
+}
+
+/// The light BVH, built on the GPU (replayed with the other builds) or on the CPU (fixed).
+enum Bvh {
+    Gpu {
+        bvh: Box<LightBvh>,
+        punctual_lights: Buffer,
+    },
+    Cpu(Box<UploadedTree>),
+}
+
+struct UploadedTree {
+    nodes: Buffer,
+    parents: Buffer,
+    leaf_of: Buffer,
+}
+
+impl Bvh {
+    fn new(context: &Context, scene: &Scene, selection: LightSelection, triangles: u32) -> GpuResult<Option<Self>> {
+        let punctual = scene.lights.len() as u32;
+        if !selection.holds_punctual_lights() || triangles + punctual == 0 {
+            return Ok(None);
+        }
+        let keys = BvhKeys::over(scene.bounds(), true);
+        if selection == LightSelection::CpuBvh {
+            let tree = saoh::build(&reference::scene_leaves(scene, &keys));
+            let upload = |name: &str, words: &[u32]| Buffer::from_slice(context, name, words, BufferUsage::STORAGE);
+            return Ok(Some(Self::Cpu(Box::new(UploadedTree {
+                nodes: Buffer::from_slice(context, "light bvh nodes (cpu)", &tree.nodes, BufferUsage::STORAGE)?,
+                parents: upload("light bvh parents (cpu)", &tree.parents)?,
+                leaf_of: upload("light bvh leaf of light (cpu)", &tree.leaf_of)?,
+            }))));
+        }
+        Ok(Some(Self::Gpu {
+            bvh: Box::new(LightBvh::new(context, triangles, punctual, keys)?),
+            punctual_lights: Buffer::from_slice(
+                context,
+                "light bvh punctual lights",
+                &table_entries(scene),
+                BufferUsage::STORAGE,
+            )?,
+        }))
+    }
+
+    fn addresses(&self) -> (u64, u64, u64) {
+        match self {
+            Self::Gpu { bvh, .. } => (bvh.nodes().address(), bvh.parents().address(), bvh.leaf_of().address()),
+            Self::Cpu(tree) => (tree.nodes.address(), tree.parents.address(), tree.leaf_of.address()),
+        }
+    }
 }
 
 pub struct LightSampler {
@@ -75,6 +151,7 @@ pub struct LightSampler {
     flattening: LightFlattening,
     tree: Option<LightTree>,
     cpu_cdf: Option<Buffer>,
+    bvh: Option<Bvh>,
     arity: u32,
 }
 
@@ -114,6 +191,7 @@ impl LightSampler {
         };
         Ok(Self {
             selection,
+            bvh: Bvh::new(context, scene, selection, light_count)?,
             flattening,
             tree,
             cpu_cdf,
@@ -133,6 +211,14 @@ impl LightSampler {
         self.tree.as_ref()
     }
 
+    /// The GPU-built light BVH, when the selection uses it.
+    pub fn bvh(&self) -> Option<&LightBvh> {
+        match &self.bvh {
+            Some(Bvh::Gpu { bvh, .. }) => Some(bvh),
+            _ => None,
+        }
+    }
+
     pub fn flattening(&self) -> &LightFlattening {
         &self.flattening
     }
@@ -150,13 +236,24 @@ impl LightSampler {
 
     /// Records the selection structure's build from the current emission and transforms:
     /// the tree (`light_tree`, one dispatch) and, for the `cdf` selection, the down-sweep
-    /// (`light_cdf`). This is all that a change of emission costs. Needs the flattening.
+    /// (`light_cdf`), or the light BVH (`light_bvh`, all its dispatches). This is all that a
+    /// change of emission costs. Needs the flattening.
     pub fn record_build(
         &self,
         commands: &mut CommandBuffer,
         scene: &GpuScene,
         mut profiler: Option<&mut Profiler>,
     ) -> GpuResult<()> {
+        if let Some(Bvh::Gpu { bvh, punctual_lights }) = &self.bvh {
+            let sources = BvhSources {
+                scene,
+                map: &self.flattening.map,
+                punctual_lights,
+            };
+            return timed(commands, profiler, "light_bvh", &|commands| {
+                bvh.record_build(commands, &sources)
+            });
+        }
         let Some(tree) = &self.tree else {
             return Ok(());
         };
@@ -179,7 +276,11 @@ impl LightSampler {
     }
 
     pub fn tables(&self) -> LightTables {
+        let (bvh, bvh_parents, bvh_leaf_of) = self.bvh.as_ref().map_or((0, 0, 0), Bvh::addresses);
         LightTables {
+            bvh,
+            bvh_parents,
+            bvh_leaf_of,
             map: self.flattening.map.address(),
             instance_light_offset: self.flattening.instance_light_offset.address(),
             tree: self.tree.as_ref().map_or(0, |t| t.tree().address()),

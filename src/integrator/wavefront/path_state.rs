@@ -52,13 +52,14 @@ const fn array(name: &'static str, bytes: u64, unpacked_bytes: u64, needed: Need
 }
 
 #[rustfmt::skip]
-pub const ARRAYS: [StateArray; 19] = [
+pub const ARRAYS: [StateArray; 20] = [
     array("ray origins", 12, 16, Needed::Always),
     array("ray directions", 12, 16, Needed::Always),
     array("throughputs", 16, 16, Needed::Always),
     array("hits", 12, 16, Needed::Always),
     array("path pixels", 4, 8, Needed::Always),
     array("path samples", 4, 8, Needed::Always),
+    array("light normals", 4, 4, Needed::Always),
     array("extend queue", 4, 4, Needed::Always),
     array("shade queue", 4, 4, Needed::Always),
     // The shade sort's keys, and the second compaction list.
@@ -192,6 +193,7 @@ impl PathState {
         constants.hits = address("hits");
         constants.path_pixels = address("path pixels");
         constants.path_samples = address("path samples");
+        constants.light_normals = address("light normals");
         constants.extend_queue = address("extend queue");
         constants.extend_keys = address("extend keys");
         constants.sorted_extend_queue = address("sorted extend queue");

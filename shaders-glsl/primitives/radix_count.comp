@@ -1,0 +1,42 @@
+#version 460
+//
+// Radix sort, pass 1 of each digit: each workgroup counts the digits of its tile of
+// RADIX_TILE keys in a shared histogram and writes it to column `tile` of the digit-major
+// histogram table, whose prefix sum then gives every (digit, tile) its first output place.
+#extension GL_GOOGLE_include_directive : require
+
+#include "common.glsl"
+#include "dispatch.glsl"
+
+layout(local_size_x = RADIX_GROUP) in;
+
+layout(push_constant, scalar) uniform PushBlock {
+    RadixSortPush push;
+};
+
+layout(buffer_reference, scalar) buffer Words { uint v[]; };
+
+shared uint histogram[RADIX_BUCKETS];
+
+void main() {
+    uint thread = gl_LocalInvocationID.x;
+    uint tile = flat_workgroup_index(gl_NumWorkGroups.x);
+    if (tile >= push.tiles) {
+        return;
+    }
+    for (uint b = thread; b < RADIX_BUCKETS; b += RADIX_GROUP) {
+        histogram[b] = 0;
+    }
+    barrier();
+    Words keys = Words(push.keys_in);
+    for (uint i = 0; i < RADIX_ITEMS_PER_THREAD; ++i) {
+        uint item = tile * RADIX_TILE + i * RADIX_GROUP + thread;
+        if (item < push.count) {
+            atomicAdd(histogram[(keys.v[item] >> push.shift) & (RADIX_BUCKETS - 1)], 1);
+        }
+    }
+    barrier();
+    for (uint b = thread; b < RADIX_BUCKETS; b += RADIX_GROUP) {
+        Words(push.histograms).v[b * push.tiles + tile] = histogram[b];
+    }
+}

@@ -1,0 +1,221 @@
+//! The light BVH: emitters (emissive triangles and point and spot lights) in a binary tree
+//! whose nodes bound their position, orientation and power, so that next-event estimation can
+//! descend towards the lights that matter at the shading point (light_bvh.glsl), after Conty
+//! Estevez and Kulla 2018. docs/LIGHTS.md explains the importance bound and the build.
+//!
+//! Built on the GPU in a few dispatches, all of them replayed when emission or transforms
+//! change: `bvh_leaves` (one leaf and one Morton key per light), a stable radix sort of the
+//! keys, `bvh_link` (Karras 2012: every interior node's children from the sorted keys, in
+//! parallel) and `bvh_bounds` (bounds, cones and power merged from the leaves up, with
+//! survivor counters). `reference` is its CPU twin, which the tests hold it to; `saoh` a
+//! CPU builder by the surface-area-orientation heuristic, against which its quality is
+//! measured.
+
+pub mod importance;
+pub mod reference;
+pub mod saoh;
+
+use glam::Vec3;
+
+use crate::gpu::shaders::ids;
+use crate::gpu::{
+    Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, MemoryLocation,
+};
+use crate::interface::{GpuLightBvhNode, LightBvhPush, LIGHT_BVH_GROUP};
+use crate::primitives::{RadixArrays, RadixSort};
+use crate::scene::GpuScene;
+
+/// Bits of the sort keys: a 30-bit Morton code, or a 3-bit direction bucket over 27 bits.
+pub const KEY_BITS: u32 = 30;
+/// Lights the BVH takes: node indices (2n - 1) and the tree's depth stay in range.
+pub const MAX_LIGHTS: u32 = 1 << 30;
+
+/// How the build orders the leaves before linking them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BvhKeys {
+    /// The cube the Morton grid spans: 1024 cells an axis from `lower`.
+    pub lower: Vec3,
+    pub extent: Vec3,
+    /// Whether the top three bits hold the bucket of the light's normal direction.
+    pub direction_buckets: bool,
+}
+
+impl BvhKeys {
+    /// A grid over `bounds`, cells of equal size on the three axes (a cube keeps clusters
+    /// round in the tree; a flat scene only wastes a few bits of its short axis).
+    pub fn over(bounds: Option<(Vec3, Vec3)>, direction_buckets: bool) -> Self {
+        let (lower, upper) = bounds.unwrap_or((Vec3::ZERO, Vec3::ONE));
+        let side = (upper - lower).max_element();
+        Self {
+            lower,
+            extent: Vec3::splat(if side > 0.0 && side.is_finite() { side } else { 1.0 }),
+            direction_buckets,
+        }
+    }
+
+    pub fn scale(&self) -> Vec3 {
+        Vec3::splat(1024.0) / self.extent
+    }
+}
+
+/// Where the leaves come from: the flattened emissive triangles of a scene, then its
+/// punctual lights.
+pub struct BvhSources<'a> {
+    pub scene: &'a GpuScene,
+    pub map: &'a Buffer,
+    pub punctual_lights: &'a Buffer,
+}
+
+pub struct LightBvh {
+    triangles: u32,
+    count: u32,
+    keys: BvhKeys,
+    leaves: Buffer,
+    sort_keys: Buffer,
+    sort_values: Buffer,
+    nodes: Buffer,
+    parents: Buffer,
+    leaf_of: Buffer,
+    counters: Buffer,
+    sort: RadixSort,
+    make_leaves: ComputePipeline<LightBvhPush>,
+    link: ComputePipeline<LightBvhPush>,
+    bounds: ComputePipeline<LightBvhPush>,
+    max_groups_x: u32,
+}
+
+impl LightBvh {
+    /// Buffers and pipelines for `triangles` emissive triangles and `punctual` punctual lights.
+    pub fn new(context: &Context, triangles: u32, punctual: u32, keys: BvhKeys) -> GpuResult<Self> {
+        let count = u64::from(triangles) + u64::from(punctual);
+        if count == 0 || count > u64::from(MAX_LIGHTS) {
+            return Err(GpuError::InvalidUse {
+                name: "light bvh".into(),
+                problem: format!("{count} lights; the light BVH takes 1 to {MAX_LIGHTS}"),
+            });
+        }
+        let node_bytes = std::mem::size_of::<GpuLightBvhNode>() as u64;
+        let storage =
+            |name: &str, bytes: u64| Buffer::new(context, name, bytes, BufferUsage::STORAGE, MemoryLocation::GpuOnly);
+        let counters = storage("light bvh arrival counters", (count - 1).max(1) * 4)?;
+        // The counters start at zero; the bounds pass leaves them at zero after every build.
+        context.run_once("clear light bvh counters", |commands| {
+            commands.fill_buffer(&counters, 0, counters.size(), 0);
+            Ok(())
+        })?;
+        Ok(Self {
+            triangles,
+            count: count as u32,
+            keys,
+            leaves: storage("light bvh leaves", count * node_bytes)?,
+            sort_keys: storage("light bvh keys", count * 4)?,
+            sort_values: storage("light bvh order", count * 4)?,
+            nodes: storage("light bvh nodes", (2 * count - 1) * node_bytes)?,
+            parents: storage("light bvh parents", (2 * count - 1) * 4)?,
+            leaf_of: storage("light bvh leaf of light", count * 4)?,
+            counters,
+            sort: RadixSort::new(context, count as u32)?,
+            make_leaves: ComputePipeline::new(context, ids::LIGHTS_BVH_LEAVES, &[])?,
+            link: ComputePipeline::new(context, ids::LIGHTS_BVH_LINK, &[])?,
+            bounds: ComputePipeline::new(context, ids::LIGHTS_BVH_BOUNDS, &[])?,
+            max_groups_x: context.adapter().capabilities.max_compute_workgroup_count[0],
+        })
+    }
+
+    /// Lights: the triangles, then the punctual lights.
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
+    pub fn nodes(&self) -> &Buffer {
+        &self.nodes
+    }
+
+    pub fn parents(&self) -> &Buffer {
+        &self.parents
+    }
+
+    pub fn leaf_of(&self) -> &Buffer {
+        &self.leaf_of
+    }
+
+    /// Each light's leaf as `bvh_leaves` made it, indexed by light.
+    pub fn leaves(&self) -> &Buffer {
+        &self.leaves
+    }
+
+    /// After a build: the sorted keys, and the light each belongs to.
+    pub fn sorted_keys(&self) -> &Buffer {
+        &self.sort_keys
+    }
+
+    pub fn order(&self) -> &Buffer {
+        &self.sort_values
+    }
+
+    /// Reads the built tree back (tests, quality measures).
+    pub fn read_back(&self, context: &Context) -> GpuResult<reference::BvhTree> {
+        let n = self.count as usize;
+        Ok(reference::BvhTree {
+            nodes: self.nodes.read_back(context, 2 * n - 1)?,
+            parents: self.parents.read_back(context, 2 * n - 1)?,
+            leaf_of: self.leaf_of.read_back(context, n)?,
+        })
+    }
+
+    pub fn keys(&self) -> &BvhKeys {
+        &self.keys
+    }
+
+    fn push(&self, sources: &BvhSources) -> LightBvhPush {
+        LightBvhPush {
+            map: sources.map.address(),
+            positions: sources.scene.meshes.positions.address(),
+            indices: sources.scene.meshes.indices.address(),
+            instances: sources.scene.instances.address(),
+            meshes: sources.scene.mesh_table.address(),
+            materials: sources.scene.materials.address(),
+            punctual_lights: sources.punctual_lights.address(),
+            leaves: self.leaves.address(),
+            keys: self.sort_keys.address(),
+            values: self.sort_values.address(),
+            nodes: self.nodes.address(),
+            parents: self.parents.address(),
+            leaf_of: self.leaf_of.address(),
+            counters: self.counters.address(),
+            grid_lower: self.keys.lower,
+            triangle_count: self.triangles,
+            grid_scale: self.keys.scale(),
+            count: self.count,
+            direction_bits: u32::from(self.keys.direction_buckets),
+            pad0: 0,
+        }
+    }
+
+    /// Records the whole build (leaves, sort, link, bounds) with compute barriers between the
+    /// steps and after the last. The flattened light map must be visible to compute work.
+    pub fn record_build(&self, commands: &mut CommandBuffer, sources: &BvhSources) -> GpuResult<()> {
+        let push = self.push(sources);
+        let grid = DispatchSize::covering(u64::from(self.count.div_ceil(LIGHT_BVH_GROUP)), self.max_groups_x)
+            .ok_or_else(|| GpuError::InvalidUse {
+                name: "light bvh".into(),
+                problem: format!("{} lights exceed the dispatch limits", self.count),
+            })?;
+        commands.dispatch(&self.make_leaves, &push, grid);
+        commands.compute_barrier();
+        self.sort.record(
+            commands,
+            &RadixArrays {
+                keys: self.sort_keys.address(),
+                values: self.sort_values.address(),
+                count: self.count,
+                key_bits: KEY_BITS,
+            },
+        )?;
+        commands.dispatch(&self.link, &push, grid);
+        commands.compute_barrier();
+        commands.dispatch(&self.bounds, &push, grid);
+        commands.compute_barrier();
+        Ok(())
+    }
+}
