@@ -13,6 +13,7 @@ use wavetrace::film::{metrics, read_exr, RgbImage};
 use wavetrace::integrator::bdpt::Bdpt;
 use wavetrace::integrator::{IntegratorKind, RenderSettings, Renderer, SplatFilm, DEFAULT_RR_DEPTH};
 use wavetrace::interface::{LightVertex, LIGHT_VERTEX_CONNECTABLE, LIGHT_VERTEX_FRONT};
+use wavetrace::lights::LightSelection;
 use wavetrace::scene::{PinholeCamera, Scene};
 
 fn reference(scene: &str, resolution: u32, depth: u32) -> RgbImage {
@@ -48,8 +49,11 @@ fn against_reference(scene_name: &str, resolution: u32, depth: u32, spp: u32, rr
     let reference = reference(scene_name, resolution, depth);
     let mut bdpt_images = Vec::new();
     for &backend in gpu.context.trace_backends() {
+        // BDPT chooses lights by power (its MIS weights need a choice that does not depend on
+        // the receiver); the path tracer it is held to chooses the same way.
         let base = RenderSettings {
             rr_depth,
+            light_selection: LightSelection::Tree,
             ..RenderSettings::new(resolution, resolution, spp, depth, backend)
         };
         let (path_traced, bdpt) = path_traced_and_bdpt(&gpu.context, &scene, &base);

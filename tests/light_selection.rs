@@ -128,7 +128,7 @@ fn one_emissive_triangle_is_chosen_with_probability_one_by_every_strategy() {
 fn rebuilding_the_lights_every_pass_changes_nothing_but_the_cost() {
     let gpu = common::gpu();
     let scene = common::load_scene("cornell-many-lights");
-    for selection in [LightSelection::Tree, LightSelection::Cdf] {
+    for selection in [LightSelection::Bvh, LightSelection::Tree, LightSelection::Cdf] {
         let once = settings(&gpu.context, 32, 3, 3, selection);
         let every_pass = RenderSettings {
             rebuild_lights_every_pass: true,
@@ -142,10 +142,12 @@ fn rebuilding_the_lights_every_pass_changes_nothing_but_the_cost() {
         assert!(!kernels(&stats).iter().any(|k| k.starts_with("light_")));
         // Emission may change between passes; the set of emissive instances may not, so
         // the flattening is not redone.
-        assert!(
-            kernels(&rebuilt_stats).iter().any(|k| k == "light_tree"),
-            "light_tree not timed"
-        );
+        let build = if selection == LightSelection::Bvh {
+            "light_bvh"
+        } else {
+            "light_tree"
+        };
+        assert!(kernels(&rebuilt_stats).iter().any(|k| k == build), "{build} not timed");
         assert!(!kernels(&rebuilt_stats).iter().any(|k| k == "light_flatten"));
         assert_eq!(
             kernels(&rebuilt_stats).iter().any(|k| k == "light_cdf"),
