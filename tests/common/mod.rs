@@ -227,3 +227,23 @@ pub fn run_probe<P: bytemuck::Pod>(
         })
         .unwrap_or_else(|e| panic!("{}: {e}", pipeline.kernel()));
 }
+
+/// Pearson's statistic over bins pooled to an expected count of at least 20, and the number
+/// of bins; passes within 5 sigma of its k - 1 degrees of freedom.
+pub fn chi_square(counts: &[u64], probabilities: &[f64], draws: u64) -> (f64, usize) {
+    let (mut chi2, mut bins, mut expected_bin, mut observed_bin) = (0.0, 0usize, 0.0, 0.0);
+    for (i, &count) in counts.iter().enumerate() {
+        expected_bin += probabilities[i] * draws as f64;
+        observed_bin += count as f64;
+        if expected_bin >= 20.0 || i + 1 == counts.len() {
+            if expected_bin > 0.0 {
+                chi2 += (observed_bin - expected_bin).powi(2) / expected_bin;
+                bins += 1;
+            } else {
+                assert_eq!(observed_bin, 0.0, "drawn where nothing was expected");
+            }
+            (expected_bin, observed_bin) = (0.0, 0.0);
+        }
+    }
+    (chi2, bins)
+}

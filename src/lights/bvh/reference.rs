@@ -18,6 +18,18 @@ pub struct BvhTree {
     pub leaf_of: Vec<u32>,
 }
 
+impl BvhTree {
+    /// Room for a tree over `lights` (at least one): 2 lights - 1 nodes, no parents yet.
+    pub fn with_lights(lights: usize) -> Self {
+        assert!(lights > 0, "a light BVH needs a light");
+        Self {
+            nodes: vec![GpuLightBvhNode::default(); 2 * lights - 1],
+            parents: vec![LIGHT_BVH_NO_PARENT; 2 * lights - 1],
+            leaf_of: vec![0; lights],
+        }
+    }
+}
+
 fn finite(v: Vec3) -> bool {
     v.is_finite()
 }
@@ -184,12 +196,7 @@ pub fn build(leaves: &[GpuLightBvhNode], keys: &BvhKeys) -> BvhTree {
 /// The tree over `leaves` once sorted: `sorted_keys[k]` is the key of light `order[k]`.
 pub fn link(leaves: &[GpuLightBvhNode], sorted_keys: &[u32], order: &[u32]) -> BvhTree {
     let n = leaves.len();
-    assert!(n > 0, "a light BVH needs a light");
-    let mut tree = BvhTree {
-        nodes: vec![GpuLightBvhNode::default(); 2 * n - 1],
-        parents: vec![LIGHT_BVH_NO_PARENT; 2 * n - 1],
-        leaf_of: vec![0; n],
-    };
+    let mut tree = BvhTree::with_lights(n);
     for (k, &light) in order.iter().enumerate() {
         tree.nodes[n - 1 + k] = leaves[light as usize];
         tree.leaf_of[light as usize] = (n - 1 + k) as u32;

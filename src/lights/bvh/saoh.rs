@@ -7,7 +7,7 @@
 
 use glam::{UVec2, Vec3};
 
-use crate::interface::{GpuLightBvhNode, LIGHT_BVH_LEAF, LIGHT_BVH_NO_PARENT};
+use crate::interface::{GpuLightBvhNode, LIGHT_BVH_LEAF};
 
 use super::reference::{merged, BvhTree};
 
@@ -118,12 +118,7 @@ fn split(leaves: &[GpuLightBvhNode], members: &mut [u32]) -> usize {
 /// The SAOH tree over `leaves` (light i is leaf i), in the GPU's layout (root at 0).
 pub fn build(leaves: &[GpuLightBvhNode]) -> BvhTree {
     let n = leaves.len();
-    assert!(n > 0, "a light BVH needs a light");
-    let mut tree = BvhTree {
-        nodes: vec![GpuLightBvhNode::default(); 2 * n - 1],
-        parents: vec![LIGHT_BVH_NO_PARENT; 2 * n - 1],
-        leaf_of: vec![0; n],
-    };
+    let mut tree = BvhTree::with_lights(n);
     let mut members: Vec<u32> = (0..n as u32).collect();
     let mut next = 1u32;
     // (node index, range of `members`), then merged bottom-up in reverse creation order.
