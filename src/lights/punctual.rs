@@ -2,8 +2,8 @@
 //! them by power, and the share of all light power they hold, with which a light sample goes
 //! to them rather than to an emissive triangle. Together the two choices pick every light by
 //! its power. With the light BVH, point and spot lights are its leaves and the CDF keeps only
-//! the directional lights. Powers are in the emissive triangles' units (power over pi, `EmissiveTriangle::
-//! weight`); radiant intensity in candela and irradiance in lux are taken as they are, in
+//! the directional lights. Powers are in the emissive triangles' units (power over pi,
+//! `EmissiveTriangle::weight`); radiant intensity in candela and irradiance in lux are taken as they are, in
 //! wavetrace's radiometric units, as renderers without photometric units do.
 
 use crate::gpu::{Buffer, BufferUsage, Context, GpuResult};
@@ -87,10 +87,6 @@ impl PunctualLights {
             choice,
             powered: powers.iter().filter(|&&p| p > 0.0).count() as u32,
         })
-    }
-
-    pub fn table(&self) -> &Buffer {
-        &self.table
     }
 
     /// Lights with power, wherever next-event estimation chooses them.
