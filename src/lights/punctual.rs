@@ -3,8 +3,8 @@
 //! to them rather than to an emissive triangle. Together the two choices pick every light by
 //! its power. With the light BVH, point and spot lights are its leaves and the CDF keeps only
 //! the directional lights. Powers are in the emissive triangles' units (power over pi,
-//! `EmissiveTriangle::weight`); radiant intensity in candela and irradiance in lux are taken as they are, in
-//! wavetrace's radiometric units, as renderers without photometric units do.
+//! `EmissiveTriangle::weight`); radiant intensity in candela and irradiance in lux are taken
+//! as they are, in wavetrace's radiometric units, as renderers without photometric units do.
 
 use crate::gpu::{Buffer, BufferUsage, Context, GpuResult};
 use crate::interface::{GpuPunctualLight, PassConstants, PUNCTUAL_DIRECTIONAL, PUNCTUAL_POINT, PUNCTUAL_SPOT};
