@@ -196,7 +196,7 @@ fn build_benchmark(context: &Context, rows: &mut Vec<serde_json::Value>) -> GpuR
     for count in [100_000u32, 1_000_000, 10_000_000] {
         let scene = emissive_grid(count);
         let gpu_scene = GpuScene::upload(context, &scene)?;
-        let sampler = LightSampler::new(context, &scene, &gpu_scene, LightSelection::Cdf)?;
+        let sampler = LightSampler::new(context, &scene, &gpu_scene, LightSelection::Cdf, false)?;
         let lights = sampler.light_count();
         let tree = sampler.tree().expect("the cdf selection has a tree");
         let weights = Buffer::new(

@@ -10,7 +10,7 @@ use wavetrace::environment::{Environment, EnvironmentMap};
 use wavetrace::gpu::{Context, ContextDesc, TraceBackend};
 use wavetrace::integrator::Renderer;
 use wavetrace::integrator::{IntegratorKind, RenderSettings, RenderStats, Schedule, SplatFilm};
-use wavetrace::lights::LightSelection;
+use wavetrace::lights::{CullingFormat, CullingSettings, LightSelection};
 use wavetrace::scene::{ImportOptions, Scene};
 
 #[derive(Parser)]
@@ -81,6 +81,21 @@ struct RenderArgs {
     /// summed on the CPU), uniform.
     #[arg(long, default_value = "bvh", value_parser = parse_light_selection)]
     lights: LightSelection,
+    /// Point and spot lights with a range: off (chosen with the other lights), bits or lists
+    /// (chosen among those culled to the shading point's screen tile or world-grid cell, held
+    /// as bit arrays or as index lists; docs/LIGHT_CULLING.md). Path tracers only.
+    #[arg(long, default_value = "off", value_parser = parse_light_culling)]
+    light_culling: CullingFormat,
+    /// Entries of a cell's index list (--light-culling lists); a cell with more lights chooses
+    /// among all ranged lights by power.
+    #[arg(long, default_value_t = wavetrace::lights::culling::DEFAULT_LIST_CAPACITY, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=i64::from(wavetrace::interface::LIGHT_CULLING_MAX_LIST)))]
+    light_list_capacity: u32,
+    /// About this many cells in light culling's world grid (for points off the first bounce).
+    #[arg(long, default_value_t = wavetrace::lights::culling::DEFAULT_GRID_CELLS, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=1_048_576))]
+    light_grid_cells: u32,
+    /// Cull spot lights by their range sphere only, not their cone.
+    #[arg(long)]
+    no_cull_cones: bool,
     /// Rebuild the lights' selection structure at the start of every pass (megakernel) or
     /// scheduler submission (wavefront), as changing emission would, so that --stats shows its
     /// cost.
@@ -321,6 +336,12 @@ fn render(args: &RenderArgs) -> Result<(), String> {
             IntegratorArg::Bdpt => IntegratorKind::Bdpt,
         },
         light_selection: args.lights,
+        light_culling: CullingSettings {
+            format: args.light_culling,
+            list_capacity: args.light_list_capacity,
+            cones: !args.no_cull_cones,
+            grid_cells: args.light_grid_cells,
+        },
         environment,
         rebuild_lights_every_pass: args.rebuild_lights,
         schedule: args.schedule,
@@ -393,6 +414,10 @@ fn parse_light_selection(text: &str) -> Result<LightSelection, String> {
     text.parse()
 }
 
+fn parse_light_culling(text: &str) -> Result<CullingFormat, String> {
+    text.parse()
+}
+
 fn parse_schedule(text: &str) -> Result<Schedule, String> {
     text.parse()
 }
@@ -433,6 +458,22 @@ fn print_stats(settings: &RenderSettings, stats: &RenderStats) {
             stats.film_bytes_per_pixel,
             if stats.sort_by_material { "on" } else { "off" },
             if stats.sort_rays { "on" } else { "off" }
+        );
+    }
+    if let Some(culling) = &stats.culling {
+        println!(
+            "light culling ({:?}): {} ranged lights; {} tiles ({} with primary hits), {:.1} lights a lit tile (at most \
+             {}); {} grid cells, {:.1} lights a lit cell (at most {}); {} lists overflowed",
+            culling.format,
+            culling.ranged_lights,
+            culling.tiles,
+            culling.tiles_with_hits,
+            culling.mean_lights_per_tile,
+            culling.max_lights_per_tile,
+            culling.grid_cells,
+            culling.mean_lights_per_grid_cell,
+            culling.max_lights_per_grid_cell,
+            culling.overflowed_cells
         );
     }
     if let Some(bdpt) = &stats.bdpt {

@@ -68,6 +68,25 @@ gpu_constants! {
     const RADIX_TILE: u32 = RADIX_GROUP * RADIX_ITEMS_PER_THREAD;
     /// `instance_light_offset` of an instance that emits nothing.
     const NOT_A_LIGHT: u32 = 0xffff_ffff;
+    /// `PassConstants::light_culling` (`--light-culling`): next-event estimation chooses lights
+    /// of finite range globally (off) or among those listed for the shading point's cell, as
+    /// flat bit arrays or as compacted index lists (light_culling.glsl).
+    const LIGHT_CULLING_OFF: u32 = 0;
+    const LIGHT_CULLING_BITS: u32 = 1;
+    const LIGHT_CULLING_LISTS: u32 = 2;
+    /// Screen tiles of the first bounce are this many pixels square: one workgroup of the
+    /// culling kernel, a thread a pixel.
+    const LIGHT_CULLING_TILE: u32 = 16;
+    const LIGHT_CULLING_GROUP: u32 = LIGHT_CULLING_TILE * LIGHT_CULLING_TILE;
+    /// A tile's 2.5D depth mask: its depth range in this many slices, one bit each.
+    const LIGHT_CULLING_DEPTH_BINS: u32 = 32;
+    /// Bit-array words a culling workgroup holds in shared memory at once (lights in chunks of
+    /// 32 times this).
+    const LIGHT_CULLING_SHARED_WORDS: u32 = 2048;
+    /// The most entries a cell's index list may hold (`--light-list-capacity`).
+    const LIGHT_CULLING_MAX_LIST: u32 = 1024;
+    /// The depth of a pixel corner whose ray met nothing.
+    const LIGHT_CULLING_NO_DEPTH: f32 = -1.0;
     /// `GpuPunctualLight::kind`.
     const PUNCTUAL_POINT: u32 = 0;
     const PUNCTUAL_SPOT: u32 = 1;
@@ -414,6 +433,32 @@ gpu_structs! {
         ray_log_capacity: u32,
         // Shader execution reordering's hint bits: enough for every instance and a miss.
         reorder_hint_bits: u32,
+        // Light culling (light_culling.glsl): the lights of finite range (`GpuCullLight`), the
+        // screen tiles' depth bounds, each cell's bit array or index list and its count (tiles
+        // first, then the world grid's cells), and a CDF over the ranged lights by power for
+        // cells whose list overflowed. `ranged_choice`: the chance that next-event estimation
+        // (when it does not pick the environment) picks a ranged light, in a cell that lists
+        // any: their share of the power.
+        cull_lights: u64,
+        cull_tiles: u64,
+        cull_bits: u64,
+        cull_counts: u64,
+        cull_lists: u64,
+        ranged_cdf: u64,
+        light_culling: u32,
+        ranged_count: u32,
+        ranged_choice: f32,
+        cull_words: u32,
+        cull_list_capacity: u32,
+        cull_tiles_x: u32,
+        cull_tiles_y: u32,
+        cull_grid_x: u32,
+        cull_grid_y: u32,
+        cull_grid_z: u32,
+        cull_grid_lower: Vec3,
+        cull_scalarise: u32,
+        cull_grid_scale: Vec3,
+        pad_culling: u32,
     }
 
     /// Queue counters and the indirect arguments made from them; all GPU-written. Queue
@@ -615,6 +660,78 @@ gpu_structs! {
     /// A KHR_lights_punctual light in world space (PUNCTUAL_* in lights.glsl): where it is,
     /// where it points, colour x intensity (candela for point and spot lights, lux for
     /// directional ones), its range (0: none) and a spot light's cone cosines.
+    /// A light of finite range as the culling kernels and the in-cell choice read it: the
+    /// sphere it reaches, a spot light's cone (`cone` 1 when culling tests it), its luminous
+    /// weight (luminance of intensity) and its index among the punctual lights.
+    struct GpuCullLight {
+        position: Vec3,
+        range: f32,
+        axis: Vec3,
+        cos_outer: f32,
+        cos_inner: f32,
+        weight: f32,
+        punctual: u32,
+        cone: u32,
+    }
+
+    /// A screen tile's depth bounds (view depth along the camera's forward axis; z_min > z_max:
+    /// no primary hit) and its 2.5D mask of LIGHT_CULLING_DEPTH_BINS slices of [z_min, z_max].
+    struct GpuLightTile {
+        z_min: f32,
+        z_max: f32,
+        mask: u32,
+        pad0: u32,
+    }
+
+    /// Push constants of `lights/cull_depth*`: the view depth of the primary hit through every
+    /// pixel corner ((width + 1) x (height + 1), row-major) into `corner_depths`.
+    struct CullDepthPush {
+        top_level: u64,
+        corner_depths: u64,
+        camera_origin: Vec3,
+        tan_half_yfov: f32,
+        camera_right: Vec3,
+        aspect: f32,
+        camera_up: Vec3,
+        width: u32,
+        camera_forward: Vec3,
+        height: u32,
+    }
+
+    /// Push constants of `lights/cull*`: every cell against the `count` lights of `lights`,
+    /// into its bit array (`words` a cell) or its index list (`list_capacity` a cell), and its
+    /// count. Tiles (`tiles_x` x `tiles_y`, bounds from `corner_depths` into `tiles`) come
+    /// first, then the grid's cells (`grid_x` x `grid_y` x `grid_z` from `grid_lower`, each
+    /// 1 / `grid_scale` wide). `margin`: how far past its range a light still counts.
+    struct LightCullingPush {
+        lights: u64,
+        corner_depths: u64,
+        tiles: u64,
+        bits: u64,
+        counts: u64,
+        lists: u64,
+        camera_origin: Vec3,
+        tan_half_yfov: f32,
+        camera_right: Vec3,
+        aspect: f32,
+        camera_up: Vec3,
+        width: u32,
+        camera_forward: Vec3,
+        height: u32,
+        grid_lower: Vec3,
+        margin: f32,
+        grid_scale: Vec3,
+        count: u32,
+        tiles_x: u32,
+        tiles_y: u32,
+        grid_x: u32,
+        grid_y: u32,
+        grid_z: u32,
+        words: u32,
+        list_capacity: u32,
+        groups_x: u32,
+    }
+
     struct GpuPunctualLight {
         position: Vec3,
         kind: u32,

@@ -158,7 +158,7 @@ fn random_emitters(count: usize, seed: u64) -> Scene {
 /// The scene's light sampler with its GPU-built BVH, after one build.
 fn built(context: &Context, scene: &Scene) -> (GpuScene, LightSampler) {
     let gpu_scene = GpuScene::upload(context, scene).unwrap();
-    let sampler = LightSampler::new(context, scene, &gpu_scene, LightSelection::Bvh).unwrap();
+    let sampler = LightSampler::new(context, scene, &gpu_scene, LightSelection::Bvh, false).unwrap();
     context
         .run_once("light bvh", |commands| {
             sampler.record_flatten(commands, None)?;
@@ -246,7 +246,7 @@ fn gpu_build_matches_its_cpu_twin_on_awkward_sizes() {
         let bvh = sampler.bvh().expect("a GPU-built BVH");
         // Leaves: each light's bounds, cone and power from the scene's geometry (the
         // triangles of the material that emits nothing are no lights at all).
-        let cpu_leaves = reference::scene_leaves(&scene, bvh.keys());
+        let cpu_leaves = reference::scene_leaves(&scene, &scene.lights, bvh.keys());
         let count = cpu_leaves.len();
         assert_eq!(bvh.count() as usize, count);
         let gpu_leaves: Vec<GpuLightBvhNode> = bvh.leaves().read_back(context, count).unwrap();
@@ -524,7 +524,7 @@ fn morton_tree_quality_against_a_cpu_saoh_build() {
     let (_gpu_scene, sampler) = built(context, &scene);
     let bvh = sampler.bvh().unwrap();
     let gpu_tree = bvh.read_back(context).unwrap();
-    let leaves = reference::scene_leaves(&scene, bvh.keys());
+    let leaves = reference::scene_leaves(&scene, &scene.lights, bvh.keys());
     let saoh_tree = saoh::build(&leaves);
     assert_eq!(structure_problem(&saoh_tree), None);
     let (gpu_cost, saoh_cost) = (saoh::tree_cost(&gpu_tree), saoh::tree_cost(&saoh_tree));

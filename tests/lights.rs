@@ -432,7 +432,7 @@ fn flattening_and_leaf_weights_match_the_cpu() {
     for scene in [load("cornell-many-lights"), awkward_light_scene()] {
         let cpu = EmissiveTriangles::build(&scene);
         let gpu_scene = GpuScene::upload(context, &scene).unwrap();
-        let sampler = LightSampler::new(context, &scene, &gpu_scene, LightSelection::Cdf).unwrap();
+        let sampler = LightSampler::new(context, &scene, &gpu_scene, LightSelection::Cdf, false).unwrap();
         assert_eq!(sampler.light_count() as usize, cpu.triangles.len());
         context
             .run_once("lights", |commands| {

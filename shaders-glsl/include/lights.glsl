@@ -10,6 +10,7 @@
 #include "scene.glsl"
 #include "light_tree.glsl"
 #include "light_bvh.glsl"
+#include "light_culling.glsl"
 #include "environment.glsl"
 #include "textures.glsl"
 
@@ -65,7 +66,11 @@ float light_hit_area_density(PassConstants c, LightContext ctx, uint instance, u
         ? light_bvh_probability(c.light_bvh, c.light_bvh_parents, c.light_bvh_leaf_of, ctx, first + triangle)
         : light_selection_probability(c.light_selection, c.light_tree, c.light_cdf, c.light_count,
                                       c.light_tree_arity, first + triangle);
-    return (1.0 - c.environment_choice) * (1.0 - c.punctual_choice) * probability / area;
+    float unranged = 1.0;
+    if (HAS_PUNCTUAL_LIGHTS && c.light_culling != LIGHT_CULLING_OFF && ctx.spatial) {
+        unranged = 1.0 - ranged_share(c, light_cell(c, ctx.point));
+    }
+    return (1.0 - c.environment_choice) * unranged * (1.0 - c.punctual_choice) * probability / area;
 }
 
 layout(buffer_reference, scalar) readonly buffer PunctualLights { GpuPunctualLight v[]; };
@@ -112,13 +117,32 @@ bool sample_direct_light(PassConstants c, LightContext ctx, float u_light, vec2 
         return true;
     }
     u_light = min((u_light - p_environment) / (1.0 - p_environment), float_below(1.0));
+    float outside = 1.0 - p_environment;
+    if (HAS_PUNCTUAL_LIGHTS && c.light_culling != LIGHT_CULLING_OFF && ctx.spatial) {
+        // Lights of finite range: among those the point's cell lists; the others are chosen
+        // below as without culling, from the rest of the light power.
+        uint cell = light_cell(c, ctx.point);
+        float p_ranged = ranged_share(c, cell);
+        if (u_light < p_ranged) {
+            float probability;
+            uint ranged = ranged_light_choose(c, cell, ctx, min(u_light / p_ranged, float_below(1.0)), probability);
+            if (ranged == NO_RANGED_LIGHT) {
+                return false;
+            }
+            uint index = CullLights(c.cull_lights).v[ranged].punctual;
+            punctual_light_sample(c, index, outside * p_ranged * probability, s);
+            return s.pdf > 0.0;
+        }
+        u_light = min((u_light - p_ranged) / (1.0 - p_ranged), float_below(1.0));
+        outside *= 1.0 - p_ranged;
+    }
     float p_punctual = c.punctual_choice;
     if (HAS_PUNCTUAL_LIGHTS && u_light < p_punctual) {
         // By the CDF over their powers (light_tree.glsl's flat-CDF sampler); with the light
         // BVH, the CDF holds only the directional lights, the others being in the BVH.
         uint index = light_cdf_sample(c.punctual_cdf, c.punctual_count, min(u_light / p_punctual, float_below(1.0)));
         float probability = light_cdf_probability(c.punctual_cdf, c.punctual_count, index);
-        punctual_light_sample(c, index, (1.0 - p_environment) * p_punctual * probability, s);
+        punctual_light_sample(c, index, outside * p_punctual * probability, s);
         return s.pdf > 0.0;
     }
     bool bvh = c.light_selection == LIGHT_SELECTION_BVH;
@@ -126,7 +150,7 @@ bool sample_direct_light(PassConstants c, LightContext ctx, float u_light, vec2 
         return false;
     }
     u_light = min((u_light - p_punctual) / (1.0 - p_punctual), float_below(1.0));
-    float share = (1.0 - p_environment) * (1.0 - p_punctual);
+    float share = outside * (1.0 - p_punctual);
     uint light;
     float probability;
     if (bvh) {

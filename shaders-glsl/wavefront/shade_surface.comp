@@ -6,6 +6,7 @@
 #extension GL_GOOGLE_include_directive : require
 
 #define SUBGROUP_APPEND
+#define LIGHT_CULLING_SCALARISED
 #include "queues.glsl"
 #include "path.glsl"
 #include "film.glsl"

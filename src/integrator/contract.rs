@@ -12,9 +12,9 @@
 //! 3. **render** (`Integrator::render`) every sample, reporting progress, then add its part
 //!    of the statistics (`Integrator::add_stats`).
 
-use crate::gpu::{Buffer, Context, GpuError, GpuResult, ScopeTiming};
+use crate::gpu::{Buffer, CommandBuffer, Context, GpuError, GpuResult, Profiler, ScopeTiming};
 use crate::interface::PassConstants;
-use crate::lights::LightSampler;
+use crate::lights::{LightCulling, LightSampler};
 use crate::scene::{GpuScene, Scene};
 
 use super::kernel_features::KernelFeatures;
@@ -43,10 +43,42 @@ pub struct Frame<'a> {
     pub queues: &'a Buffer,
     /// The scene's tables and its textures (set 0 of every pipeline).
     pub scene: &'a GpuScene,
-    /// For `--rebuild-lights`, which records the light build into every pass.
+    /// For `--rebuild-lights`, which records the light build and the light culling into
+    /// every pass (`record_light_rebuild`).
     pub lights: &'a LightSampler,
+    pub culling: Option<&'a LightCulling>,
+    /// The scene's top-level acceleration structure, which culling's depth kernel traces.
+    pub top_level: u64,
     /// What the scene's kernels are specialised to.
     pub features: KernelFeatures,
+}
+
+impl Frame<'_> {
+    /// Records what `--rebuild-lights` replays at the start of every pass: the light
+    /// selection's build and the light culling, as moving lights or a moving camera need.
+    pub fn record_light_rebuild(
+        &self,
+        commands: &mut CommandBuffer,
+        mut profiler: Option<&mut Profiler>,
+    ) -> GpuResult<()> {
+        if !self.settings.rebuild_lights_every_pass {
+            return Ok(());
+        }
+        self.lights
+            .record_build(commands, self.scene, profiler.as_deref_mut())?;
+        match self.culling {
+            Some(culling) => culling.record(commands, self.top_level, profiler),
+            None => Ok(()),
+        }
+    }
+
+    /// Profiler scopes `record_light_rebuild` opens.
+    pub fn light_rebuild_scopes(&self) -> u32 {
+        if !self.settings.rebuild_lights_every_pass {
+            return 0;
+        }
+        self.lights.profiler_scopes() + self.culling.map_or(0, LightCulling::profiler_scopes)
+    }
 }
 
 /// What running a render's passes took.

@@ -68,15 +68,13 @@ impl Integrator for Megakernel {
         let mut profiler = Profiler::new(
             frame.context,
             "sample pass kernels",
-            PROFILER_SCOPES + frame.lights.profiler_scopes(),
+            PROFILER_SCOPES + frame.light_rebuild_scopes(),
         )?;
         pass.begin(frame.context)?;
         pass.use_textures(&frame.scene.textures);
         profiler.reset(&mut pass);
         let whole_pass = profiler.begin(&mut pass, SUBMISSION_SCOPE)?;
-        if settings.rebuild_lights_every_pass {
-            frame.lights.record_build(&mut pass, frame.scene, Some(&mut profiler))?;
-        }
+        frame.record_light_rebuild(&mut pass, Some(&mut profiler))?;
         trace::barrier(backend, &mut pass);
         trace::timed(backend, &mut profiler, &mut pass, "trace_paths", &|pass| {
             self.trace_paths

@@ -159,6 +159,8 @@ impl Renderer {
             queues: &queues,
             scene: &resources.scene,
             lights: &resources.lights,
+            culling: resources.culling.as_ref(),
+            top_level: resources.accel.top_level.address(),
             features,
         })?;
         Ok(Self {
@@ -235,6 +237,10 @@ impl Renderer {
             light_selection: settings.light_selection,
             kernel_features: self.features.to_string(),
             bdpt: None,
+            culling: match &self.resources.culling {
+                Some(culling) => Some(culling.stats(&self.context)?),
+                None => None,
+            },
         })
     }
 }

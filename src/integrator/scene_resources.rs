@@ -6,7 +6,8 @@ use crate::accel::SceneAccel;
 use crate::environment::GpuEnvironment;
 use crate::gpu::{CommandBuffer, Context, GpuResult};
 use crate::interface::PassConstants;
-use crate::lights::{LightSampler, PunctualLights};
+use crate::lights::culling::reference::is_ranged;
+use crate::lights::{punctual, EmissiveTriangles, LightCulling, LightSampler, PunctualLights};
 use crate::scene::{GpuScene, PinholeCamera, Scene};
 
 use super::settings::RenderSettings;
@@ -17,29 +18,46 @@ pub struct SceneResources {
     pub lights: LightSampler,
     pub environment: GpuEnvironment,
     pub punctual: PunctualLights,
+    /// Culled lists of the lights of finite range, where culling is on.
+    pub culling: Option<LightCulling>,
 }
 
 impl SceneResources {
     pub fn upload(context: &Context, scene: &Scene, settings: &RenderSettings) -> GpuResult<Self> {
         let gpu_scene = GpuScene::upload(context, scene)?;
         let accel = SceneAccel::build(context, scene, &gpu_scene.meshes, settings.merge_instances)?;
-        let lights = LightSampler::new(context, scene, &gpu_scene, settings.light_selection)?;
+        let (camera, _) = PinholeCamera::for_scene(scene, settings.width, settings.height);
+        let culling = LightCulling::new(
+            context,
+            scene,
+            camera,
+            (settings.width, settings.height),
+            settings.backend,
+            settings.light_culling,
+            unculled_power(scene),
+        )?;
+        let culled = culling.is_some();
+        let lights = LightSampler::new(context, scene, &gpu_scene, settings.light_selection, culled)?;
         let environment = GpuEnvironment::new(context, settings.environment.as_ref())?;
-        let punctual = PunctualLights::new(context, scene, settings.light_selection.holds_punctual_lights())?;
+        let punctual = PunctualLights::new(context, scene, settings.light_selection.holds_punctual_lights(), culled)?;
         Ok(Self {
             scene: gpu_scene,
             accel,
             lights,
             environment,
             punctual,
+            culling,
         })
     }
 
     /// Records what is built on the GPU before the first pass: the flattened lights, their
-    /// selection structure, the environment's sampling distribution.
+    /// selection structure, the light culling, the environment's sampling distribution.
     pub fn record_build(&self, commands: &mut CommandBuffer) -> GpuResult<()> {
         self.lights.record_flatten(commands, None)?;
         self.lights.record_build(commands, &self.scene, None)?;
+        if let Some(culling) = &self.culling {
+            culling.record(commands, self.accel.top_level.address(), None)?;
+        }
         self.environment.record_build(commands)
     }
 
@@ -70,6 +88,9 @@ impl SceneResources {
         constants.light_bvh_parents = light_tables.bvh_parents;
         constants.light_bvh_leaf_of = light_tables.bvh_leaf_of;
         self.punctual.fill(constants);
+        if let Some(culling) = &self.culling {
+            culling.fill(constants);
+        }
         let other_lights = light_tables.count + self.punctual.powered();
         self.environment.fill(constants, other_lights);
 
@@ -84,4 +105,20 @@ impl SceneResources {
         constants.camera_up = camera.up;
         constants.camera_forward = camera.forward;
     }
+}
+
+/// The power of the lights chosen beside culling: emissive triangles and punctual lights
+/// without a range.
+fn unculled_power(scene: &Scene) -> f64 {
+    if !scene.lights.iter().any(is_ranged) {
+        return 0.0;
+    }
+    let radius = scene.radius();
+    let punctual: f64 = scene
+        .lights
+        .iter()
+        .filter(|l| !is_ranged(l))
+        .map(|l| punctual::power(l, radius))
+        .sum();
+    punctual + EmissiveTriangles::build(scene).total_power()
 }

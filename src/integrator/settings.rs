@@ -3,7 +3,7 @@
 
 use crate::environment::Environment;
 use crate::gpu::TraceBackend;
-use crate::lights::LightSelection;
+use crate::lights::{CullingSettings, LightSelection};
 
 /// What to render: size, samples, path length, seed and trace backend.
 #[derive(Clone, Debug)]
@@ -21,6 +21,8 @@ pub struct RenderSettings {
     pub backend: TraceBackend,
     pub integrator: IntegratorKind,
     pub light_selection: LightSelection,
+    /// Lights of finite range chosen among those culled to the shading point's cell.
+    pub light_culling: CullingSettings,
     /// Rebuild the light tree at the start of every pass, as a scene with changing emission
     /// would, so that its cost shows in the statistics.
     pub rebuild_lights_every_pass: bool,
@@ -67,6 +69,7 @@ impl RenderSettings {
             backend,
             integrator: IntegratorKind::default(),
             light_selection: LightSelection::default(),
+            light_culling: CullingSettings::default(),
             rebuild_lights_every_pass: false,
             schedule: Schedule::default(),
             path_slots: None,

@@ -57,7 +57,11 @@ pub struct RenderStats {
     pub kernel_features: String,
     /// Bidirectional path tracing's own counts.
     pub bdpt: Option<BdptStats>,
+    /// What light culling's cells hold, where culling is on.
+    pub culling: Option<CullingStats>,
 }
+
+pub use crate::lights::culling::CullingStats;
 
 /// The shadow paths one bidirectional strategy queued.
 #[derive(Clone, Copy, Debug, serde::Serialize)]

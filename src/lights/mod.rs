@@ -4,12 +4,14 @@
 //! built on the GPU, and the CPU references they are tested against.
 
 pub mod bvh;
+pub mod culling;
 pub mod emissive;
 pub mod flatten;
 pub mod punctual;
 pub mod sampler;
 pub mod tree;
 
+pub use culling::{CullingFormat, CullingSettings, LightCulling};
 pub use emissive::EmissiveTriangles;
 pub use punctual::PunctualLights;
 pub use sampler::{LightSampler, LightSelection, LightTables};

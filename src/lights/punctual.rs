@@ -10,6 +10,7 @@ use crate::gpu::{Buffer, BufferUsage, Context, GpuResult};
 use crate::interface::{GpuPunctualLight, PassConstants, PUNCTUAL_DIRECTIONAL, PUNCTUAL_POINT, PUNCTUAL_SPOT};
 use crate::scene::{PunctualKind, PunctualLight, Scene};
 
+use super::culling::reference::without_ranged;
 use super::emissive::{luminance, EmissiveTriangles};
 
 /// Emitted power over pi: a point light sends 4 pi I, a spot light 2 pi I times the cone's
@@ -42,14 +43,19 @@ pub struct PunctualLights {
 
 impl PunctualLights {
     /// `beside_bvh`: point and spot lights are leaves of the light BVH, so the CDF and its
-    /// share of the choice hold only the directional lights.
-    pub fn new(context: &Context, scene: &Scene, beside_bvh: bool) -> GpuResult<Self> {
+    /// share of the choice hold only the directional lights. `culled`: lights of finite range
+    /// are chosen by light culling, before this choice, and count for nothing here.
+    pub fn new(context: &Context, scene: &Scene, beside_bvh: bool, culled: bool) -> GpuResult<Self> {
         let radius = scene.radius();
-        let powers: Vec<f64> = scene.lights.iter().map(|l| power(l, radius)).collect();
+        let lights = if culled {
+            without_ranged(&scene.lights)
+        } else {
+            scene.lights.clone()
+        };
+        let powers: Vec<f64> = lights.iter().map(|l| power(l, radius)).collect();
         let total: f64 = powers.iter().sum();
         let in_cdf = |light: &PunctualLight| !beside_bvh || light.kind == PunctualKind::Directional;
-        let cdf_powers: Vec<f64> = scene
-            .lights
+        let cdf_powers: Vec<f64> = lights
             .iter()
             .zip(&powers)
             .map(|(light, &p)| if in_cdf(light) { p } else { 0.0 })
@@ -76,7 +82,7 @@ impl PunctualLights {
         } else {
             0.0
         };
-        let table = table_entries(scene);
+        let table = table_entries(&scene.lights);
         if cdf.is_empty() {
             cdf.push(1.0);
         }
@@ -85,7 +91,7 @@ impl PunctualLights {
             cdf: Buffer::from_slice(context, "punctual light cdf", &cdf, BufferUsage::STORAGE)?,
             count: if cdf_total > 0.0 { scene.lights.len() as u32 } else { 0 },
             choice,
-            powered: powers.iter().filter(|&&p| p > 0.0).count() as u32,
+            powered: scene.lights.iter().filter(|l| power(l, radius) > 0.0).count() as u32,
         })
     }
 
@@ -104,8 +110,8 @@ impl PunctualLights {
 
 /// The lights as the GPU reads them; one dark entry when there are none, as buffers cannot be
 /// empty (the kernels never read it then).
-pub fn table_entries(scene: &Scene) -> Vec<GpuPunctualLight> {
-    let mut table: Vec<GpuPunctualLight> = scene.lights.iter().map(gpu_light).collect();
+pub fn table_entries(lights: &[PunctualLight]) -> Vec<GpuPunctualLight> {
+    let mut table: Vec<GpuPunctualLight> = lights.iter().map(gpu_light).collect();
     if table.is_empty() {
         table.push(GpuPunctualLight::default());
     }

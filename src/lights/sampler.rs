@@ -7,6 +7,7 @@ use crate::interface::{LIGHT_SELECTION_BVH, LIGHT_SELECTION_CDF, LIGHT_SELECTION
 use crate::scene::{GpuScene, Scene};
 
 use super::bvh::{reference, saoh, BvhKeys, BvhSources, LightBvh};
+use super::culling::reference::without_ranged;
 use super::emissive::{emissive_instances, EmissiveTriangles};
 use super::flatten::LightFlattening;
 use super::punctual::table_entries;
@@ -112,14 +113,26 @@ struct UploadedTree {
 }
 
 impl Bvh {
-    fn new(context: &Context, scene: &Scene, selection: LightSelection, triangles: u32) -> GpuResult<Option<Self>> {
+    /// `culled`: lights of finite range are chosen by light culling, so their leaves are dark.
+    fn new(
+        context: &Context,
+        scene: &Scene,
+        selection: LightSelection,
+        triangles: u32,
+        culled: bool,
+    ) -> GpuResult<Option<Self>> {
         let punctual = scene.lights.len() as u32;
         if !selection.holds_punctual_lights() || triangles + punctual == 0 {
             return Ok(None);
         }
+        let lights = if culled {
+            without_ranged(&scene.lights)
+        } else {
+            scene.lights.clone()
+        };
         let keys = BvhKeys::over(scene.bounds(), true);
         if selection == LightSelection::CpuBvh {
-            let tree = saoh::build(&reference::scene_leaves(scene, &keys));
+            let tree = saoh::build(&reference::scene_leaves(scene, &lights, &keys));
             let upload = |name: &str, words: &[u32]| Buffer::from_slice(context, name, words, BufferUsage::STORAGE);
             return Ok(Some(Self::Cpu(Box::new(UploadedTree {
                 nodes: Buffer::from_slice(context, "light bvh nodes (cpu)", &tree.nodes, BufferUsage::STORAGE)?,
@@ -132,7 +145,7 @@ impl Bvh {
             punctual_lights: Buffer::from_slice(
                 context,
                 "light bvh punctual lights",
-                &table_entries(scene),
+                &table_entries(&lights),
                 BufferUsage::STORAGE,
             )?,
         }))
@@ -156,7 +169,14 @@ pub struct LightSampler {
 }
 
 impl LightSampler {
-    pub fn new(context: &Context, scene: &Scene, gpu_scene: &GpuScene, selection: LightSelection) -> GpuResult<Self> {
+    /// `culled`: lights of finite range are chosen by light culling instead.
+    pub fn new(
+        context: &Context,
+        scene: &Scene,
+        gpu_scene: &GpuScene,
+        selection: LightSelection,
+        culled: bool,
+    ) -> GpuResult<Self> {
         let emissive = emissive_instances(scene);
         let lights: u64 = emissive
             .iter()
@@ -191,7 +211,7 @@ impl LightSampler {
         };
         Ok(Self {
             selection,
-            bvh: Bvh::new(context, scene, selection, light_count)?,
+            bvh: Bvh::new(context, scene, selection, light_count, culled)?,
             flattening,
             tree,
             cpu_cdf,
@@ -298,7 +318,7 @@ impl LightSampler {
 }
 
 /// Records `record` inside a profiler scope (also a debug label), or a plain debug label.
-fn timed(
+pub(super) fn timed(
     commands: &mut CommandBuffer,
     profiler: Option<&mut Profiler>,
     name: &str,

@@ -20,6 +20,7 @@ use crate::interface::{
     KernelCounters, LightVertex, PassConstants, QueueState, BDPT_ALL_STRATEGIES, BDPT_COUNTED, BDPT_COUNTERS,
     LIGHT_VERTEX_LAMBERTIAN_PLANES, LIGHT_VERTEX_PLANES,
 };
+use crate::lights::CullingFormat;
 
 use super::contract::{render_before_record, Frame, Integrator, PassTimings, Setup};
 use super::settings::{RenderSettings, SplatFilm};
@@ -110,6 +111,15 @@ impl Bdpt {
             })
         };
         Wavefront::check(settings)?;
+        if settings.light_culling.format != CullingFormat::Off {
+            // Light subpaths start from lights chosen by power, and MIS needs the same choice
+            // from every vertex: a choice that depends on the shading point's cell has no place.
+            return invalid(format!(
+                "--light-culling {} serves the path tracers; bidirectional path tracing chooses lights by \
+                 power alone (use --light-culling off)",
+                settings.light_culling.format.name()
+            ));
+        }
         if let Some((s, t)) = settings.strategy {
             if t == 0 || s + t < 2 || s + t - 1 > settings.max_depth {
                 return invalid(format!(

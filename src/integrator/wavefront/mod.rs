@@ -187,18 +187,11 @@ impl Integrator for Wavefront {
             &frame.scene.textures,
         );
         let rebuild = |commands: &mut CommandBuffer, profiler: &mut Profiler| {
-            if settings.rebuild_lights_every_pass {
-                frame.lights.record_build(commands, frame.scene, Some(profiler))?;
-            }
-            Ok(())
+            frame.record_light_rebuild(commands, Some(profiler))
         };
         let prelude = Prelude {
             record: &rebuild,
-            scopes: if settings.rebuild_lights_every_pass {
-                frame.lights.profiler_scopes()
-            } else {
-                0
-            },
+            scopes: frame.light_rebuild_scopes(),
         };
         let work = Work {
             schedule: settings.schedule,

@@ -5,7 +5,7 @@
 use glam::Vec3;
 
 use crate::interface::{GpuLightBvhNode, LIGHT_BVH_LEAF, LIGHT_BVH_NO_PARENT};
-use crate::scene::{PunctualKind, Scene};
+use crate::scene::{PunctualKind, PunctualLight, Scene};
 
 use super::super::emissive::{luminance, EmissiveTriangles};
 use super::BvhKeys;
@@ -48,9 +48,10 @@ pub fn dark_leaf(light: u32, at: Vec3) -> GpuLightBvhNode {
     }
 }
 
-/// The leaves of a scene's lights: its emissive triangles in flattening order, then its
-/// punctual lights (directional ones dark: they are chosen beside the tree).
-pub fn scene_leaves(scene: &Scene, keys: &BvhKeys) -> Vec<GpuLightBvhNode> {
+/// The leaves of a scene's lights: its emissive triangles in flattening order, then `lights`
+/// (the scene's punctual lights, some darkened; directional ones dark: they are chosen beside
+/// the tree).
+pub fn scene_leaves(scene: &Scene, lights: &[PunctualLight], keys: &BvhKeys) -> Vec<GpuLightBvhNode> {
     let triangles = EmissiveTriangles::build(scene);
     let mut leaves = Vec::new();
     for t in &triangles.triangles {
@@ -63,7 +64,7 @@ pub fn scene_leaves(scene: &Scene, keys: &BvhKeys) -> Vec<GpuLightBvhNode> {
         leaf.power = luminance(t.radiance) * 0.5 * twice_area;
         leaves.push(usable_or_dark(leaf, keys.lower));
     }
-    for light in &scene.lights {
+    for light in lights {
         let mut leaf = dark_leaf(leaves.len() as u32, keys.lower);
         leaf.lower = light.position;
         leaf.upper = light.position;

@@ -1,0 +1,280 @@
+#version 460
+// variant: tiles_bits TILES FORMAT_BITS
+// variant: tiles_lists TILES
+// variant: grid_bits FORMAT_BITS
+// variant: grid_lists
+//
+// Light culling: one workgroup per cell (a screen tile with TILES, else a cell of the world
+// grid) tests every light of finite range against the cell, conservatively, and writes the
+// ones that can touch it as a flat bit array (FORMAT_BITS: one bit per light, set with
+// atomicOr in shared memory and exported a word per thread, as Wicked Engine after Drobot
+// 2017 does) or as a compacted index list (one shared atomic per subgroup, ranked by ballot;
+// then sorted, so that lists come out in light order whatever order subgroups appended in,
+// and renders are deterministic). A tile first reduces its primary hits' depths (from the
+// depth kernel's pixel corners) to its depth bounds and 2.5D mask.
+#extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_shader_subgroup_ballot : require
+
+#include "common.glsl"
+
+layout(local_size_x = LIGHT_CULLING_GROUP) in;
+
+layout(push_constant, scalar) uniform PushBlock {
+    LightCullingPush push;
+};
+
+layout(buffer_reference, scalar) readonly buffer Lights { GpuCullLight v[]; };
+layout(buffer_reference, scalar) readonly buffer Depths { float v[]; };
+layout(buffer_reference, scalar) writeonly buffer Tiles { GpuLightTile v[]; };
+layout(buffer_reference, scalar) writeonly buffer Words { uint v[]; };
+
+shared uint shared_count;
+#ifdef FORMAT_BITS
+shared uint shared_bits[LIGHT_CULLING_SHARED_WORDS];
+#else
+shared uint shared_list[LIGHT_CULLING_MAX_LIST];
+#endif
+
+// The cell: its box, its bounding sphere (for cones) and, for a tile, its four side planes
+// through the camera (inward normals) and its depth bounds and mask.
+vec3 box_lower;
+vec3 box_upper;
+vec3 sphere_center;
+float sphere_radius;
+#ifdef TILES
+shared uint shared_z_min;
+shared uint shared_z_max;
+shared uint shared_mask;
+vec3 planes[4];
+GpuLightTile bounds;
+
+// As light_culling.glsl's light_tile_bin.
+uint tile_bin(float z) {
+    float extent = bounds.z_max - bounds.z_min;
+    if (!(extent > 0.0)) {
+        return 0u;
+    }
+    float bin = floor((z - bounds.z_min) / extent * float(LIGHT_CULLING_DEPTH_BINS));
+    return uint(clamp(bin, 0.0, float(LIGHT_CULLING_DEPTH_BINS - 1)));
+}
+
+// Bits lo..hi of a word.
+uint bin_span(uint lo, uint hi) {
+    uint upto_hi = hi >= 31u ? 0xffffffffu : (1u << (hi + 1u)) - 1u;
+    return upto_hi & ~((1u << lo) - 1u);
+}
+
+float image_x(float x) {
+    return (2.0 * x / float(push.width) - 1.0) * push.tan_half_yfov * push.aspect;
+}
+
+float image_y(float y) {
+    return (1.0 - 2.0 * y / float(push.height)) * push.tan_half_yfov;
+}
+
+// The tile's depth bounds and mask from its pixels' corners (each pixel: the interval its
+// corners' hits span, widened by the margin, so points offset off a surface stay inside),
+// then its planes and box. False for a tile with no primary hit.
+bool tile_volume(uint tile) {
+    uint tx = tile % push.tiles_x;
+    uint ty = tile / push.tiles_x;
+    uint x = tx * LIGHT_CULLING_TILE + gl_LocalInvocationID.x % LIGHT_CULLING_TILE;
+    uint y = ty * LIGHT_CULLING_TILE + gl_LocalInvocationID.x / LIGHT_CULLING_TILE;
+    if (gl_LocalInvocationID.x == 0u) {
+        shared_z_min = 0x7f800000u;
+        shared_z_max = 0u;
+        shared_mask = 0u;
+    }
+    barrier();
+    float lo = uintBitsToFloat(0x7f800000u);
+    float hi = 0.0;
+    if (x < push.width && y < push.height) {
+        uint row = push.width + 1u;
+        float corners[4] = float[4](Depths(push.corner_depths).v[y * row + x], Depths(push.corner_depths).v[y * row + x + 1u],
+                                    Depths(push.corner_depths).v[(y + 1u) * row + x],
+                                    Depths(push.corner_depths).v[(y + 1u) * row + x + 1u]);
+        for (int i = 0; i < 4; ++i) {
+            if (corners[i] >= 0.0) {
+                lo = min(lo, corners[i]);
+                hi = max(hi, corners[i]);
+            }
+        }
+        if (lo <= hi) {
+            lo = max(lo - push.margin, 0.0);
+            hi += push.margin;
+            atomicMin(shared_z_min, floatBitsToUint(lo));
+            atomicMax(shared_z_max, floatBitsToUint(hi));
+        }
+    }
+    barrier();
+    bounds = GpuLightTile(uintBitsToFloat(shared_z_min), uintBitsToFloat(shared_z_max), 0u, 0u);
+    if (lo <= hi) {
+        atomicOr(shared_mask, bin_span(tile_bin(lo), tile_bin(hi)));
+    }
+    barrier();
+    bounds.mask = shared_mask;
+    if (gl_LocalInvocationID.x == 0u) {
+        Tiles(push.tiles).v[tile] = bounds;
+    }
+    if (!(bounds.z_min <= bounds.z_max)) {
+        return false;
+    }
+    float x0 = image_x(float(tx * LIGHT_CULLING_TILE));
+    float x1 = image_x(float(min((tx + 1u) * LIGHT_CULLING_TILE, push.width)));
+    float y0 = image_y(float(ty * LIGHT_CULLING_TILE));
+    float y1 = image_y(float(min((ty + 1u) * LIGHT_CULLING_TILE, push.height)));
+    planes[0] = normalize(push.camera_right - x0 * push.camera_forward);
+    planes[1] = normalize(x1 * push.camera_forward - push.camera_right);
+    planes[2] = normalize(y0 * push.camera_forward - push.camera_up);
+    planes[3] = normalize(push.camera_up - y1 * push.camera_forward);
+    box_lower = vec3(uintBitsToFloat(0x7f800000u));
+    box_upper = -box_lower;
+    for (int i = 0; i < 8; ++i) {
+        float z = (i & 1) != 0 ? bounds.z_max : bounds.z_min;
+        float sx = (i & 2) != 0 ? x1 : x0;
+        float sy = (i & 4) != 0 ? y1 : y0;
+        vec3 corner = push.camera_origin + z * (push.camera_forward + sx * push.camera_right + sy * push.camera_up);
+        box_lower = min(box_lower, corner);
+        box_upper = max(box_upper, corner);
+    }
+    return true;
+}
+#else
+bool grid_volume(uint cell) {
+    uvec3 g = uvec3(cell % push.grid_x, (cell / push.grid_x) % push.grid_y, cell / (push.grid_x * push.grid_y));
+    box_lower = push.grid_lower + vec3(g) / push.grid_scale;
+    box_upper = push.grid_lower + vec3(g + 1u) / push.grid_scale;
+    return true;
+}
+#endif
+
+// Whether the light can send anything to a point of the cell: its range sphere (widened by
+// the margin) meets the cell's box (and, for a tile, lies inside its four planes, meets its
+// depth bounds and a slice its mask holds); a spot light tested for its cone also has the
+// cell's bounding sphere reach into its cone.
+bool touches(GpuCullLight light) {
+    float r = light.range + push.margin;
+    vec3 nearest = clamp(light.position, box_lower, box_upper);
+    vec3 gap = nearest - light.position;
+    if (dot(gap, gap) > r * r) {
+        return false;
+    }
+#ifdef TILES
+    vec3 d = light.position - push.camera_origin;
+    for (int i = 0; i < 4; ++i) {
+        if (dot(d, planes[i]) < -r) {
+            return false;
+        }
+    }
+    float z = dot(d, push.camera_forward);
+    if (z + r < bounds.z_min || z - r > bounds.z_max) {
+        return false;
+    }
+    if ((bin_span(tile_bin(z - r), tile_bin(z + r)) & bounds.mask) == 0u) {
+        return false;
+    }
+#endif
+    if (light.cone != 0u) {
+        // The distance from the sphere's centre to the cone's side, in the plane through the
+        // axis: a lower bound on its distance to the cone (Wronski 2017), so the test errs
+        // only towards keeping.
+        vec3 v = sphere_center - light.position;
+        float along = dot(v, light.axis);
+        float across = sqrt(max(dot(v, v) - along * along, 0.0));
+        float sin_outer = sqrt(max(1.0 - light.cos_outer * light.cos_outer, 0.0));
+        float reach = sphere_radius + push.margin;
+        if (light.cos_outer * across - along * sin_outer > reach || along < -reach) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// One ballot per subgroup: the lanes that hit are counted with one shared atomic, and each
+// gets its place among them.
+uint append(bool hit) {
+    uvec4 ballot = subgroupBallot(hit);
+    uint base = 0u;
+    if (subgroupElect()) {
+        base = atomicAdd(shared_count, subgroupBallotBitCount(ballot));
+    }
+    return subgroupBroadcastFirst(base) + subgroupBallotExclusiveBitCount(ballot);
+}
+
+void main() {
+    uint cell = gl_WorkGroupID.x + gl_WorkGroupID.y * push.groups_x;
+    uint tiles = push.tiles_x * push.tiles_y;
+#ifdef TILES
+    if (cell >= tiles) {
+        return;
+    }
+    bool any = tile_volume(cell);
+    uint out_cell = cell;
+#else
+    if (cell >= push.grid_x * push.grid_y * push.grid_z) {
+        return;
+    }
+    bool any = grid_volume(cell);
+    uint out_cell = tiles + cell;
+#endif
+    sphere_center = 0.5 * (box_lower + box_upper);
+    sphere_radius = 0.5 * length(box_upper - box_lower);
+    uint thread = gl_LocalInvocationID.x;
+    if (thread == 0u) {
+        shared_count = 0u;
+    }
+    Lights lights = Lights(push.lights);
+#ifdef FORMAT_BITS
+    uint chunk_lights = LIGHT_CULLING_SHARED_WORDS * 32u;
+    for (uint first = 0u; first < push.count; first += chunk_lights) {
+        uint end = min(first + chunk_lights, push.count);
+        uint chunk_words = (end - first + 31u) / 32u;
+        for (uint w = thread; w < chunk_words; w += LIGHT_CULLING_GROUP) {
+            shared_bits[w] = 0u;
+        }
+        barrier();
+        for (uint base = first; base < end; base += LIGHT_CULLING_GROUP) {
+            uint light = base + thread;
+            bool hit = any && light < end && touches(lights.v[light]);
+            append(hit);
+            if (hit) {
+                atomicOr(shared_bits[(light - first) / 32u], 1u << (light % 32u));
+            }
+        }
+        barrier();
+        for (uint w = thread; w < chunk_words; w += LIGHT_CULLING_GROUP) {
+            Words(push.bits).v[out_cell * push.words + first / 32u + w] = shared_bits[w];
+        }
+        barrier();
+    }
+    if (thread == 0u) {
+        Words(push.counts).v[out_cell] = shared_count;
+    }
+#else
+    barrier();
+    for (uint base = 0u; base < push.count; base += LIGHT_CULLING_GROUP) {
+        uint light = base + thread;
+        bool hit = any && light < push.count && touches(lights.v[light]);
+        uint slot = append(hit);
+        if (hit && slot < push.list_capacity) {
+            shared_list[slot] = light;
+        }
+    }
+    barrier();
+    uint count = shared_count;
+    if (thread == 0u) {
+        Words(push.counts).v[out_cell] = count;
+    }
+    if (count <= push.list_capacity) {
+        // Rank sort: each entry's place is the number of smaller ones (indices are distinct).
+        for (uint i = thread; i < count; i += LIGHT_CULLING_GROUP) {
+            uint light = shared_list[i];
+            uint rank = 0u;
+            for (uint j = 0u; j < count; ++j) {
+                rank += shared_list[j] < light ? 1u : 0u;
+            }
+            Words(push.lists).v[out_cell * push.list_capacity + rank] = light;
+        }
+    }
+#endif
+}

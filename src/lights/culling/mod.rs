@@ -1,0 +1,502 @@
+//! Light culling for lights of finite range (`--light-culling bits|lists`): every cell (a
+//! 16x16-pixel screen tile bounded by its primary hits' depths, or a cell of a grid over the
+//! scene) lists the point and spot lights whose range sphere (and cone) can touch it, and
+//! next-event estimation chooses among those of the shading point's cell
+//! (light_culling.glsl). docs/LIGHT_CULLING.md compares the two list formats.
+//!
+//! Built on the GPU in three dispatches, all replayed when lights or the camera move: the
+//! depth of the primary hit through every pixel corner (`cull_depth`, either trace backend),
+//! then one workgroup per tile and one per grid cell (`cull_tiles_*`, `cull_grid_*`).
+
+pub mod reference;
+
+use crate::gpu::shaders::ids;
+use crate::gpu::{
+    Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, MemoryLocation,
+    Profiler, TraceBackend,
+};
+use crate::interface::{
+    CullDepthPush, GpuCullLight, GpuLightTile, LightCullingPush, PassConstants, LIGHT_CULLING_BITS,
+    LIGHT_CULLING_LISTS, LIGHT_CULLING_MAX_LIST, LIGHT_CULLING_OFF,
+};
+use crate::scene::{PinholeCamera, Scene};
+use crate::trace::{barrier, TraceKernel, TraceShaders};
+
+use self::reference::CullGrid;
+use super::punctual;
+use super::sampler::timed;
+
+/// How culled cells hold their lights (`--light-culling`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CullingFormat {
+    /// No culling: ranged lights are chosen with the others.
+    #[default]
+    Off,
+    /// A bit per light per cell.
+    Bits,
+    /// A compacted list of light indices per cell, of a fixed capacity.
+    Lists,
+}
+
+impl CullingFormat {
+    pub const ALL: [CullingFormat; 3] = [Self::Off, Self::Bits, Self::Lists];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Off => "off",
+            Self::Bits => "bits",
+            Self::Lists => "lists",
+        }
+    }
+
+    fn code(self) -> u32 {
+        match self {
+            Self::Off => LIGHT_CULLING_OFF,
+            Self::Bits => LIGHT_CULLING_BITS,
+            Self::Lists => LIGHT_CULLING_LISTS,
+        }
+    }
+}
+
+impl std::str::FromStr for CullingFormat {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|f| f.name() == text)
+            .ok_or_else(|| format!("unknown light culling '{text}' (one of: off, bits, lists)"))
+    }
+}
+
+/// Light culling's settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct CullingSettings {
+    pub format: CullingFormat,
+    /// Entries a cell's index list holds; a cell with more chooses among all ranged lights.
+    pub list_capacity: u32,
+    /// Cull spot lights by their cone, not only their range sphere.
+    pub cones: bool,
+    /// About this many cells in the world grid.
+    pub grid_cells: u32,
+}
+
+impl Default for CullingSettings {
+    fn default() -> Self {
+        Self {
+            format: CullingFormat::Off,
+            list_capacity: DEFAULT_LIST_CAPACITY,
+            cones: true,
+            grid_cells: DEFAULT_GRID_CELLS,
+        }
+    }
+}
+
+pub const DEFAULT_LIST_CAPACITY: u32 = 256;
+pub const DEFAULT_GRID_CELLS: u32 = 16384;
+
+/// Where culling's cells are: the image's tiles and the world grid.
+#[derive(Clone, Copy, Debug)]
+pub struct CullLayout {
+    pub camera: PinholeCamera,
+    pub width: u32,
+    pub height: u32,
+    pub tiles_x: u32,
+    pub tiles_y: u32,
+    pub grid: CullGrid,
+    pub margin: f32,
+}
+
+impl CullLayout {
+    pub fn tiles(&self) -> u32 {
+        self.tiles_x * self.tiles_y
+    }
+
+    pub fn cells(&self) -> u32 {
+        self.tiles() + self.grid.cells()
+    }
+}
+
+/// What the cells hold after a cull, read back.
+pub struct CellContents {
+    pub tiles: Vec<GpuLightTile>,
+    /// Lights each cell lists (more than the capacity: the list overflowed).
+    pub counts: Vec<u32>,
+    /// Each cell's lights in increasing order (empty for an overflowed list).
+    pub lights: Vec<Vec<u32>>,
+}
+
+/// What the cells hold, for `--stats`: lights per tile and per grid cell (mean over the cells
+/// with any, and the most), tiles with primary hits, and lists that overflowed.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct CullingStats {
+    pub format: CullingFormat,
+    pub ranged_lights: u32,
+    pub tiles: u32,
+    pub tiles_with_hits: u32,
+    pub mean_lights_per_tile: f64,
+    pub max_lights_per_tile: u32,
+    pub grid_cells: u32,
+    pub mean_lights_per_grid_cell: f64,
+    pub max_lights_per_grid_cell: u32,
+    pub overflowed_cells: u32,
+}
+
+pub struct LightCulling {
+    settings: CullingSettings,
+    layout: CullLayout,
+    lights: Buffer,
+    count: u32,
+    words: u32,
+    ranged_cdf: Buffer,
+    ranged_choice: f32,
+    corner_depths: Buffer,
+    tiles: Buffer,
+    bits: Option<Buffer>,
+    lists: Option<Buffer>,
+    counts: Buffer,
+    depth: TraceKernel<CullDepthPush>,
+    cull_tiles: ComputePipeline<LightCullingPush>,
+    cull_grid: ComputePipeline<LightCullingPush>,
+    backend: TraceBackend,
+    max_groups_x: u32,
+}
+
+impl LightCulling {
+    /// Culling for the scene's ranged lights, seen by `camera` at `width` x `height`; `None`
+    /// when culling is off or the scene has no ranged light. `other_power`: the power of every
+    /// light chosen beside culling (emissive triangles, lights without range), for the split.
+    pub fn new(
+        context: &Context,
+        scene: &Scene,
+        camera: PinholeCamera,
+        (width, height): (u32, u32),
+        backend: TraceBackend,
+        settings: CullingSettings,
+        other_power: f64,
+    ) -> GpuResult<Option<Self>> {
+        if settings.format == CullingFormat::Off {
+            return Ok(None);
+        }
+        let invalid = |problem: String| GpuError::InvalidUse {
+            name: "light culling".into(),
+            problem,
+        };
+        if settings.list_capacity == 0 || settings.list_capacity > LIGHT_CULLING_MAX_LIST {
+            return Err(invalid(format!(
+                "a list capacity of {} (from 1 to {LIGHT_CULLING_MAX_LIST})",
+                settings.list_capacity
+            )));
+        }
+        let table = reference::cull_lights(&scene.lights, settings.cones);
+        if table.is_empty() {
+            log::info!("light culling: the scene has no point or spot light with a range; nothing to cull");
+            return Ok(None);
+        }
+        let radius = scene.radius();
+        let powers: Vec<f64> = table
+            .iter()
+            .map(|l| punctual::power(&scene.lights[l.punctual as usize], radius))
+            .collect();
+        let ranged_power: f64 = powers.iter().sum();
+        let ranged_choice = if other_power > 0.0 {
+            (ranged_power / (ranged_power + other_power)) as f32
+        } else {
+            1.0
+        };
+        let mut running = 0.0;
+        let mut cdf: Vec<f32> = powers
+            .iter()
+            .map(|p| {
+                running += p;
+                (running / ranged_power) as f32
+            })
+            .collect();
+        if let Some(last) = cdf.last_mut() {
+            *last = 1.0;
+        }
+
+        let bounds = scene.bounds();
+        let margin = reference::margin(bounds);
+        let (tiles_x, tiles_y) = reference::tiles(width, height);
+        let layout = CullLayout {
+            camera,
+            width,
+            height,
+            tiles_x,
+            tiles_y,
+            grid: CullGrid::over(bounds, margin, settings.grid_cells),
+            margin,
+        };
+        let count = table.len() as u32;
+        let words = count.div_ceil(32);
+        let cells = u64::from(layout.cells());
+        let storage =
+            |name: &str, bytes: u64| Buffer::new(context, name, bytes, BufferUsage::STORAGE, MemoryLocation::GpuOnly);
+        let corners = (u64::from(width) + 1) * (u64::from(height) + 1);
+        let (bits, lists) = match settings.format {
+            CullingFormat::Bits => (Some(storage("light culling bits", cells * u64::from(words) * 4)?), None),
+            _ => (
+                None,
+                Some(storage(
+                    "light culling lists",
+                    cells * u64::from(settings.list_capacity) * 4,
+                )?),
+            ),
+        };
+        Ok(Some(Self {
+            settings,
+            layout,
+            lights: Buffer::from_slice(context, "culled lights", &table, BufferUsage::STORAGE)?,
+            count,
+            words,
+            ranged_cdf: Buffer::from_slice(context, "ranged light cdf", &cdf, BufferUsage::STORAGE)?,
+            ranged_choice,
+            corner_depths: storage("light culling corner depths", corners * 4)?,
+            tiles: storage(
+                "light culling tiles",
+                u64::from(layout.tiles().max(1)) * std::mem::size_of::<GpuLightTile>() as u64,
+            )?,
+            bits,
+            lists,
+            counts: storage("light culling counts", cells * 4)?,
+            depth: TraceKernel::new(
+                context,
+                backend,
+                "light culling depth",
+                &TraceShaders {
+                    query: ids::LIGHTS_CULL_DEPTH_QUERY,
+                    raygen: ids::LIGHTS_CULL_DEPTH_RGEN,
+                    miss: &[ids::LIGHTS_CULL_DEPTH_RMISS],
+                    closest_hit: ids::LIGHTS_CULL_DEPTH_RCHIT,
+                    alpha_holes: false,
+                    specialization: &[],
+                },
+            )?,
+            cull_tiles: ComputePipeline::new(
+                context,
+                match settings.format {
+                    CullingFormat::Bits => ids::LIGHTS_CULL_TILES_BITS,
+                    _ => ids::LIGHTS_CULL_TILES_LISTS,
+                },
+                &[],
+            )?,
+            cull_grid: ComputePipeline::new(
+                context,
+                match settings.format {
+                    CullingFormat::Bits => ids::LIGHTS_CULL_GRID_BITS,
+                    _ => ids::LIGHTS_CULL_GRID_LISTS,
+                },
+                &[],
+            )?,
+            backend,
+            max_groups_x: context.adapter().capabilities.max_compute_workgroup_count[0],
+        }))
+    }
+
+    pub fn settings(&self) -> &CullingSettings {
+        &self.settings
+    }
+
+    pub fn layout(&self) -> &CullLayout {
+        &self.layout
+    }
+
+    /// Ranged lights culled.
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
+    /// The corner depths the tiles are bounded by (written by `record`'s depth kernel; tests
+    /// write their own).
+    pub fn corner_depths(&self) -> &Buffer {
+        &self.corner_depths
+    }
+
+    fn cull_push(&self, groups_x: u32) -> LightCullingPush {
+        let camera = &self.layout.camera;
+        let grid = &self.layout.grid;
+        LightCullingPush {
+            lights: self.lights.address(),
+            corner_depths: self.corner_depths.address(),
+            tiles: self.tiles.address(),
+            bits: self.bits.as_ref().map_or(0, Buffer::address),
+            counts: self.counts.address(),
+            lists: self.lists.as_ref().map_or(0, Buffer::address),
+            camera_origin: camera.origin,
+            tan_half_yfov: camera.tan_half_yfov,
+            camera_right: camera.right,
+            aspect: camera.aspect,
+            camera_up: camera.up,
+            width: self.layout.width,
+            camera_forward: camera.forward,
+            height: self.layout.height,
+            grid_lower: grid.lower,
+            margin: self.layout.margin,
+            grid_scale: grid.scale,
+            count: self.count,
+            tiles_x: self.layout.tiles_x,
+            tiles_y: self.layout.tiles_y,
+            grid_x: grid.dims.x,
+            grid_y: grid.dims.y,
+            grid_z: grid.dims.z,
+            words: self.words,
+            list_capacity: self.settings.list_capacity,
+            groups_x,
+        }
+    }
+
+    fn groups(&self, cells: u32) -> GpuResult<DispatchSize> {
+        DispatchSize::covering(u64::from(cells), self.max_groups_x).ok_or_else(|| GpuError::InvalidUse {
+            name: "light culling".into(),
+            problem: format!("{cells} cells are more workgroups than this device launches"),
+        })
+    }
+
+    /// Records the whole cull: the corner depths through `top_level`, then the tiles and the
+    /// grid (`record_cells`), each in a profiler scope when given one.
+    pub fn record(
+        &self,
+        commands: &mut CommandBuffer,
+        top_level: u64,
+        mut profiler: Option<&mut Profiler>,
+    ) -> GpuResult<()> {
+        let camera = &self.layout.camera;
+        let push = CullDepthPush {
+            top_level,
+            corner_depths: self.corner_depths.address(),
+            camera_origin: camera.origin,
+            tan_half_yfov: camera.tan_half_yfov,
+            camera_right: camera.right,
+            aspect: camera.aspect,
+            camera_up: camera.up,
+            width: self.layout.width,
+            camera_forward: camera.forward,
+            height: self.layout.height,
+        };
+        timed(commands, profiler.as_deref_mut(), "light_cull_depth", &|commands| {
+            self.depth
+                .record_per_pixel(commands, &push, self.layout.width + 1, self.layout.height + 1);
+            Ok(())
+        })?;
+        barrier(self.backend, commands);
+        self.record_cells(commands, profiler)
+    }
+
+    /// Records the tiles' cull (from the corner depths) and the grid's, then a barrier.
+    pub fn record_cells(&self, commands: &mut CommandBuffer, mut profiler: Option<&mut Profiler>) -> GpuResult<()> {
+        let tile_groups = self.groups(self.layout.tiles())?;
+        let grid_groups = self.groups(self.layout.grid.cells())?;
+        timed(commands, profiler.as_deref_mut(), "light_cull_tiles", &|commands| {
+            commands.dispatch(&self.cull_tiles, &self.cull_push(tile_groups.x), tile_groups);
+            Ok(())
+        })?;
+        timed(commands, profiler, "light_cull_grid", &|commands| {
+            commands.dispatch(&self.cull_grid, &self.cull_push(grid_groups.x), grid_groups);
+            Ok(())
+        })?;
+        barrier(self.backend, commands);
+        Ok(())
+    }
+
+    /// Profiler scopes `record` opens.
+    pub fn profiler_scopes(&self) -> u32 {
+        3
+    }
+
+    pub fn fill(&self, constants: &mut PassConstants) {
+        let grid = &self.layout.grid;
+        constants.cull_lights = self.lights.address();
+        constants.cull_tiles = self.tiles.address();
+        constants.cull_bits = self.bits.as_ref().map_or(0, Buffer::address);
+        constants.cull_counts = self.counts.address();
+        constants.cull_lists = self.lists.as_ref().map_or(0, Buffer::address);
+        constants.ranged_cdf = self.ranged_cdf.address();
+        constants.light_culling = self.settings.format.code();
+        constants.ranged_count = self.count;
+        constants.ranged_choice = self.ranged_choice;
+        constants.cull_words = self.words;
+        constants.cull_list_capacity = self.settings.list_capacity;
+        constants.cull_tiles_x = self.layout.tiles_x;
+        constants.cull_tiles_y = self.layout.tiles_y;
+        constants.cull_grid_x = grid.dims.x;
+        constants.cull_grid_y = grid.dims.y;
+        constants.cull_grid_z = grid.dims.z;
+        constants.cull_grid_lower = grid.lower;
+        constants.cull_grid_scale = grid.scale;
+        constants.cull_scalarise = 1;
+    }
+
+    /// Reads every cell back (tests, statistics).
+    pub fn read_cells(&self, context: &Context) -> GpuResult<CellContents> {
+        let cells = self.layout.cells() as usize;
+        let tiles: Vec<GpuLightTile> = self.tiles.read_back(context, self.layout.tiles() as usize)?;
+        let counts: Vec<u32> = self.counts.read_back(context, cells)?;
+        let lights = if let Some(bits) = &self.bits {
+            let words = self.words as usize;
+            let all: Vec<u32> = bits.read_back(context, cells * words)?;
+            all.chunks(words)
+                .map(|cell| {
+                    let mut lights = Vec::new();
+                    for (w, &word) in cell.iter().enumerate() {
+                        for bit in 0..32 {
+                            if word >> bit & 1 != 0 {
+                                lights.push((w * 32 + bit) as u32);
+                            }
+                        }
+                    }
+                    lights
+                })
+                .collect()
+        } else {
+            let capacity = self.settings.list_capacity as usize;
+            let all: Vec<u32> = self
+                .lists
+                .as_ref()
+                .map_or(Ok(Vec::new()), |lists| lists.read_back(context, cells * capacity))?;
+            all.chunks(capacity)
+                .zip(&counts)
+                .map(|(list, &count)| {
+                    if count as usize > capacity {
+                        Vec::new()
+                    } else {
+                        list[..count as usize].to_vec()
+                    }
+                })
+                .collect()
+        };
+        Ok(CellContents { tiles, counts, lights })
+    }
+
+    pub fn stats(&self, context: &Context) -> GpuResult<CullingStats> {
+        let tiles_bounds: Vec<GpuLightTile> = self.tiles.read_back(context, self.layout.tiles() as usize)?;
+        let counts: Vec<u32> = self.counts.read_back(context, self.layout.cells() as usize)?;
+        let (tiles, grid) = counts.split_at(self.layout.tiles() as usize);
+        let mean = |cells: &[u32]| {
+            let lit: Vec<u32> = cells.iter().copied().filter(|&c| c > 0).collect();
+            lit.iter().map(|&c| f64::from(c)).sum::<f64>() / lit.len().max(1) as f64
+        };
+        let capacity = self.settings.list_capacity;
+        Ok(CullingStats {
+            format: self.settings.format,
+            ranged_lights: self.count,
+            tiles: tiles.len() as u32,
+            tiles_with_hits: tiles_bounds.iter().filter(|t| t.z_min <= t.z_max).count() as u32,
+            mean_lights_per_tile: mean(tiles),
+            max_lights_per_tile: tiles.iter().copied().max().unwrap_or(0),
+            grid_cells: grid.len() as u32,
+            mean_lights_per_grid_cell: mean(grid),
+            max_lights_per_grid_cell: grid.iter().copied().max().unwrap_or(0),
+            overflowed_cells: match self.settings.format {
+                CullingFormat::Lists => counts.iter().filter(|&&c| c > capacity).count() as u32,
+                _ => 0,
+            },
+        })
+    }
+
+    /// The table of culled lights (index = the light's number in the cells).
+    pub fn lights(&self, context: &Context) -> GpuResult<Vec<GpuCullLight>> {
+        self.lights.read_back(context, self.count as usize)
+    }
+}

@@ -1,0 +1,528 @@
+//! Light culling (src/lights/culling/): the culling kernels against brute force on random
+//! lights and random depth bounds (no light that reaches a point of a cell is missing from the
+//! cell; no listed light is far from it; bits and lists hold the same sets; lists overflow
+//! where they should), and renders of the street scene with `bits`, `lists` and `off`: the
+//! same expected image, converging as 1/spp, with overflowing lists too.
+
+mod common;
+
+use glam::Vec3;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use wavetrace::film::{metrics, RgbImage};
+use wavetrace::gpu::{Buffer, BufferUsage, Context};
+use wavetrace::integrator::{IntegratorKind, RenderSettings, RenderStats, Renderer};
+use wavetrace::interface::{GpuCullLight, GpuLightTile, LIGHT_CULLING_DEPTH_BINS, LIGHT_CULLING_NO_DEPTH};
+use wavetrace::lights::culling::reference::{self, CullGrid};
+use wavetrace::lights::culling::{CellContents, CullLayout};
+use wavetrace::lights::{CullingFormat, CullingSettings, LightCulling};
+use wavetrace::scene::{Instance, Material, Mesh, PinholeCamera, PunctualKind, PunctualLight, Scene};
+
+const WIDTH: u32 = 40;
+const HEIGHT: u32 = 24;
+
+/// A 20 m box of ground with `count` random point and spot lights of random range in front of
+/// a camera at its edge, some of them outside the view.
+fn random_lights(count: usize, seed: u64) -> (Scene, PinholeCamera) {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let camera = PinholeCamera::from_transform(
+        glam::Mat4::look_at_rh(Vec3::new(0.0, 4.0, 12.0), Vec3::new(0.5, 0.0, 0.0), Vec3::Y).inverse(),
+        0.9,
+        WIDTH as f32 / HEIGHT as f32,
+    );
+    let lights = (0..count)
+        .map(|i| {
+            // Inside the view at depths 0 to 35 mostly, anywhere in the box otherwise.
+            let position = if rng.random::<f32>() < 0.8 {
+                let sx = rng.random_range(-1.2f32..1.2) * camera.tan_half_yfov * camera.aspect;
+                let sy = rng.random_range(-1.2f32..1.2) * camera.tan_half_yfov;
+                let z = rng.random_range(0.0f32..35.0);
+                camera.origin + z * (camera.forward + sx * camera.right + sy * camera.up)
+            } else {
+                Vec3::new(rng.random(), rng.random(), rng.random()) * 20.0 - 10.0
+            };
+            let spot = rng.random::<f32>() < 0.5;
+            let outer = rng.random_range(0.2f32..1.5);
+            PunctualLight {
+                name: format!("light {i}"),
+                kind: if spot {
+                    PunctualKind::Spot {
+                        inner: outer * 0.5,
+                        outer,
+                    }
+                } else {
+                    PunctualKind::Point
+                },
+                position,
+                direction: Vec3::new(rng.random(), rng.random(), rng.random()) * 2.0 - Vec3::ONE,
+                intensity: Vec3::splat(rng.random_range(1.0f32..100.0)),
+                range: Some(10f32.powf(rng.random_range(-1.0f32..0.8))),
+            }
+        })
+        .map(|mut light| {
+            light.direction = light.direction.normalize_or(Vec3::NEG_Y);
+            light
+        })
+        .collect();
+    let ground = Mesh {
+        name: "ground".into(),
+        positions: vec![
+            Vec3::new(-10.0, -10.0, -10.0),
+            Vec3::new(10.0, -10.0, -10.0),
+            Vec3::new(10.0, 10.0, 10.0),
+        ],
+        normals: None,
+        uvs: None,
+        tangents: None,
+        indices: vec![0, 1, 2],
+        material: 0,
+    };
+    let scene = Scene {
+        source: format!("{count} random ranged lights").into(),
+        meshes: vec![ground],
+        instances: vec![Instance {
+            mesh: 0,
+            world_from_object: glam::Mat4::IDENTITY,
+            node: "ground".into(),
+        }],
+        materials: vec![Material::default()],
+        textures: Vec::new(),
+        lights,
+        camera: None,
+        warnings: Vec::new(),
+    };
+    (scene, camera)
+}
+
+/// Random pixel-corner depths: a block of tiles misses everything; elsewhere columns of near
+/// hits (depths 2 to 3) and far ones (20 to 23) alternate with columns of misses between them,
+/// so that no pixel spans both and tile masks have gaps; and a few random misses.
+fn random_corner_depths(rng: &mut SmallRng) -> Vec<f32> {
+    let row = WIDTH as usize + 1;
+    (0..row * (HEIGHT as usize + 1))
+        .map(|i| {
+            let (x, y) = (i % row, i / row);
+            let band = x % 8;
+            if (x >= 32 && y <= 16) || band == 3 || band == 7 || rng.random::<f32>() < 0.05 {
+                LIGHT_CULLING_NO_DEPTH
+            } else if band < 3 {
+                rng.random_range(2.0f32..3.0)
+            } else {
+                rng.random_range(20.0f32..23.0)
+            }
+        })
+        .collect()
+}
+
+fn cull(
+    context: &Context,
+    scene: &Scene,
+    camera: PinholeCamera,
+    depths: &[f32],
+    format: CullingFormat,
+    list_capacity: u32,
+) -> (LightCulling, CellContents) {
+    let settings = CullingSettings {
+        format,
+        list_capacity,
+        cones: true,
+        grid_cells: 500,
+    };
+    let culling = LightCulling::new(
+        context,
+        scene,
+        camera,
+        (WIDTH, HEIGHT),
+        context.trace_backends()[0],
+        settings,
+        0.0,
+    )
+    .unwrap()
+    .expect("the scene has ranged lights");
+    let staging = Buffer::from_slice(context, "test corner depths", depths, BufferUsage::STORAGE).unwrap();
+    context
+        .run_once("light culling test", |commands| {
+            commands.copy_buffer(&staging, 0, culling.corner_depths(), 0, staging.size());
+            commands.compute_barrier();
+            culling.record_cells(commands, None)
+        })
+        .unwrap();
+    let cells = culling.read_cells(context).unwrap();
+    (culling, cells)
+}
+
+/// The CPU's tile bounds: each pixel's corners' hits widened by the margin, their extremes,
+/// and the slices they span.
+fn expected_tile(layout: &CullLayout, depths: &[f32], tile: u32) -> GpuLightTile {
+    let (tx, ty) = (tile % layout.tiles_x, tile / layout.tiles_x);
+    let row = layout.width as usize + 1;
+    let mut intervals = Vec::new();
+    for y in ty * 16..((ty + 1) * 16).min(layout.height) {
+        for x in tx * 16..((tx + 1) * 16).min(layout.width) {
+            let (x, y) = (x as usize, y as usize);
+            let hits: Vec<f32> = [
+                depths[y * row + x],
+                depths[y * row + x + 1],
+                depths[(y + 1) * row + x],
+                depths[(y + 1) * row + x + 1],
+            ]
+            .into_iter()
+            .filter(|&d| d >= 0.0)
+            .collect();
+            if let (Some(lo), Some(hi)) = (
+                hits.iter().copied().reduce(f32::min),
+                hits.iter().copied().reduce(f32::max),
+            ) {
+                intervals.push(((lo - layout.margin).max(0.0), hi + layout.margin));
+            }
+        }
+    }
+    let mut tile = GpuLightTile {
+        z_min: f32::INFINITY,
+        z_max: 0.0,
+        ..GpuLightTile::default()
+    };
+    for &(lo, hi) in &intervals {
+        tile.z_min = tile.z_min.min(lo);
+        tile.z_max = tile.z_max.max(hi);
+    }
+    for &(lo, hi) in &intervals {
+        for bin in reference::tile_bin(&tile, lo)..=reference::tile_bin(&tile, hi) {
+            tile.mask |= 1 << bin;
+        }
+    }
+    tile
+}
+
+/// The box around a tile's volume (its frustum between its depth bounds).
+fn tile_box(layout: &CullLayout, tile: &GpuLightTile, index: u32) -> (Vec3, Vec3) {
+    let camera = &layout.camera;
+    let (tx, ty) = (index % layout.tiles_x, index / layout.tiles_x);
+    let sx =
+        |x: u32| (2.0 * x.min(layout.width) as f32 / layout.width as f32 - 1.0) * camera.tan_half_yfov * camera.aspect;
+    let sy = |y: u32| (1.0 - 2.0 * y.min(layout.height) as f32 / layout.height as f32) * camera.tan_half_yfov;
+    let mut lo = Vec3::INFINITY;
+    let mut hi = Vec3::NEG_INFINITY;
+    for z in [tile.z_min, tile.z_max] {
+        for x in [sx(tx * 16), sx((tx + 1) * 16)] {
+            for y in [sy(ty * 16), sy((ty + 1) * 16)] {
+                let p = camera.origin + z * (camera.forward + x * camera.right + y * camera.up);
+                lo = lo.min(p);
+                hi = hi.max(p);
+            }
+        }
+    }
+    (lo, hi)
+}
+
+/// Random points the light reaches: inside its sphere (many close to its edge) and cone.
+fn points_reached(light: &GpuCullLight, rng: &mut SmallRng, wanted: usize) -> Vec<Vec3> {
+    let mut points = Vec::new();
+    for _ in 0..wanted * 20 {
+        if points.len() == wanted {
+            break;
+        }
+        let direction = Vec3::new(rng.random(), rng.random(), rng.random()) * 2.0 - 1.0;
+        if !(direction.length() > 1e-3 && direction.length() <= 1.0) {
+            continue;
+        }
+        let edge = rng.random::<f32>() < 0.5;
+        let r = light.range
+            * if edge {
+                1.0 - rng.random::<f32>() * 1e-3
+            } else {
+                rng.random::<f32>().cbrt()
+            };
+        let p = light.position + direction.normalize() * r;
+        if reference::reaches(light, p) {
+            points.push(p);
+        }
+    }
+    points
+}
+
+fn check_conservative_and_tight(count: usize, seed: u64) {
+    let gpu = common::gpu();
+    let context = &gpu.context;
+    let (scene, camera) = random_lights(count, seed);
+    let mut rng = SmallRng::seed_from_u64(seed ^ 0x5eed);
+    let depths = random_corner_depths(&mut rng);
+    let (bits, bit_cells) = cull(context, &scene, camera, &depths, CullingFormat::Bits, 1024);
+    let (_, list_cells) = cull(context, &scene, camera, &depths, CullingFormat::Lists, 1024);
+    let (_, small_lists) = cull(context, &scene, camera, &depths, CullingFormat::Lists, 3);
+    let layout = *bits.layout();
+    let lights = bits.lights(context).unwrap();
+    assert_eq!(lights.len(), count);
+
+    // The tiles' bounds and masks are the CPU's.
+    for (index, tile) in bit_cells.tiles.iter().enumerate() {
+        let expected = expected_tile(&layout, &depths, index as u32);
+        assert_eq!(
+            (tile.z_min.to_bits(), tile.z_max.to_bits(), tile.mask),
+            (expected.z_min.to_bits(), expected.z_max.to_bits(), expected.mask),
+            "tile {index}: {tile:?}, expected {expected:?}"
+        );
+    }
+    assert!(
+        bit_cells.tiles.iter().any(|t| t.z_min > t.z_max),
+        "some tiles have no hit"
+    );
+    assert!(
+        bit_cells.tiles.iter().any(|t| t.mask != 0 && t.mask != u32::MAX),
+        "some masks have gaps"
+    );
+
+    // Conservative: every point a light reaches is in a cell that lists it.
+    let mut in_tiles = 0;
+    let mut checked = 0;
+    for (index, light) in lights.iter().enumerate() {
+        for p in points_reached(light, &mut rng, 400) {
+            // Outside the grid every ranged light is a candidate: nothing to check.
+            let Some(cell) = reference::cell_of(&layout.camera, (WIDTH, HEIGHT), &bit_cells.tiles, &layout.grid, p)
+            else {
+                continue;
+            };
+            in_tiles += usize::from(cell < layout.tiles());
+            checked += 1;
+            assert!(
+                bit_cells.lights[cell as usize].binary_search(&(index as u32)).is_ok(),
+                "light {index} ({light:?}) reaches {p} in cell {cell}, which does not list it"
+            );
+        }
+    }
+    assert!(checked > count * 50, "{checked} points checked");
+    if count > 1 {
+        assert!(
+            in_tiles > checked / 20,
+            "only {in_tiles} of {checked} points fell in tiles"
+        );
+    }
+
+    // Tight: a listed light's sphere (widened by the margin and rounding) meets the cell's box.
+    let mut listed = 0;
+    for (cell, list) in bit_cells.lights.iter().enumerate() {
+        let (lo, hi) = if (cell as u32) < layout.tiles() {
+            tile_box(&layout, &bit_cells.tiles[cell], cell as u32)
+        } else {
+            layout.grid.cell_box(cell as u32 - layout.tiles())
+        };
+        for &light in list {
+            let l = &lights[light as usize];
+            let gap = l.position.clamp(lo, hi) - l.position;
+            let reach = l.range + 2.0 * layout.margin + 1e-4 * (1.0 + l.position.abs().max_element());
+            assert!(
+                gap.length() <= reach,
+                "cell {cell} lists light {light} ({l:?}) {} away",
+                gap.length()
+            );
+        }
+        listed += list.len();
+    }
+    assert!(
+        listed < bit_cells.lights.len() * count / 2,
+        "{listed} entries: culling culls little"
+    );
+
+    // Bits and lists hold the same sets, counted alike; small lists overflow exactly where a
+    // cell holds more.
+    assert_eq!(bit_cells.counts, list_cells.counts);
+    assert_eq!(bit_cells.lights, list_cells.lights);
+    for (cell, &count) in bit_cells.counts.iter().enumerate() {
+        assert_eq!(count as usize, bit_cells.lights[cell].len());
+        assert_eq!(small_lists.counts[cell], count);
+        let expected: &[u32] = if count > 3 { &[] } else { &bit_cells.lights[cell] };
+        assert_eq!(small_lists.lights[cell], expected, "cell {cell}");
+    }
+    if count > 3 {
+        assert!(small_lists.counts.iter().any(|&c| c > 3), "some small lists overflow");
+    }
+    gpu.finish();
+}
+
+#[test]
+fn culling_keeps_every_light_that_reaches_a_cell_and_few_others() {
+    // Awkward counts: one light, one word and a bit, and past the bit arrays' shared chunk
+    // of 65,536 lights.
+    for (count, seed) in [(1, 1), (33, 2), (1000, 3)] {
+        check_conservative_and_tight(count, seed);
+    }
+}
+
+#[test]
+fn bit_arrays_past_one_shared_chunk_match_lists() {
+    let gpu = common::gpu();
+    let context = &gpu.context;
+    let (scene, camera) = random_lights(70_001, 4);
+    let mut rng = SmallRng::seed_from_u64(4);
+    let depths = random_corner_depths(&mut rng);
+    let (_, bits) = cull(context, &scene, camera, &depths, CullingFormat::Bits, 1024);
+    let (_, lists) = cull(context, &scene, camera, &depths, CullingFormat::Lists, 1024);
+    assert_eq!(bits.counts, lists.counts);
+    for (cell, (b, l)) in bits.lights.iter().zip(&lists.lights).enumerate() {
+        if bits.counts[cell] <= 1024 {
+            assert_eq!(b, l, "cell {cell}");
+        }
+    }
+    assert!(
+        bits.lights.iter().flatten().any(|&l| l >= 65_536),
+        "lights past the first chunk are listed"
+    );
+    gpu.finish();
+}
+
+#[test]
+fn the_grid_spans_the_scene_in_cells_of_equal_size() {
+    let grid = CullGrid::over(Some((Vec3::new(-5.0, 0.0, -5.0), Vec3::new(5.0, 0.1, 5.0))), 0.01, 1000);
+    assert_eq!(grid.dims.y, 1, "a flat scene is one cell high: {grid:?}");
+    assert!(grid.cells() >= 500 && grid.cells() <= 2000, "{grid:?}");
+    let cell = grid.cell_of(Vec3::new(4.99, 0.05, -4.99)).unwrap();
+    let (lo, hi) = grid.cell_box(cell);
+    assert!(lo.x <= 4.99 && hi.x >= 4.99 && lo.z <= -4.99 && hi.z >= -4.99);
+    assert_eq!(grid.cell_of(Vec3::new(-5.0, 0.0, -5.0)), Some(0));
+    assert_eq!(grid.cell_of(Vec3::new(5.0, 0.1, 5.0)), Some(grid.cells() - 1));
+    assert_eq!(grid.cell_of(Vec3::splat(-100.0)), None);
+    assert_eq!(grid.cell_of(Vec3::new(0.0, 0.2, 0.0)), None);
+}
+
+fn street_settings(context: &Context, spp: u32, format: CullingFormat, seed: u32) -> RenderSettings {
+    RenderSettings {
+        seed,
+        light_culling: CullingSettings {
+            format,
+            ..CullingSettings::default()
+        },
+        ..RenderSettings::new(64, 64, spp, 2, context.trace_backends()[0])
+    }
+}
+
+fn render(context: &Context, scene: &Scene, settings: &RenderSettings) -> (RgbImage, RenderStats) {
+    Renderer::new(context, scene, settings)
+        .unwrap()
+        .render_with_progress(|_| {})
+        .unwrap()
+}
+
+#[test]
+fn bits_lists_and_off_render_the_street_alike() {
+    let gpu = common::gpu();
+    let context = &gpu.context;
+    let scene = common::load_scene("street-300");
+    let (reference, _) = render(context, &scene, &street_settings(context, 4096, CullingFormat::Off, 11));
+    let mut errors = Vec::new();
+    for spp in [16, 64] {
+        let (bits, stats) = render(context, &scene, &street_settings(context, spp, CullingFormat::Bits, 3));
+        let culling = stats.culling.expect("culling ran");
+        assert_eq!(culling.ranged_lights, 300);
+        assert!(
+            culling.tiles_with_hits > 0 && culling.mean_lights_per_tile > 0.0,
+            "{culling:?}"
+        );
+        // Lights come out of both formats in the same order: the same choices, bit for bit.
+        let (lists, _) = render(context, &scene, &street_settings(context, spp, CullingFormat::Lists, 3));
+        assert!(bits == lists, "bits and lists render different images at {spp} spp");
+        let (off, _) = render(context, &scene, &street_settings(context, spp, CullingFormat::Off, 3));
+        let c_bits = metrics::compare(&bits, &reference).unwrap();
+        let c_off = metrics::compare(&off, &reference).unwrap();
+        eprintln!("street-300 64x64 d2 {spp} spp: bits {c_bits:?}, off {c_off:?}");
+        // The global choice's heavier tail leaves its mean noisier at equal samples.
+        for (c, tolerance) in [(&c_bits, 0.03), (&c_off, 0.06)] {
+            assert_eq!(c.non_finite_pixels, 0);
+            for ratio in c.mean_ratio {
+                assert!(
+                    (ratio - 1.0).abs() < tolerance,
+                    "mean ratio {ratio} at {spp} spp: {c:?}"
+                );
+            }
+        }
+        errors.push(c_bits.rel_mse);
+    }
+    // Unbiased against the reference: error falls as 1/spp (x4 for 4x the samples). Depth 2,
+    // direct light alone, is what culling changes; deeper bounces add the heavy tail of
+    // light reflected off the walls right beside window lights, which no light choice tames.
+    let ratio = errors[0] / errors[1];
+    assert!(
+        (2.5..6.0).contains(&ratio),
+        "relMSE {errors:?}: ratio {ratio}, expected about 4"
+    );
+
+    // Lists too small for some cells (deep tiles): those choose among all ranged lights by
+    // power, and the image is still the same in expectation; at 4 entries nearly every cell
+    // overflows, and the error grows.
+    let mut small = street_settings(context, 1024, CullingFormat::Lists, 3);
+    small.light_culling.list_capacity = 24;
+    let (image, stats) = render(context, &scene, &small);
+    let culling = stats.culling.unwrap();
+    assert!(culling.overflowed_cells > 0, "{culling:?}");
+    let c = metrics::compare(&image, &reference).unwrap();
+    eprintln!(
+        "street-300 lists of 24, 1024 spp: {c:?}, {} cells overflowed",
+        culling.overflowed_cells
+    );
+    for ratio in c.mean_ratio {
+        assert!(
+            (ratio - 1.0).abs() < 0.03,
+            "overflowing lists: mean ratio {ratio}: {c:?}"
+        );
+    }
+    small.light_culling.list_capacity = 4;
+    small.spp = 64;
+    let (image, stats) = render(context, &scene, &small);
+    assert!(stats.culling.unwrap().overflowed_cells > culling.overflowed_cells);
+    let c = metrics::compare(&image, &reference).unwrap();
+    assert!(c.rel_mse > errors[1], "falling back to all lights costs quality: {c:?}");
+    gpu.finish();
+}
+
+#[test]
+fn the_megakernel_and_the_wavefront_choose_the_same_culled_lights() {
+    let gpu = common::gpu();
+    let context = &gpu.context;
+    let scene = common::load_scene("street-300");
+    let mut images = Vec::new();
+    for integrator in [IntegratorKind::Wavefront, IntegratorKind::Megakernel] {
+        let settings = RenderSettings {
+            integrator,
+            rebuild_lights_every_pass: true,
+            ..street_settings(context, 8, CullingFormat::Bits, 5)
+        };
+        let (image, stats) = render(context, &scene, &settings);
+        let names: Vec<&str> = stats.kernels.iter().map(|k| k.name.as_str()).collect();
+        for scope in ["light_cull_depth", "light_cull_tiles", "light_cull_grid"] {
+            assert!(names.contains(&scope), "{scope} timed with --rebuild-lights: {names:?}");
+        }
+        images.push(image);
+    }
+    assert!(images[0] == images[1], "the integrators differ");
+    gpu.finish();
+}
+
+#[test]
+fn bidirectional_path_tracing_refuses_culling() {
+    let gpu = common::gpu();
+    let scene = common::load_scene("street-300");
+    let settings = RenderSettings {
+        integrator: IntegratorKind::Bdpt,
+        ..street_settings(&gpu.context, 1, CullingFormat::Bits, 1)
+    };
+    let error = Renderer::new(&gpu.context, &scene, &settings)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(error.contains("--light-culling bits"), "{error}");
+    gpu.finish();
+}
+
+#[test]
+fn depth_bins_cover_the_tile() {
+    assert_eq!(LIGHT_CULLING_DEPTH_BINS, 32);
+    let tile = GpuLightTile {
+        z_min: 1.0,
+        z_max: 3.0,
+        mask: 0,
+        pad0: 0,
+    };
+    assert_eq!(reference::tile_bin(&tile, 1.0), 0);
+    assert_eq!(reference::tile_bin(&tile, 3.0), 31);
+    assert_eq!(reference::tile_bin(&tile, 2.0), 16);
+    assert_eq!(reference::tile_bin(&tile, -5.0), 0);
+}
