@@ -96,6 +96,10 @@ struct RenderArgs {
     /// Cull spot lights by their range sphere only, not their cone.
     #[arg(long)]
     no_cull_cones: bool,
+    /// Each lane walks its own cell's bit array, instead of the subgroup walking the union of
+    /// its lanes' cells together (for measuring what scalarisation buys).
+    #[arg(long)]
+    cull_per_lane: bool,
     /// Rebuild the lights' selection structure at the start of every pass (megakernel) or
     /// scheduler submission (wavefront), as changing emission would, so that --stats shows its
     /// cost.
@@ -341,6 +345,7 @@ fn render(args: &RenderArgs) -> Result<(), String> {
             list_capacity: args.light_list_capacity,
             cones: !args.no_cull_cones,
             grid_cells: args.light_grid_cells,
+            scalarise: !args.cull_per_lane,
         },
         environment,
         rebuild_lights_every_pass: args.rebuild_lights,

@@ -434,14 +434,15 @@ gpu_structs! {
         // Shader execution reordering's hint bits: enough for every instance and a miss.
         reorder_hint_bits: u32,
         // Light culling (light_culling.glsl): the lights of finite range (`GpuCullLight`), the
-        // screen tiles' depth bounds, each cell's bit array or index list and its count (tiles
-        // first, then the world grid's cells), and a CDF over the ranged lights by power for
+        // screen tiles' depth bounds, each cell's bit array (and its summary: a bit per word
+        // that has any light) or index list and its count (tiles first, then the grid's cells), and a CDF over the ranged lights by power for
         // cells whose list overflowed. `ranged_choice`: the chance that next-event estimation
         // (when it does not pick the environment) picks a ranged light, in a cell that lists
         // any: their share of the power.
         cull_lights: u64,
         cull_tiles: u64,
         cull_bits: u64,
+        cull_summaries: u64,
         cull_counts: u64,
         cull_lists: u64,
         ranged_cdf: u64,
@@ -458,7 +459,7 @@ gpu_structs! {
         cull_grid_lower: Vec3,
         cull_scalarise: u32,
         cull_grid_scale: Vec3,
-        pad_culling: u32,
+        cull_summary_words: u32,
     }
 
     /// Queue counters and the indirect arguments made from them; all GPU-written. Queue
@@ -699,8 +700,8 @@ gpu_structs! {
     }
 
     /// Push constants of `lights/cull*`: every cell against the `count` lights of `lights`,
-    /// into its bit array (`words` a cell) or its index list (`list_capacity` a cell), and its
-    /// count. Tiles (`tiles_x` x `tiles_y`, bounds from `corner_depths` into `tiles`) come
+    /// into its bit array (`words` a cell, and a summary of `summary_words` with a bit per
+    /// word that has any light) or its index list (`list_capacity` a cell), and its count. Tiles (`tiles_x` x `tiles_y`, bounds from `corner_depths` into `tiles`) come
     /// first, then the grid's cells (`grid_x` x `grid_y` x `grid_z` from `grid_lower`, each
     /// 1 / `grid_scale` wide). `margin`: how far past its range a light still counts.
     struct LightCullingPush {
@@ -708,6 +709,7 @@ gpu_structs! {
         corner_depths: u64,
         tiles: u64,
         bits: u64,
+        summaries: u64,
         counts: u64,
         lists: u64,
         camera_origin: Vec3,
@@ -728,8 +730,10 @@ gpu_structs! {
         grid_y: u32,
         grid_z: u32,
         words: u32,
+        summary_words: u32,
         list_capacity: u32,
         groups_x: u32,
+        pad0: u32,
     }
 
     struct GpuPunctualLight {

@@ -127,6 +127,7 @@ fn cull(
         list_capacity,
         cones: true,
         grid_cells: 500,
+        scalarise: true,
     };
     let culling = LightCulling::new(
         context,
@@ -323,6 +324,15 @@ fn check_conservative_and_tight(count: usize, seed: u64) {
         "{listed} entries: culling culls little"
     );
 
+    // The summaries name exactly the words that hold lights.
+    for (cell, lights) in bit_cells.lights.iter().enumerate() {
+        let mut expected = vec![0u32; count.div_ceil(32 * 32)];
+        for &light in lights {
+            expected[light as usize / 1024] |= 1 << (light / 32 % 32);
+        }
+        assert_eq!(bit_cells.summaries[cell], expected, "cell {cell}");
+    }
+
     // Bits and lists hold the same sets, counted alike; small lists overflow exactly where a
     // cell holds more.
     assert_eq!(bit_cells.counts, list_cells.counts);
@@ -362,6 +372,11 @@ fn bit_arrays_past_one_shared_chunk_match_lists() {
         if bits.counts[cell] <= 1024 {
             assert_eq!(b, l, "cell {cell}");
         }
+        let occupied: std::collections::BTreeSet<u32> = b.iter().map(|light| light / 32).collect();
+        let summarised: std::collections::BTreeSet<u32> = (0..bits.summaries[cell].len() as u32 * 32)
+            .filter(|w| bits.summaries[cell][*w as usize / 32] >> (w % 32) & 1 != 0)
+            .collect();
+        assert_eq!(occupied, summarised, "cell {cell}");
     }
     assert!(
         bits.lights.iter().flatten().any(|&l| l >= 65_536),
@@ -420,6 +435,12 @@ fn bits_lists_and_off_render_the_street_alike() {
         // Lights come out of both formats in the same order: the same choices, bit for bit.
         let (lists, _) = render(context, &scene, &street_settings(context, spp, CullingFormat::Lists, 3));
         assert!(bits == lists, "bits and lists render different images at {spp} spp");
+        let mut per_lane = street_settings(context, spp, CullingFormat::Bits, 3);
+        per_lane.light_culling.scalarise = false;
+        assert!(
+            render(context, &scene, &per_lane).0 == bits,
+            "scalarised and per-lane walks differ"
+        );
         let (off, _) = render(context, &scene, &street_settings(context, spp, CullingFormat::Off, 3));
         let c_bits = metrics::compare(&bits, &reference).unwrap();
         let c_off = metrics::compare(&off, &reference).unwrap();
@@ -492,7 +513,14 @@ fn the_megakernel_and_the_wavefront_choose_the_same_culled_lights() {
         }
         images.push(image);
     }
-    assert!(images[0] == images[1], "the integrators differ");
+    // Bit for bit on lavapipe; where a driver contracts multiply-adds differently in the two
+    // kernels (NVIDIA does), one ulp can flip a choice, so they agree as estimates
+    // (all_features.rs has the same allowance).
+    let c = metrics::compare(&images[1], &images[0]).unwrap();
+    assert!(
+        images[0] == images[1] || (c.block8_rel_mse < 1e-3 && c.mean_ratio.iter().all(|r| (r - 1.0).abs() < 0.01)),
+        "the integrators disagree: {c:?}"
+    );
     gpu.finish();
 }
 

@@ -110,7 +110,9 @@ uint cell_walk(PassConstants c, uint cell, LightContext ctx, float target, out f
         }
         return NO_RANGED_LIGHT;
     }
+    // Bit arrays: the summary names the words that hold lights; only those are read.
     uint base = cell * c.cull_words;
+    uint summary_base = cell * c.cull_summary_words;
 #ifdef LIGHT_CULLING_SCALARISED
     // Lanes of one subgroup walk the union of their cells' words together (the words are then
     // one load for the whole subgroup when they share a cell, the common case in a tile), each
@@ -118,41 +120,52 @@ uint cell_walk(PassConstants c, uint cell, LightContext ctx, float target, out f
     if (c.cull_scalarise != 0u) {
         bool done = false;
         uint found = NO_RANGED_LIGHT;
-        for (uint word = 0u; word < c.cull_words; ++word) {
-            uint mine = CullWords(c.cull_bits).v[base + word];
-            uint bits = subgroupOr(done ? 0u : mine);
-            if (subgroupMin(done ? 1u : 0u) == 1u) {
-                break;
-            }
-            while (bits != 0u) {
-                uint bit = findLSB(bits);
-                bits &= bits - 1u;
-                if (!done && ((mine >> bit) & 1u) != 0u) {
-                    uint light = word * 32u + bit;
-                    float w = ranged_light_importance(lights.v[light], ctx);
-                    total += w;
-                    if (target >= 0.0 && w > 0.0 && target < total) {
-                        chosen = w;
-                        found = light;
-                        done = true;
+        for (uint s = 0u; s < c.cull_summary_words; ++s) {
+            uint my_words = done ? 0u : CullWords(c.cull_summaries).v[summary_base + s];
+            uint words = subgroupOr(my_words);
+            while (words != 0u) {
+                uint word = s * 32u + findLSB(words);
+                words &= words - 1u;
+                uint mine = ((my_words >> (word % 32u)) & 1u) != 0u ? CullWords(c.cull_bits).v[base + word] : 0u;
+                uint bits = subgroupOr(done ? 0u : mine);
+                while (bits != 0u) {
+                    uint bit = findLSB(bits);
+                    bits &= bits - 1u;
+                    if (!done && ((mine >> bit) & 1u) != 0u) {
+                        uint light = word * 32u + bit;
+                        float w = ranged_light_importance(lights.v[light], ctx);
+                        total += w;
+                        if (target >= 0.0 && w > 0.0 && target < total) {
+                            chosen = w;
+                            found = light;
+                            done = true;
+                        }
                     }
                 }
+            }
+            if (subgroupMin(done ? 1u : 0u) == 1u) {
+                break;
             }
         }
         return found;
     }
 #endif
-    for (uint word = 0u; word < c.cull_words; ++word) {
-        uint bits = CullWords(c.cull_bits).v[base + word];
-        while (bits != 0u) {
-            uint bit = findLSB(bits);
-            bits &= bits - 1u;
-            uint light = word * 32u + bit;
-            float w = ranged_light_importance(lights.v[light], ctx);
-            total += w;
-            if (target >= 0.0 && w > 0.0 && target < total) {
-                chosen = w;
-                return light;
+    for (uint s = 0u; s < c.cull_summary_words; ++s) {
+        uint words = CullWords(c.cull_summaries).v[summary_base + s];
+        while (words != 0u) {
+            uint word = s * 32u + findLSB(words);
+            words &= words - 1u;
+            uint bits = CullWords(c.cull_bits).v[base + word];
+            while (bits != 0u) {
+                uint bit = findLSB(bits);
+                bits &= bits - 1u;
+                uint light = word * 32u + bit;
+                float w = ranged_light_importance(lights.v[light], ctx);
+                total += w;
+                if (target >= 0.0 && w > 0.0 && target < total) {
+                    chosen = w;
+                    return light;
+                }
             }
         }
     }

@@ -1,5 +1,7 @@
 // Next-event estimation's light choice: the environment with probability
-// `environment_choice`, else a light (an emissive triangle) by the pass's selection strategy
+// `environment_choice`, else (with light culling, in a cell that lists any) a light of finite
+// range among the cell's (light_culling.glsl) with probability `ranged_choice`, else a light
+// (an emissive triangle) by the pass's selection strategy
 // (light_tree.glsl, or light_bvh.glsl by importance at the shading point `ctx`), then a
 // uniform point on it; and, for a light that a path hits by BSDF sampling, the density with
 // which this would have chosen the same point from the same context, from the same stored

@@ -8,7 +8,7 @@
 // grid) tests every light of finite range against the cell, conservatively, and writes the
 // ones that can touch it as a flat bit array (FORMAT_BITS: one bit per light, set with
 // atomicOr in shared memory and exported a word per thread, as Wicked Engine after Drobot
-// 2017 does) or as a compacted index list (one shared atomic per subgroup, ranked by ballot;
+// 2017 does, with a bit per non-empty word above it) or as a compacted index list (one shared atomic per subgroup, ranked by ballot;
 // then sorted, so that lists come out in light order whatever order subgroups appended in,
 // and renders are deterministic). A tile first reduces its primary hits' depths (from the
 // depth kernel's pixel corners) to its depth bounds and 2.5D mask.
@@ -244,6 +244,15 @@ void main() {
         barrier();
         for (uint w = thread; w < chunk_words; w += LIGHT_CULLING_GROUP) {
             Words(push.bits).v[out_cell * push.words + first / 32u + w] = shared_bits[w];
+        }
+        // The summary: a bit per word that holds any light, so that shading skips empty
+        // words (a chunk is a whole number of summary words).
+        for (uint s = thread; s * 32u < chunk_words; s += LIGHT_CULLING_GROUP) {
+            uint summary = 0u;
+            for (uint b = 0u; b < 32u && s * 32u + b < chunk_words; ++b) {
+                summary |= shared_bits[s * 32u + b] != 0u ? 1u << b : 0u;
+            }
+            Words(push.summaries).v[out_cell * push.summary_words + first / 1024u + s] = summary;
         }
         barrier();
     }

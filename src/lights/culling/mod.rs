@@ -80,6 +80,9 @@ pub struct CullingSettings {
     pub cones: bool,
     /// About this many cells in the world grid.
     pub grid_cells: u32,
+    /// Lanes of a subgroup walk the union of their cells' bit arrays together (the seed's
+    /// scalarisation), rather than each its own.
+    pub scalarise: bool,
 }
 
 impl Default for CullingSettings {
@@ -89,6 +92,7 @@ impl Default for CullingSettings {
             list_capacity: DEFAULT_LIST_CAPACITY,
             cones: true,
             grid_cells: DEFAULT_GRID_CELLS,
+            scalarise: true,
         }
     }
 }
@@ -125,6 +129,8 @@ pub struct CellContents {
     pub counts: Vec<u32>,
     /// Each cell's lights in increasing order (empty for an overflowed list).
     pub lights: Vec<Vec<u32>>,
+    /// Bit arrays: each cell's summary words (a bit per word that holds any light).
+    pub summaries: Vec<Vec<u32>>,
 }
 
 /// What the cells hold, for `--stats`: lights per tile and per grid cell (mean over the cells
@@ -149,11 +155,13 @@ pub struct LightCulling {
     lights: Buffer,
     count: u32,
     words: u32,
+    summary_words: u32,
     ranged_cdf: Buffer,
     ranged_choice: f32,
     corner_depths: Buffer,
     tiles: Buffer,
     bits: Option<Buffer>,
+    summaries: Option<Buffer>,
     lists: Option<Buffer>,
     counts: Buffer,
     depth: TraceKernel<CullDepthPush>,
@@ -235,9 +243,18 @@ impl LightCulling {
         let storage =
             |name: &str, bytes: u64| Buffer::new(context, name, bytes, BufferUsage::STORAGE, MemoryLocation::GpuOnly);
         let corners = (u64::from(width) + 1) * (u64::from(height) + 1);
-        let (bits, lists) = match settings.format {
-            CullingFormat::Bits => (Some(storage("light culling bits", cells * u64::from(words) * 4)?), None),
+        let summary_words = words.div_ceil(32);
+        let (bits, summaries, lists) = match settings.format {
+            CullingFormat::Bits => (
+                Some(storage("light culling bits", cells * u64::from(words) * 4)?),
+                Some(storage(
+                    "light culling summaries",
+                    cells * u64::from(summary_words) * 4,
+                )?),
+                None,
+            ),
             _ => (
+                None,
                 None,
                 Some(storage(
                     "light culling lists",
@@ -251,6 +268,7 @@ impl LightCulling {
             lights: Buffer::from_slice(context, "culled lights", &table, BufferUsage::STORAGE)?,
             count,
             words,
+            summary_words,
             ranged_cdf: Buffer::from_slice(context, "ranged light cdf", &cdf, BufferUsage::STORAGE)?,
             ranged_choice,
             corner_depths: storage("light culling corner depths", corners * 4)?,
@@ -259,6 +277,7 @@ impl LightCulling {
                 u64::from(layout.tiles().max(1)) * std::mem::size_of::<GpuLightTile>() as u64,
             )?,
             bits,
+            summaries,
             lists,
             counts: storage("light culling counts", cells * 4)?,
             depth: TraceKernel::new(
@@ -322,6 +341,7 @@ impl LightCulling {
             corner_depths: self.corner_depths.address(),
             tiles: self.tiles.address(),
             bits: self.bits.as_ref().map_or(0, Buffer::address),
+            summaries: self.summaries.as_ref().map_or(0, Buffer::address),
             counts: self.counts.address(),
             lists: self.lists.as_ref().map_or(0, Buffer::address),
             camera_origin: camera.origin,
@@ -342,8 +362,10 @@ impl LightCulling {
             grid_y: grid.dims.y,
             grid_z: grid.dims.z,
             words: self.words,
+            summary_words: self.summary_words,
             list_capacity: self.settings.list_capacity,
             groups_x,
+            pad0: 0,
         }
     }
 
@@ -410,6 +432,8 @@ impl LightCulling {
         constants.cull_lights = self.lights.address();
         constants.cull_tiles = self.tiles.address();
         constants.cull_bits = self.bits.as_ref().map_or(0, Buffer::address);
+        constants.cull_summaries = self.summaries.as_ref().map_or(0, Buffer::address);
+        constants.cull_summary_words = self.summary_words;
         constants.cull_counts = self.counts.address();
         constants.cull_lists = self.lists.as_ref().map_or(0, Buffer::address);
         constants.ranged_cdf = self.ranged_cdf.address();
@@ -425,7 +449,7 @@ impl LightCulling {
         constants.cull_grid_z = grid.dims.z;
         constants.cull_grid_lower = grid.lower;
         constants.cull_grid_scale = grid.scale;
-        constants.cull_scalarise = 1;
+        constants.cull_scalarise = u32::from(self.settings.scalarise);
     }
 
     /// Reads every cell back (tests, statistics).
@@ -433,6 +457,14 @@ impl LightCulling {
         let cells = self.layout.cells() as usize;
         let tiles: Vec<GpuLightTile> = self.tiles.read_back(context, self.layout.tiles() as usize)?;
         let counts: Vec<u32> = self.counts.read_back(context, cells)?;
+        let summaries = match &self.summaries {
+            Some(summaries) => {
+                let words = self.summary_words as usize;
+                let all: Vec<u32> = summaries.read_back(context, cells * words)?;
+                all.chunks(words).map(<[u32]>::to_vec).collect()
+            }
+            None => Vec::new(),
+        };
         let lights = if let Some(bits) = &self.bits {
             let words = self.words as usize;
             let all: Vec<u32> = bits.read_back(context, cells * words)?;
@@ -466,7 +498,12 @@ impl LightCulling {
                 })
                 .collect()
         };
-        Ok(CellContents { tiles, counts, lights })
+        Ok(CellContents {
+            tiles,
+            counts,
+            lights,
+            summaries,
+        })
     }
 
     pub fn stats(&self, context: &Context) -> GpuResult<CullingStats> {
