@@ -83,9 +83,10 @@ struct RenderArgs {
     lights: LightSelection,
     /// Point and spot lights with a range: off (chosen with the other lights), bits or lists
     /// (chosen among those culled to the shading point's screen tile or world-grid cell, held
-    /// as bit arrays or as index lists; docs/LIGHT_CULLING.md). Path tracers only.
-    #[arg(long, default_value = "off", value_parser = parse_light_culling)]
-    light_culling: CullingFormat,
+    /// as bit arrays or as index lists; docs/LIGHT_CULLING.md; path tracers only), auto
+    /// (lists for the path tracers, off for bdpt).
+    #[arg(long, default_value = "auto")]
+    light_culling: CullingArg,
     /// Entries of a cell's index list (--light-culling lists); a cell with more lights chooses
     /// among all ranged lights by power.
     #[arg(long, default_value_t = wavetrace::lights::culling::DEFAULT_LIST_CAPACITY, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=i64::from(wavetrace::interface::LIGHT_CULLING_MAX_LIST)))]
@@ -96,10 +97,11 @@ struct RenderArgs {
     /// Cull spot lights by their range sphere only, not their cone.
     #[arg(long)]
     no_cull_cones: bool,
-    /// Each lane walks its own cell's bit array, instead of the subgroup walking the union of
-    /// its lanes' cells together (for measuring what scalarisation buys).
+    /// The lanes of a subgroup walk the union of their cells' bit arrays together, as a
+    /// rasteriser's tiles do, instead of each lane its own (slower on the H100, where a path
+    /// tracer's lanes seldom share a cell: docs/LIGHT_CULLING.md).
     #[arg(long)]
-    cull_per_lane: bool,
+    cull_scalarise: bool,
     /// Rebuild the lights' selection structure at the start of every pass (megakernel) or
     /// scheduler submission (wavefront), as changing emission would, so that --stats shows its
     /// cost.
@@ -341,11 +343,15 @@ fn render(args: &RenderArgs) -> Result<(), String> {
         },
         light_selection: args.lights,
         light_culling: CullingSettings {
-            format: args.light_culling,
+            format: match (args.light_culling, args.integrator) {
+                (CullingArg::Auto, IntegratorArg::Bdpt) => CullingFormat::Off,
+                (CullingArg::Auto, _) => CullingFormat::Lists,
+                (CullingArg::Format(format), _) => format,
+            },
             list_capacity: args.light_list_capacity,
             cones: !args.no_cull_cones,
             grid_cells: args.light_grid_cells,
-            scalarise: !args.cull_per_lane,
+            scalarise: args.cull_scalarise,
         },
         environment,
         rebuild_lights_every_pass: args.rebuild_lights,
@@ -419,8 +425,25 @@ fn parse_light_selection(text: &str) -> Result<LightSelection, String> {
     text.parse()
 }
 
-fn parse_light_culling(text: &str) -> Result<CullingFormat, String> {
-    text.parse()
+/// `--light-culling`: a format, or auto (the one measured best for the integrator).
+#[derive(Clone, Copy, Debug)]
+enum CullingArg {
+    Auto,
+    Format(CullingFormat),
+}
+
+impl std::str::FromStr for CullingArg {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text {
+            "auto" => Ok(Self::Auto),
+            _ => text
+                .parse()
+                .map(Self::Format)
+                .map_err(|e: String| e.replace("(one of:", "(one of: auto,")),
+        }
+    }
 }
 
 fn parse_schedule(text: &str) -> Result<Schedule, String> {

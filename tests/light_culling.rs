@@ -127,7 +127,7 @@ fn cull(
         list_capacity,
         cones: true,
         grid_cells: 500,
-        scalarise: true,
+        scalarise: false,
     };
     let culling = LightCulling::new(
         context,

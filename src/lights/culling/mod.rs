@@ -81,7 +81,9 @@ pub struct CullingSettings {
     /// About this many cells in the world grid.
     pub grid_cells: u32,
     /// Lanes of a subgroup walk the union of their cells' bit arrays together (the seed's
-    /// scalarisation), rather than each its own.
+    /// scalarisation), rather than each its own. Off by default: a path tracer's shading
+    /// lanes are rarely in one cell, and on the H100 the union walk costs up to twice the
+    /// shading time (docs/LIGHT_CULLING.md).
     pub scalarise: bool,
 }
 
@@ -92,7 +94,7 @@ impl Default for CullingSettings {
             list_capacity: DEFAULT_LIST_CAPACITY,
             cones: true,
             grid_cells: DEFAULT_GRID_CELLS,
-            scalarise: true,
+            scalarise: false,
         }
     }
 }
