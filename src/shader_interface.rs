@@ -699,13 +699,15 @@ gpu_structs! {
         height: u32,
     }
 
-    /// Push constants of `lights/cull*`: every cell against the `count` lights of `lights`,
+    /// Push constants of `lights/cull*`: every cell against the `count` lights of `lights`
+    /// (their range spheres, read first, also packed in `spheres` as position and range),
     /// into its bit array (`words` a cell, and a summary of `summary_words` with a bit per
     /// word that has any light) or its index list (`list_capacity` a cell), and its count. Tiles (`tiles_x` x `tiles_y`, bounds from `corner_depths` into `tiles`) come
     /// first, then the grid's cells (`grid_x` x `grid_y` x `grid_z` from `grid_lower`, each
     /// 1 / `grid_scale` wide). `margin`: how far past its range a light still counts.
     struct LightCullingPush {
         lights: u64,
+        spheres: u64,
         corner_depths: u64,
         tiles: u64,
         bits: u64,

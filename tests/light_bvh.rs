@@ -504,7 +504,17 @@ fn lights_that_can_send_light_are_reachable_and_lights_behind_are_not() {
             let reach = ((lower + upper) * 0.5 - point.point).dot(point.normal)
                 + ((upper - lower) * 0.5).dot(point.normal.abs());
             if reach < -1e-5 {
-                assert_eq!(probability, 0.0, "point {p}: light {light} lies behind the surface");
+                // What the GPU's leaf holds, for a failure's diagnosis: its box may differ from
+                // the CPU's triangle box.
+                let leaf = &tree.nodes[tree.leaf_of[light] as usize];
+                let gpu_reach = ((leaf.lower + leaf.upper) * 0.5 - point.point).dot(point.normal)
+                    + ((leaf.upper - leaf.lower) * 0.5).dot(point.normal.abs());
+                assert_eq!(
+                    probability, 0.0,
+                    "point {p} ({point:?}): light {light} lies behind the surface (reach {reach}; the GPU leaf's \
+                     {gpu_reach}: {leaf:?}; triangle {v:?}; CPU twin's probability {})",
+                    cpu[p][light]
+                );
                 behind += 1;
             }
         }

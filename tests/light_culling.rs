@@ -495,32 +495,37 @@ fn bits_lists_and_off_render_the_street_alike() {
 }
 
 #[test]
-fn the_megakernel_and_the_wavefront_choose_the_same_culled_lights() {
+fn every_integrator_and_backend_chooses_the_same_culled_lights() {
     let gpu = common::gpu();
     let context = &gpu.context;
     let scene = common::load_scene("street-300");
     let mut images = Vec::new();
     for integrator in [IntegratorKind::Wavefront, IntegratorKind::Megakernel] {
-        let settings = RenderSettings {
-            integrator,
-            rebuild_lights_every_pass: true,
-            ..street_settings(context, 8, CullingFormat::Bits, 5)
-        };
-        let (image, stats) = render(context, &scene, &settings);
-        let names: Vec<&str> = stats.kernels.iter().map(|k| k.name.as_str()).collect();
-        for scope in ["light_cull_depth", "light_cull_tiles", "light_cull_grid"] {
-            assert!(names.contains(&scope), "{scope} timed with --rebuild-lights: {names:?}");
+        for &backend in context.trace_backends() {
+            let settings = RenderSettings {
+                integrator,
+                backend,
+                rebuild_lights_every_pass: true,
+                ..street_settings(context, 8, CullingFormat::Bits, 5)
+            };
+            let (image, stats) = render(context, &scene, &settings);
+            let names: Vec<&str> = stats.kernels.iter().map(|k| k.name.as_str()).collect();
+            for scope in ["light_cull_depth", "light_cull_tiles", "light_cull_grid"] {
+                assert!(names.contains(&scope), "{scope} timed with --rebuild-lights: {names:?}");
+            }
+            images.push(image);
         }
-        images.push(image);
     }
-    // Bit for bit on lavapipe; where a driver contracts multiply-adds differently in the two
+    // Bit for bit on lavapipe; where a driver contracts multiply-adds differently in two
     // kernels (NVIDIA does), one ulp can flip a choice, so they agree as estimates
     // (all_features.rs has the same allowance).
-    let c = metrics::compare(&images[1], &images[0]).unwrap();
-    assert!(
-        images[0] == images[1] || (c.block8_rel_mse < 1e-3 && c.mean_ratio.iter().all(|r| (r - 1.0).abs() < 0.01)),
-        "the integrators disagree: {c:?}"
-    );
+    for image in &images[1..] {
+        let c = metrics::compare(image, &images[0]).unwrap();
+        assert!(
+            *image == images[0] || (c.block8_rel_mse < 1e-3 && c.mean_ratio.iter().all(|r| (r - 1.0).abs() < 0.01)),
+            "the integrators or backends disagree: {c:?}"
+        );
+    }
     gpu.finish();
 }
 

@@ -24,6 +24,7 @@ layout(push_constant, scalar) uniform PushBlock {
 };
 
 layout(buffer_reference, scalar) readonly buffer Lights { GpuCullLight v[]; };
+layout(buffer_reference, scalar) readonly buffer Spheres { vec4 v[]; };
 layout(buffer_reference, scalar) readonly buffer Depths { float v[]; };
 layout(buffer_reference, scalar) writeonly buffer Tiles { GpuLightTile v[]; };
 layout(buffer_reference, scalar) writeonly buffer Words { uint v[]; };
@@ -152,15 +153,19 @@ bool grid_volume(uint cell) {
 // the margin) meets the cell's box (and, for a tile, lies inside its four planes, meets its
 // depth bounds and a slice its mask holds); a spot light tested for its cone also has the
 // cell's bounding sphere reach into its cone.
-bool touches(GpuCullLight light) {
-    float r = light.range + push.margin;
-    vec3 nearest = clamp(light.position, box_lower, box_upper);
-    vec3 gap = nearest - light.position;
+// Every workgroup reads every light: the sphere comes from a packed array of 16 bytes a
+// light, and the rest of the light only when a spot light's cone is to be tested.
+bool touches(uint index) {
+    vec4 sphere = Spheres(push.spheres).v[index];
+    vec3 position = sphere.xyz;
+    float r = sphere.w + push.margin;
+    vec3 nearest = clamp(position, box_lower, box_upper);
+    vec3 gap = nearest - position;
     if (dot(gap, gap) > r * r) {
         return false;
     }
 #ifdef TILES
-    vec3 d = light.position - push.camera_origin;
+    vec3 d = position - push.camera_origin;
     for (int i = 0; i < 4; ++i) {
         if (dot(d, planes[i]) < -r) {
             return false;
@@ -174,6 +179,7 @@ bool touches(GpuCullLight light) {
         return false;
     }
 #endif
+    GpuCullLight light = Lights(push.lights).v[index];
     if (light.cone != 0u) {
         // The distance from the sphere's centre to the cone's side, in the plane through the
         // axis: a lower bound on its distance to the cone (Wronski 2017), so the test errs
@@ -223,7 +229,6 @@ void main() {
     if (thread == 0u) {
         shared_count = 0u;
     }
-    Lights lights = Lights(push.lights);
 #ifdef FORMAT_BITS
     uint chunk_lights = LIGHT_CULLING_SHARED_WORDS * 32u;
     for (uint first = 0u; first < push.count; first += chunk_lights) {
@@ -235,7 +240,7 @@ void main() {
         barrier();
         for (uint base = first; base < end; base += LIGHT_CULLING_GROUP) {
             uint light = base + thread;
-            bool hit = any && light < end && touches(lights.v[light]);
+            bool hit = any && light < end && touches(light);
             append(hit);
             if (hit) {
                 atomicOr(shared_bits[(light - first) / 32u], 1u << (light % 32u));
@@ -263,7 +268,7 @@ void main() {
     barrier();
     for (uint base = 0u; base < push.count; base += LIGHT_CULLING_GROUP) {
         uint light = base + thread;
-        bool hit = any && light < push.count && touches(lights.v[light]);
+        bool hit = any && light < push.count && touches(light);
         uint slot = append(hit);
         if (hit && slot < push.list_capacity) {
             shared_list[slot] = light;

@@ -6,8 +6,6 @@
 #ifndef WAVETRACE_TRACE_PATHS_GLSL
 #define WAVETRACE_TRACE_PATHS_GLSL
 
-// Both megakernel shaders have subgroup arithmetic: culled cells are walked a subgroup at a time.
-#define LIGHT_CULLING_SCALARISED
 #include "path.glsl"
 #include "film.glsl"
 

@@ -7,6 +7,9 @@
 
 #extension GL_EXT_shader_atomic_int64 : require
 
+// Compute has subgroup operations everywhere; raygen shaders not (lavapipe), so only this
+// backend offers --cull-scalarise's subgroup walk.
+#define LIGHT_CULLING_SCALARISED
 #include "wavefront.glsl"
 #include "alpha.glsl"
 

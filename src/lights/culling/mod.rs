@@ -10,7 +10,7 @@
 
 pub mod reference;
 
-use crate::gpu::shaders::ids;
+use crate::gpu::shaders::{ids, ShaderId};
 use crate::gpu::{
     Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, MemoryLocation,
     Profiler, TraceBackend,
@@ -155,6 +155,7 @@ pub struct LightCulling {
     settings: CullingSettings,
     layout: CullLayout,
     lights: Buffer,
+    spheres: Buffer,
     count: u32,
     words: u32,
     summary_words: u32,
@@ -204,29 +205,7 @@ impl LightCulling {
             log::info!("light culling: the scene has no point or spot light with a range; nothing to cull");
             return Ok(None);
         }
-        let radius = scene.radius();
-        let powers: Vec<f64> = table
-            .iter()
-            .map(|l| punctual::power(&scene.lights[l.punctual as usize], radius))
-            .collect();
-        let ranged_power: f64 = powers.iter().sum();
-        let ranged_choice = if other_power > 0.0 {
-            (ranged_power / (ranged_power + other_power)) as f32
-        } else {
-            1.0
-        };
-        let mut running = 0.0;
-        let mut cdf: Vec<f32> = powers
-            .iter()
-            .map(|p| {
-                running += p;
-                (running / ranged_power) as f32
-            })
-            .collect();
-        if let Some(last) = cdf.last_mut() {
-            *last = 1.0;
-        }
-
+        let (cdf, ranged_choice) = ranged_split(scene, &table, other_power);
         let bounds = scene.bounds();
         let margin = reference::margin(bounds);
         let (tiles_x, tiles_y) = reference::tiles(width, height);
@@ -246,28 +225,21 @@ impl LightCulling {
             |name: &str, bytes: u64| Buffer::new(context, name, bytes, BufferUsage::STORAGE, MemoryLocation::GpuOnly);
         let corners = (u64::from(width) + 1) * (u64::from(height) + 1);
         let summary_words = words.div_ceil(32);
-        let (bits, summaries, lists) = match settings.format {
-            CullingFormat::Bits => (
-                Some(storage("light culling bits", cells * u64::from(words) * 4)?),
-                Some(storage(
-                    "light culling summaries",
-                    cells * u64::from(summary_words) * 4,
-                )?),
-                None,
-            ),
-            _ => (
-                None,
-                None,
-                Some(storage(
-                    "light culling lists",
-                    cells * u64::from(settings.list_capacity) * 4,
-                )?),
-            ),
+        let (bits, summaries, lists) = cell_buffers(context, &settings, cells, words)?;
+        let kernels = |bits: ShaderId, lists: ShaderId| match settings.format {
+            CullingFormat::Bits => bits,
+            _ => lists,
         };
         Ok(Some(Self {
             settings,
             layout,
             lights: Buffer::from_slice(context, "culled lights", &table, BufferUsage::STORAGE)?,
+            spheres: Buffer::from_slice(
+                context,
+                "culled light spheres",
+                &table.iter().map(|l| l.position.extend(l.range)).collect::<Vec<_>>(),
+                BufferUsage::STORAGE,
+            )?,
             count,
             words,
             summary_words,
@@ -282,33 +254,15 @@ impl LightCulling {
             summaries,
             lists,
             counts: storage("light culling counts", cells * 4)?,
-            depth: TraceKernel::new(
-                context,
-                backend,
-                "light culling depth",
-                &TraceShaders {
-                    query: ids::LIGHTS_CULL_DEPTH_QUERY,
-                    raygen: ids::LIGHTS_CULL_DEPTH_RGEN,
-                    miss: &[ids::LIGHTS_CULL_DEPTH_RMISS],
-                    closest_hit: ids::LIGHTS_CULL_DEPTH_RCHIT,
-                    alpha_holes: false,
-                    specialization: &[],
-                },
-            )?,
+            depth: depth_kernel(context, backend)?,
             cull_tiles: ComputePipeline::new(
                 context,
-                match settings.format {
-                    CullingFormat::Bits => ids::LIGHTS_CULL_TILES_BITS,
-                    _ => ids::LIGHTS_CULL_TILES_LISTS,
-                },
+                kernels(ids::LIGHTS_CULL_TILES_BITS, ids::LIGHTS_CULL_TILES_LISTS),
                 &[],
             )?,
             cull_grid: ComputePipeline::new(
                 context,
-                match settings.format {
-                    CullingFormat::Bits => ids::LIGHTS_CULL_GRID_BITS,
-                    _ => ids::LIGHTS_CULL_GRID_LISTS,
-                },
+                kernels(ids::LIGHTS_CULL_GRID_BITS, ids::LIGHTS_CULL_GRID_LISTS),
                 &[],
             )?,
             backend,
@@ -340,6 +294,7 @@ impl LightCulling {
         let grid = &self.layout.grid;
         LightCullingPush {
             lights: self.lights.address(),
+            spheres: self.spheres.address(),
             corner_depths: self.corner_depths.address(),
             tiles: self.tiles.address(),
             bits: self.bits.as_ref().map_or(0, Buffer::address),
@@ -538,4 +493,79 @@ impl LightCulling {
     pub fn lights(&self, context: &Context) -> GpuResult<Vec<GpuCullLight>> {
         self.lights.read_back(context, self.count as usize)
     }
+}
+
+/// The chance of choosing a ranged light (their share of all light power, 1 when nothing else
+/// emits) and the CDF over them by power, with which cells outside the grid or with an
+/// overflowed list choose.
+fn ranged_split(scene: &Scene, table: &[GpuCullLight], other_power: f64) -> (Vec<f32>, f32) {
+    let radius = scene.radius();
+    let powers: Vec<f64> = table
+        .iter()
+        .map(|l| punctual::power(&scene.lights[l.punctual as usize], radius))
+        .collect();
+    let ranged_power: f64 = powers.iter().sum();
+    let choice = if other_power > 0.0 {
+        (ranged_power / (ranged_power + other_power)) as f32
+    } else {
+        1.0
+    };
+    let mut running = 0.0;
+    let mut cdf: Vec<f32> = powers
+        .iter()
+        .map(|p| {
+            running += p;
+            (running / ranged_power) as f32
+        })
+        .collect();
+    if let Some(last) = cdf.last_mut() {
+        *last = 1.0;
+    }
+    (cdf, choice)
+}
+
+/// The format's cell storage: bit arrays and their summaries, or index lists.
+fn cell_buffers(
+    context: &Context,
+    settings: &CullingSettings,
+    cells: u64,
+    words: u32,
+) -> GpuResult<(Option<Buffer>, Option<Buffer>, Option<Buffer>)> {
+    let storage =
+        |name: &str, bytes: u64| Buffer::new(context, name, bytes, BufferUsage::STORAGE, MemoryLocation::GpuOnly);
+    Ok(match settings.format {
+        CullingFormat::Bits => (
+            Some(storage("light culling bits", cells * u64::from(words) * 4)?),
+            Some(storage(
+                "light culling summaries",
+                cells * u64::from(words.div_ceil(32)) * 4,
+            )?),
+            None,
+        ),
+        _ => (
+            None,
+            None,
+            Some(storage(
+                "light culling lists",
+                cells * u64::from(settings.list_capacity) * 4,
+            )?),
+        ),
+    })
+}
+
+/// The depth kernel: the primary hit through every pixel corner, in the render's backend.
+fn depth_kernel(context: &Context, backend: TraceBackend) -> GpuResult<TraceKernel<CullDepthPush>> {
+    TraceKernel::new(
+        context,
+        backend,
+        "light culling depth",
+        &TraceShaders {
+            query: ids::LIGHTS_CULL_DEPTH_QUERY,
+            raygen: ids::LIGHTS_CULL_DEPTH_RGEN,
+            miss: &[ids::LIGHTS_CULL_DEPTH_RMISS],
+            closest_hit: ids::LIGHTS_CULL_DEPTH_RCHIT,
+            alpha_holes: false,
+            specialization: &[],
+        },
+    )
 }
