@@ -97,6 +97,10 @@ struct RenderArgs {
     /// Cull spot lights by their range sphere only, not their cone.
     #[arg(long)]
     no_cull_cones: bool,
+    /// Screen tiles cull by their depth bounds only, without the 2.5D mask of their primary
+    /// hits' depths.
+    #[arg(long)]
+    no_depth_mask: bool,
     /// The lanes of a subgroup walk the union of their cells' bit arrays together, as a
     /// rasteriser's tiles do, instead of each lane its own (slower on the H100, where a path
     /// tracer's lanes seldom share a cell: docs/LIGHT_CULLING.md).
@@ -351,6 +355,7 @@ fn render(args: &RenderArgs) -> Result<(), String> {
             list_capacity: args.light_list_capacity,
             cones: !args.no_cull_cones,
             grid_cells: args.light_grid_cells,
+            depth_mask: !args.no_depth_mask,
             scalarise: args.cull_scalarise,
         },
         environment,

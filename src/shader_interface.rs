@@ -735,7 +735,8 @@ gpu_structs! {
         summary_words: u32,
         list_capacity: u32,
         groups_x: u32,
-        pad0: u32,
+        // 0: tiles keep every slice of their depth bounds (no 2.5D mask).
+        depth_mask: u32,
     }
 
     struct GpuPunctualLight {

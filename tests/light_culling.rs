@@ -6,12 +6,14 @@
 
 mod common;
 
+use common::render_with_stats as render;
+
 use glam::Vec3;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use wavetrace::film::{metrics, RgbImage};
+use wavetrace::film::metrics;
 use wavetrace::gpu::{Buffer, BufferUsage, Context};
-use wavetrace::integrator::{IntegratorKind, RenderSettings, RenderStats, Renderer};
+use wavetrace::integrator::{IntegratorKind, RenderSettings, Renderer};
 use wavetrace::interface::{GpuCullLight, GpuLightTile, LIGHT_CULLING_DEPTH_BINS, LIGHT_CULLING_NO_DEPTH};
 use wavetrace::lights::culling::reference::{self, CullGrid};
 use wavetrace::lights::culling::{CellContents, CullLayout};
@@ -127,6 +129,7 @@ fn cull(
         list_capacity,
         cones: true,
         grid_cells: 500,
+        depth_mask: true,
         scalarise: false,
     };
     let culling = LightCulling::new(
@@ -410,13 +413,6 @@ fn street_settings(context: &Context, spp: u32, format: CullingFormat, seed: u32
     }
 }
 
-fn render(context: &Context, scene: &Scene, settings: &RenderSettings) -> (RgbImage, RenderStats) {
-    Renderer::new(context, scene, settings)
-        .unwrap()
-        .render_with_progress(|_| {})
-        .unwrap()
-}
-
 #[test]
 fn bits_lists_and_off_render_the_street_alike() {
     let gpu = common::gpu();
@@ -558,4 +554,71 @@ fn depth_bins_cover_the_tile() {
     assert_eq!(reference::tile_bin(&tile, 3.0), 31);
     assert_eq!(reference::tile_bin(&tile, 2.0), 16);
     assert_eq!(reference::tile_bin(&tile, -5.0), 0);
+}
+
+#[test]
+fn ranged_lights_share_the_choice_with_triangles_and_unranged_lights() {
+    let gpu = common::gpu();
+    let context = &gpu.context;
+    // The Cornell box (an emissive ceiling quad) with ranged point and spot lights and one
+    // point light without range: next-event estimation splits between the culled choice and
+    // the rest, and the MIS weight of the ceiling light hit by BSDF sampling must use the same
+    // split. Four strong ranged lights above the ceiling reach every cell but light nothing
+    // inside (the ceiling shadows them): they take most of the choice, so a weight that left
+    // the split out would lose most of what BSDF sampling finds.
+    let mut scene = common::load_scene("cornell-box");
+    let mut rng = SmallRng::seed_from_u64(12);
+    for i in 0..4 {
+        scene.lights.push(PunctualLight {
+            name: format!("above the ceiling {i}"),
+            kind: PunctualKind::Point,
+            position: Vec3::new(rng.random_range(-0.8f32..0.8), 1.5, rng.random_range(-0.8f32..0.8)),
+            direction: Vec3::NEG_Y,
+            intensity: Vec3::splat(20.0),
+            range: Some(4.0),
+        });
+    }
+    for i in 0..4 {
+        scene.lights.push(PunctualLight {
+            name: format!("ranged {i}"),
+            kind: if i % 2 == 0 {
+                PunctualKind::Point
+            } else {
+                PunctualKind::Spot { inner: 0.3, outer: 0.9 }
+            },
+            position: Vec3::new(rng.random(), rng.random(), rng.random()) * 1.6 - 0.8,
+            direction: (Vec3::new(rng.random(), rng.random(), rng.random()) - Vec3::new(0.5, 1.0, 0.5)).normalize(),
+            intensity: Vec3::new(1.0, 0.8, 0.6) * rng.random_range(0.1f32..0.4),
+            range: Some(rng.random_range(0.5f32..1.2)),
+        });
+    }
+    scene.lights.push(PunctualLight {
+        name: "unranged".into(),
+        kind: PunctualKind::Point,
+        position: Vec3::new(0.5, 0.6, 0.4),
+        direction: Vec3::NEG_Y,
+        intensity: Vec3::splat(0.2),
+        range: None,
+    });
+    let settings = |spp: u32, format: CullingFormat, seed: u32| RenderSettings {
+        seed,
+        light_culling: CullingSettings {
+            format,
+            ..CullingSettings::default()
+        },
+        ..RenderSettings::new(48, 48, spp, 3, context.trace_backends()[0])
+    };
+    let (reference, _) = render(context, &scene, &settings(4096, CullingFormat::Off, 21));
+    for format in [CullingFormat::Bits, CullingFormat::Lists] {
+        let (image, stats) = render(context, &scene, &settings(1024, format, 4));
+        assert_eq!(stats.culling.unwrap().ranged_lights, 8);
+        let c = metrics::compare(&image, &reference).unwrap();
+        eprintln!("cornell box with ranged lights, {format:?}: {c:?}");
+        assert_eq!(c.non_finite_pixels, 0);
+        for ratio in c.mean_ratio {
+            assert!((ratio - 1.0).abs() < 0.015, "{format:?}: mean ratio {ratio}: {c:?}");
+        }
+        assert!(c.block8_rel_mse < 2e-3, "{format:?}: {c:?}");
+    }
+    gpu.finish();
 }

@@ -5,13 +5,14 @@
 
 mod common;
 
-use wavetrace::film::{metrics, read_exr, RgbImage};
+use common::render_with_stats as render;
+
+use wavetrace::film::{metrics, read_exr};
 use wavetrace::gpu::Context;
 use wavetrace::integrator::RenderSettings;
-use wavetrace::integrator::{RenderStats, Renderer};
+use wavetrace::integrator::RenderStats;
 use wavetrace::lights::emissive::luminance;
 use wavetrace::lights::LightSelection;
-use wavetrace::scene::Scene;
 
 fn settings(context: &Context, resolution: u32, depth: u32, spp: u32, selection: LightSelection) -> RenderSettings {
     RenderSettings {
@@ -19,13 +20,6 @@ fn settings(context: &Context, resolution: u32, depth: u32, spp: u32, selection:
         light_selection: selection,
         ..RenderSettings::new(resolution, resolution, spp, depth, context.trace_backends()[0])
     }
-}
-
-fn render(context: &Context, scene: &Scene, settings: &RenderSettings) -> (RgbImage, RenderStats) {
-    Renderer::new(context, scene, settings)
-        .unwrap()
-        .render_with_progress(|_| {})
-        .unwrap()
 }
 
 #[test]

@@ -126,13 +126,14 @@ bool light_bvh_is_leaf(GpuLightBvhNode node) {
     return node.children.y == LIGHT_BVH_LEAF;
 }
 
-// The share of the first child at a node: its importance over both children's. Negative
-// when neither child can send anything.
-float light_bvh_first_share(LightBvhNodes nodes, GpuLightBvhNode node, LightContext ctx) {
+// The shares of the two children at a node: each one's importance over both children's;
+// negative when neither child can send anything. Each is its own quotient, not one minus the
+// other: a child of importance 0 gets exactly 0 (on NVIDIA x / x can be 1 - 2^-24).
+vec2 light_bvh_shares(LightBvhNodes nodes, GpuLightBvhNode node, LightContext ctx) {
     float first = light_bvh_importance(nodes.v[node.children.x], ctx);
     float second = light_bvh_importance(nodes.v[node.children.y], ctx);
     float total = first + second;
-    return total > 0.0 ? first / total : -1.0;
+    return total > 0.0 ? vec2(first, second) / total : vec2(-1.0);
 }
 
 // A light, from one uniform number, descending from the root by the children's importance;
@@ -147,16 +148,17 @@ uint light_bvh_sample(uint64_t nodes_address, uint count, LightContext ctx, floa
     }
     float p = 1.0;
     while (!light_bvh_is_leaf(node)) {
-        float share = light_bvh_first_share(nodes, node, ctx);
+        vec2 shares = light_bvh_shares(nodes, node, ctx);
+        float share = shares.x;
         if (share < 0.0) {
             return count;
         }
         bool first = u < share;
-        float taken = first ? share : 1.0 - share;
+        float taken = first ? share : shares.y;
         if (!(taken > 0.0)) {
             return count;
         }
-        u = clamp(first ? u / share : (u - share) / taken, 0.0, float_below(1.0));
+        u = clamp(first ? u / share : (u - share) / (1.0 - share), 0.0, float_below(1.0));
         p *= taken;
         node = nodes.v[first ? node.children.x : node.children.y];
     }
@@ -188,12 +190,12 @@ float light_bvh_probability(uint64_t nodes_address, uint64_t parents_address, ui
     float p = 1.0;
     GpuLightBvhNode node = nodes.v[0];
     for (uint level = 0; level < depth; ++level) {
-        float share = light_bvh_first_share(nodes, node, ctx);
-        if (share < 0.0) {
+        vec2 shares = light_bvh_shares(nodes, node, ctx);
+        if (shares.x < 0.0) {
             return 0.0;
         }
         bool second = ((turns >> level) & 1ul) != 0ul;
-        float taken = second ? 1.0 - share : share;
+        float taken = second ? shares.y : shares.x;
         if (!(taken > 0.0)) {
             return 0.0;
         }

@@ -89,6 +89,15 @@ float ranged_light_importance(GpuCullLight light, LightContext ctx) {
     return importance;
 }
 
+// One light of a cell's walk: its importance added to `total`; true when the running sum
+// passes `target` (>= 0) on it, with `chosen` its importance.
+bool cell_visit(CullLights lights, uint light, LightContext ctx, float target, inout float total, out float chosen) {
+    float w = ranged_light_importance(lights.v[light], ctx);
+    total += w;
+    chosen = w;
+    return target >= 0.0 && w > 0.0 && target < total;
+}
+
 // The lights a cell lists: for each in increasing light order, its importance is summed
 // (`target` < 0) or the light where the running sum passes `target` is returned. The order
 // is the same whichever format holds the cell, so both choose alike.
@@ -101,10 +110,7 @@ uint cell_walk(PassConstants c, uint cell, LightContext ctx, float target, out f
         uint base = cell * c.cull_list_capacity;
         for (uint i = 0u; i < count; ++i) {
             uint light = CullWords(c.cull_lists).v[base + i];
-            float w = ranged_light_importance(lights.v[light], ctx);
-            total += w;
-            if (target >= 0.0 && w > 0.0 && target < total) {
-                chosen = w;
+            if (cell_visit(lights, light, ctx, target, total, chosen)) {
                 return light;
             }
         }
@@ -131,15 +137,12 @@ uint cell_walk(PassConstants c, uint cell, LightContext ctx, float target, out f
                 while (bits != 0u) {
                     uint bit = findLSB(bits);
                     bits &= bits - 1u;
-                    if (!done && ((mine >> bit) & 1u) != 0u) {
-                        uint light = word * 32u + bit;
-                        float w = ranged_light_importance(lights.v[light], ctx);
-                        total += w;
-                        if (target >= 0.0 && w > 0.0 && target < total) {
-                            chosen = w;
-                            found = light;
-                            done = true;
-                        }
+                    uint light = word * 32u + bit;
+                    float w;
+                    if (!done && ((mine >> bit) & 1u) != 0u && cell_visit(lights, light, ctx, target, total, w)) {
+                        chosen = w;
+                        found = light;
+                        done = true;
                     }
                 }
             }
@@ -160,10 +163,7 @@ uint cell_walk(PassConstants c, uint cell, LightContext ctx, float target, out f
                 uint bit = findLSB(bits);
                 bits &= bits - 1u;
                 uint light = word * 32u + bit;
-                float w = ranged_light_importance(lights.v[light], ctx);
-                total += w;
-                if (target >= 0.0 && w > 0.0 && target < total) {
-                    chosen = w;
+                if (cell_visit(lights, light, ctx, target, total, chosen)) {
                     return light;
                 }
             }

@@ -113,7 +113,7 @@ bool tile_volume(uint tile) {
         atomicOr(shared_mask, bin_span(tile_bin(lo), tile_bin(hi)));
     }
     barrier();
-    bounds.mask = shared_mask;
+    bounds.mask = push.depth_mask != 0u ? shared_mask : 0xffffffffu;
     if (gl_LocalInvocationID.x == 0u) {
         Tiles(push.tiles).v[tile] = bounds;
     }

@@ -61,17 +61,7 @@ impl PunctualLights {
             .map(|(light, &p)| if in_cdf(light) { p } else { 0.0 })
             .collect();
         let cdf_total: f64 = cdf_powers.iter().sum();
-        let mut running = 0.0;
-        let mut cdf: Vec<f32> = cdf_powers
-            .iter()
-            .map(|p| {
-                running += p;
-                (running / cdf_total) as f32
-            })
-            .collect();
-        if let Some(last) = cdf.last_mut() {
-            *last = 1.0;
-        }
+        let mut cdf = normalised_cdf(&cdf_powers);
         let triangles = if cdf_total > 0.0 {
             EmissiveTriangles::build(scene).total_power()
         } else {
@@ -134,4 +124,22 @@ fn gpu_light(light: &PunctualLight) -> GpuPunctualLight {
         cos_outer,
         ..GpuPunctualLight::default()
     }
+}
+
+/// The inclusive CDF of `powers`, normalised, its last entry exactly 1 (the shaders' flat-CDF
+/// sampler in light_tree.glsl reads it).
+pub fn normalised_cdf(powers: &[f64]) -> Vec<f32> {
+    let total: f64 = powers.iter().sum();
+    let mut running = 0.0;
+    let mut cdf: Vec<f32> = powers
+        .iter()
+        .map(|p| {
+            running += p;
+            (running / total) as f32
+        })
+        .collect();
+    if let Some(last) = cdf.last_mut() {
+        *last = 1.0;
+    }
+    cdf
 }

@@ -163,6 +163,18 @@ pub fn render(
         .unwrap()
 }
 
+/// `settings` rendered once: the mean radiance and the statistics.
+pub fn render_with_stats(
+    context: &Context,
+    scene: &Scene,
+    settings: &wavetrace::integrator::RenderSettings,
+) -> (wavetrace::film::RgbImage, wavetrace::integrator::RenderStats) {
+    wavetrace::integrator::Renderer::new(context, scene, settings)
+        .unwrap()
+        .render_with_progress(|_| {})
+        .unwrap()
+}
+
 /// `base` rendered with each integrator on each trace backend the device has, in that order,
 /// under validation (which must report nothing).
 pub fn render_each(

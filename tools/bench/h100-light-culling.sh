@@ -22,13 +22,21 @@ if [ "$part" != quality ]; then
     echo "== culling and shading, wavefront, 16 spp, depth 4, lights and culling rebuilt every pass"
     for n in 1000 10000 100000; do
       for res in "1920 1080" "3840 2160"; do
-        for culling in "bits" "bits --cull-per-lane" "lists" "off"; do
+        for culling in "bits" "bits --cull-scalarise" "lists" "off"; do
           for run in 1 2; do
             echo "-- street-$n $res $culling run $run"
             $W render $STREETS/street-$n.gltf -o /tmp/t.exr --res $res --spp 16 --max-depth 4 --light-culling $culling \
               --rebuild-lights --stats 2>&1 | grep -E "light_cull|shade_surface|light_bvh |Msamples|light culling \("
           done
         done
+      done
+    done
+    echo "== the 2.5D depth mask off, street-10000 and street-100000 at 1080p"
+    for n in 10000 100000; do
+      for culling in bits lists; do
+        echo "-- street-$n 1920 1080 $culling --no-depth-mask run 1"
+        $W render $STREETS/street-$n.gltf -o /tmp/t.exr --res 1920 1080 --spp 16 --max-depth 4 --light-culling $culling \
+          --no-depth-mask --rebuild-lights --stats 2>&1 | grep -E "light_cull|shade_surface|Msamples|light culling \("
       done
     done
   } > "$OUT/timings.txt" 2>&1

@@ -85,6 +85,42 @@ def lights(count, triangles, rng):
     return classes
 
 
+def write_gltf(out_dir, name, meshes, materials, extra_nodes, fields):
+    """Writes NAME.gltf and NAME.bin to OUT_DIR: one node per (positions, indices, material)
+    mesh, then `extra_nodes`; `fields` adds the asset, cameras, extensions. Returns the blob."""
+    blob = bytearray()
+    views, accessors, gltf_meshes, nodes = [], [], [], []
+    for m, (positions, indices, material) in enumerate(meshes):
+        flat = [c for p in positions for c in p]
+        lo = [min(p[k] for p in positions) for k in range(3)]
+        hi = [max(p[k] for p in positions) for k in range(3)]
+        views.append({"buffer": 0, "byteOffset": len(blob), "byteLength": 4 * len(flat)})
+        blob += struct.pack(f"<{len(flat)}f", *flat)
+        accessors.append({"bufferView": len(views) - 1, "componentType": 5126, "count": len(positions), "type": "VEC3", "min": lo, "max": hi})
+        views.append({"buffer": 0, "byteOffset": len(blob), "byteLength": 4 * len(indices)})
+        blob += struct.pack(f"<{len(indices)}I", *indices)
+        accessors.append({"bufferView": len(views) - 1, "componentType": 5125, "count": len(indices), "type": "SCALAR"})
+        gltf_meshes.append({"primitives": [{"attributes": {"POSITION": len(accessors) - 2}, "indices": len(accessors) - 1, "material": material}]})
+        nodes.append({"mesh": m, "name": f"mesh-{m}"})
+    nodes.extend(extra_nodes)
+    gltf = dict(fields)
+    gltf.update({
+        "scene": 0,
+        "scenes": [{"nodes": list(range(len(nodes)))}],
+        "nodes": nodes,
+        "meshes": gltf_meshes,
+        "materials": materials,
+        "accessors": accessors,
+        "bufferViews": views,
+        "buffers": [{"uri": f"{name}.bin", "byteLength": len(blob)}],
+    })
+    with open(os.path.join(out_dir, f"{name}.bin"), "wb") as f:
+        f.write(blob)
+    with open(os.path.join(out_dir, f"{name}.gltf"), "w") as f:
+        json.dump(gltf, f, separators=(",", ":"))
+    return blob
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("out_dir")
@@ -119,39 +155,13 @@ def main():
         if indices:
             meshes.append((positions, indices, len(materials) - 1))
 
-    blob = bytearray()
-    views, accessors, gltf_meshes, nodes = [], [], [], []
-    for m, (positions, indices, material) in enumerate(meshes):
-        flat = [c for p in positions for c in p]
-        lo = [min(p[k] for p in positions) for k in range(3)]
-        hi = [max(p[k] for p in positions) for k in range(3)]
-        views.append({"buffer": 0, "byteOffset": len(blob), "byteLength": 4 * len(flat)})
-        blob += struct.pack(f"<{len(flat)}f", *flat)
-        accessors.append({"bufferView": len(views) - 1, "componentType": 5126, "count": len(positions), "type": "VEC3", "min": lo, "max": hi})
-        views.append({"buffer": 0, "byteOffset": len(blob), "byteLength": 4 * len(indices)})
-        blob += struct.pack(f"<{len(indices)}I", *indices)
-        accessors.append({"bufferView": len(views) - 1, "componentType": 5125, "count": len(indices), "type": "SCALAR"})
-        gltf_meshes.append({"primitives": [{"attributes": {"POSITION": len(accessors) - 2}, "indices": len(accessors) - 1, "material": material}]})
-        nodes.append({"mesh": m, "name": f"mesh-{m}"})
     # The camera at the front wall looking down the room (-Z), slightly from above.
-    nodes.append({"name": "camera", "camera": 0, "translation": [0, 1.3, 2.9]})
-    gltf = {
+    camera = {"name": "camera", "camera": 0, "translation": [0, 1.3, 2.9]}
+    blob = write_gltf(args.out_dir, name, meshes, materials, [camera], {
         "asset": {"version": "2.0", "generator": "wavetrace tools/scenes/many_lights_room.py"},
         "extensionsUsed": ["KHR_materials_emissive_strength"],
-        "scene": 0,
-        "scenes": [{"nodes": list(range(len(nodes)))}],
-        "nodes": nodes,
         "cameras": [{"type": "perspective", "perspective": {"yfov": 1.1, "aspectRatio": 1.0, "znear": 0.01, "zfar": 100}}],
-        "meshes": gltf_meshes,
-        "materials": materials,
-        "accessors": accessors,
-        "bufferViews": views,
-        "buffers": [{"uri": f"{name}.bin", "byteLength": len(blob)}],
-    }
-    with open(os.path.join(args.out_dir, f"{name}.bin"), "wb") as f:
-        f.write(blob)
-    with open(os.path.join(args.out_dir, f"{name}.gltf"), "w") as f:
-        json.dump(gltf, f, indent=1)
+    })
     emitters = sum(len(i) // 3 for _, i, m in meshes if m >= 3)
     print(f"{name}: {emitters} emissive triangles, {len(blob)} bytes of buffer")
 

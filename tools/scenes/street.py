@@ -11,11 +11,13 @@ looks across the city.
 usage: street.py OUT_DIR [--lights N] [--seed S]
 """
 import argparse
-import json
 import math
 import os
 import random
-import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from many_lights_room import write_gltf  # noqa: E402
 
 BLOCK = 40.0  # a block of buildings, metres
 STREET = 12.0  # the street between blocks
@@ -136,20 +138,6 @@ def main():
         {"name": "asphalt", "pbrMetallicRoughness": {"baseColorFactor": [0.3, 0.3, 0.32, 1], "metallicFactor": 0, "roughnessFactor": 1}},
         {"name": "concrete", "pbrMetallicRoughness": {"baseColorFactor": [0.55, 0.52, 0.5, 1], "metallicFactor": 0, "roughnessFactor": 0.8}},
     ]
-    blob = bytearray()
-    views, accessors, meshes, nodes = [], [], [], []
-    for m, (positions, indices, material) in enumerate(((ground_p, ground_i, 0), (build_p, build_i, 1))):
-        flat = [c for p in positions for c in p]
-        lo = [min(p[k] for p in positions) for k in range(3)]
-        hi = [max(p[k] for p in positions) for k in range(3)]
-        views.append({"buffer": 0, "byteOffset": len(blob), "byteLength": 4 * len(flat)})
-        blob += struct.pack(f"<{len(flat)}f", *flat)
-        accessors.append({"bufferView": len(views) - 1, "componentType": 5126, "count": len(positions), "type": "VEC3", "min": lo, "max": hi})
-        views.append({"buffer": 0, "byteOffset": len(blob), "byteLength": 4 * len(indices)})
-        blob += struct.pack(f"<{len(indices)}I", *indices)
-        accessors.append({"bufferView": len(views) - 1, "componentType": 5125, "count": len(indices), "type": "SCALAR"})
-        meshes.append({"primitives": [{"attributes": {"POSITION": len(accessors) - 2}, "indices": len(accessors) - 1, "material": material}]})
-        nodes.append({"mesh": m, "name": ["ground", "buildings"][m]})
     # Above the city's corner, looking across it towards the far corner and a little down.
     eye = [-20.0, 60.0, -20.0]
     target = [side * 0.45, 0.0, side * 0.45]
@@ -167,26 +155,14 @@ def main():
         qy[3] * qx[2] + qy[0] * qx[1] - qy[1] * qx[0] + qy[2] * qx[3],
         qy[3] * qx[3] - qy[0] * qx[0] - qy[1] * qx[1] - qy[2] * qx[2],
     ]
-    nodes.append({"name": "camera", "camera": 0, "translation": eye, "rotation": q})
-    nodes.extend(light_nodes)
-    gltf = {
+    camera = {"name": "camera", "camera": 0, "translation": eye, "rotation": q}
+    meshes = [(ground_p, ground_i, 0), (build_p, build_i, 1)]
+    write_gltf(args.out_dir, name, meshes, materials, [camera] + light_nodes, {
         "asset": {"version": "2.0", "generator": "wavetrace tools/scenes/street.py"},
         "extensionsUsed": ["KHR_lights_punctual"],
         "extensions": {"KHR_lights_punctual": {"lights": lights}},
-        "scene": 0,
-        "scenes": [{"nodes": list(range(len(nodes)))}],
-        "nodes": nodes,
         "cameras": [{"type": "perspective", "perspective": {"yfov": 0.9, "aspectRatio": 1.0, "znear": 0.1, "zfar": 10000}}],
-        "meshes": meshes,
-        "materials": materials,
-        "accessors": accessors,
-        "bufferViews": views,
-        "buffers": [{"uri": f"{name}.bin", "byteLength": len(blob)}],
-    }
-    with open(os.path.join(args.out_dir, f"{name}.bin"), "wb") as f:
-        f.write(blob)
-    with open(os.path.join(args.out_dir, f"{name}.gltf"), "w") as f:
-        json.dump(gltf, f, separators=(",", ":"))
+    })
     print(f"{name}: {blocks}x{blocks} blocks, {side:.0f} m a side, {args.lights} lights, {len(build_i) // 3 + 2} triangles")
 
 

@@ -80,6 +80,8 @@ pub struct CullingSettings {
     pub cones: bool,
     /// About this many cells in the world grid.
     pub grid_cells: u32,
+    /// Tiles cull by the 2.5D mask of their primary hits' depths, not only by their bounds.
+    pub depth_mask: bool,
     /// Lanes of a subgroup walk the union of their cells' bit arrays together (the seed's
     /// scalarisation), rather than each its own. Off by default: a path tracer's shading
     /// lanes are rarely in one cell, and on the H100 the union walk costs up to twice the
@@ -94,6 +96,7 @@ impl Default for CullingSettings {
             list_capacity: DEFAULT_LIST_CAPACITY,
             cones: true,
             grid_cells: DEFAULT_GRID_CELLS,
+            depth_mask: true,
             scalarise: false,
         }
     }
@@ -322,7 +325,7 @@ impl LightCulling {
             summary_words: self.summary_words,
             list_capacity: self.settings.list_capacity,
             groups_x,
-            pad0: 0,
+            depth_mask: u32::from(self.settings.depth_mask),
         }
     }
 
@@ -510,18 +513,7 @@ fn ranged_split(scene: &Scene, table: &[GpuCullLight], other_power: f64) -> (Vec
     } else {
         1.0
     };
-    let mut running = 0.0;
-    let mut cdf: Vec<f32> = powers
-        .iter()
-        .map(|p| {
-            running += p;
-            (running / ranged_power) as f32
-        })
-        .collect();
-    if let Some(last) = cdf.last_mut() {
-        *last = 1.0;
-    }
-    (cdf, choice)
+    (punctual::normalised_cdf(&powers), choice)
 }
 
 /// The format's cell storage: bit arrays and their summaries, or index lists.
