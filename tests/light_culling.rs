@@ -156,11 +156,12 @@ fn cull(
 }
 
 /// The CPU's tile bounds: each pixel's corners' hits widened by the margin, their extremes,
-/// and the slices they span.
+/// and the slices they span (a pixel whose corners lie more than two slices apart marks only
+/// its corners' slices).
 fn expected_tile(layout: &CullLayout, depths: &[f32], tile: u32) -> GpuLightTile {
     let (tx, ty) = (tile % layout.tiles_x, tile / layout.tiles_x);
     let row = layout.width as usize + 1;
-    let mut intervals = Vec::new();
+    let mut pixels = Vec::new();
     for y in ty * 16..((ty + 1) * 16).min(layout.height) {
         for x in tx * 16..((tx + 1) * 16).min(layout.width) {
             let (x, y) = (x as usize, y as usize);
@@ -177,7 +178,7 @@ fn expected_tile(layout: &CullLayout, depths: &[f32], tile: u32) -> GpuLightTile
                 hits.iter().copied().reduce(f32::min),
                 hits.iter().copied().reduce(f32::max),
             ) {
-                intervals.push(((lo - layout.margin).max(0.0), hi + layout.margin));
+                pixels.push(((lo - layout.margin).max(0.0), hi + layout.margin, hits));
             }
         }
     }
@@ -186,14 +187,22 @@ fn expected_tile(layout: &CullLayout, depths: &[f32], tile: u32) -> GpuLightTile
         z_max: 0.0,
         ..GpuLightTile::default()
     };
-    for &(lo, hi) in &intervals {
-        tile.z_min = tile.z_min.min(lo);
-        tile.z_max = tile.z_max.max(hi);
+    for (lo, hi, _) in &pixels {
+        tile.z_min = tile.z_min.min(*lo);
+        tile.z_max = tile.z_max.max(*hi);
     }
-    for &(lo, hi) in &intervals {
-        for bin in reference::tile_bin(&tile, lo)..=reference::tile_bin(&tile, hi) {
-            tile.mask |= 1 << bin;
-        }
+    let slices = |tile: &GpuLightTile, lo: f32, hi: f32| {
+        (reference::tile_bin(tile, lo)..=reference::tile_bin(tile, hi)).fold(0u32, |mask, bin| mask | 1 << bin)
+    };
+    let slice = (tile.z_max - tile.z_min) / LIGHT_CULLING_DEPTH_BINS as f32;
+    for (lo, hi, hits) in &pixels {
+        tile.mask |= if hi - lo <= 2.0 * slice {
+            slices(&tile, *lo, *hi)
+        } else {
+            hits.iter().fold(0, |mask, &d| {
+                mask | slices(&tile, (d - layout.margin).max(0.0), d + layout.margin)
+            })
+        };
     }
     tile
 }

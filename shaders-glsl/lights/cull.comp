@@ -89,11 +89,12 @@ bool tile_volume(uint tile) {
     barrier();
     float lo = uintBitsToFloat(0x7f800000u);
     float hi = 0.0;
+    float corners[4] = float[4](-1.0, -1.0, -1.0, -1.0);
     if (x < push.width && y < push.height) {
         uint row = push.width + 1u;
-        float corners[4] = float[4](Depths(push.corner_depths).v[y * row + x], Depths(push.corner_depths).v[y * row + x + 1u],
-                                    Depths(push.corner_depths).v[(y + 1u) * row + x],
-                                    Depths(push.corner_depths).v[(y + 1u) * row + x + 1u]);
+        corners = float[4](Depths(push.corner_depths).v[y * row + x], Depths(push.corner_depths).v[y * row + x + 1u],
+                           Depths(push.corner_depths).v[(y + 1u) * row + x],
+                           Depths(push.corner_depths).v[(y + 1u) * row + x + 1u]);
         for (int i = 0; i < 4; ++i) {
             if (corners[i] >= 0.0) {
                 lo = min(lo, corners[i]);
@@ -109,8 +110,21 @@ bool tile_volume(uint tile) {
     }
     barrier();
     bounds = GpuLightTile(uintBitsToFloat(shared_z_min), uintBitsToFloat(shared_z_max), 0u, 0u);
+    // A pixel whose corners lie within two slices marks the slices between them (a surface
+    // across the pixel); one whose corners are further apart straddles a silhouette and marks
+    // only its corners' own slices, so the gap behind an edge stays out of the mask.
     if (lo <= hi) {
-        atomicOr(shared_mask, bin_span(tile_bin(lo), tile_bin(hi)));
+        if (hi - lo <= 2.0 * (bounds.z_max - bounds.z_min) / float(LIGHT_CULLING_DEPTH_BINS)) {
+            atomicOr(shared_mask, bin_span(tile_bin(lo), tile_bin(hi)));
+        } else {
+            uint corner_bins = 0u;
+            for (int i = 0; i < 4; ++i) {
+                if (corners[i] >= 0.0) {
+                    corner_bins |= bin_span(tile_bin(max(corners[i] - push.margin, 0.0)), tile_bin(corners[i] + push.margin));
+                }
+            }
+            atomicOr(shared_mask, corner_bins);
+        }
     }
     barrier();
     bounds.mask = push.depth_mask != 0u ? shared_mask : 0xffffffffu;
