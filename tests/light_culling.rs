@@ -631,3 +631,32 @@ fn ranged_lights_share_the_choice_with_triangles_and_unranged_lights() {
     }
     gpu.finish();
 }
+
+#[test]
+fn images_past_65535_groups_of_pixels_launch_within_the_limits() {
+    // 2100 x 2100 pixels (and 2101 x 2101 corners) are more than 65,535 groups of 64: the
+    // depth kernel and the ray-query megakernel launch them in rows (any validation error
+    // fails the test), and every pixel is rendered.
+    let gpu = common::gpu();
+    let context = &gpu.context;
+    let scene = common::load_scene("street-300");
+    let mut images = Vec::new();
+    for integrator in [IntegratorKind::Wavefront, IntegratorKind::Megakernel] {
+        let settings = RenderSettings {
+            integrator,
+            ..RenderSettings::new(2100, 2100, 1, 2, context.trace_backends()[0])
+        };
+        let settings = RenderSettings {
+            light_culling: CullingSettings {
+                format: CullingFormat::Lists,
+                ..CullingSettings::default()
+            },
+            ..settings
+        };
+        images.push(render(context, &scene, &settings).0);
+    }
+    assert!(images[0] == images[1], "the megakernel differs from the wavefront at 2100 x 2100");
+    let last_rows = &images[1].pixels[2100 * 2000..];
+    assert!(last_rows.iter().any(|p| p.iter().any(|&c| c > 0.0)), "the last rows were rendered");
+    gpu.finish();
+}

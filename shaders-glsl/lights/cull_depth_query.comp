@@ -1,22 +1,21 @@
 #version 460
 //
 // Light culling's depth kernel, ray-query backend: cull_depth.rgen's twin, one invocation per
-// pixel corner in row-major order.
+// pixel corner, in 8x8 blocks (a 2D grid of groups stays within the device's group count
+// limits at any image size).
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_ray_query : require
 
 #include "cull_depth.glsl"
 
-layout(local_size_x = WAVEFRONT_GROUP) in;
+layout(local_size_x = 8, local_size_y = 8) in;
 
 void main() {
-    uint row = push.width + 1u;
-    uint index = gl_GlobalInvocationID.x;
-    if (index >= row * (push.height + 1u)) {
+    uint x = gl_GlobalInvocationID.x;
+    uint y = gl_GlobalInvocationID.y;
+    if (x > push.width || y > push.height) {
         return;
     }
-    uint x = index % row;
-    uint y = index / row;
     vec3 direction = corner_direction(x, y);
     rayQueryEXT query;
     rayQueryInitializeEXT(query, accelerationStructureEXT(push.top_level), gl_RayFlagsOpaqueEXT, 0xff, push.camera_origin,

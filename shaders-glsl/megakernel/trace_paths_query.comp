@@ -42,7 +42,8 @@ bool trace_occluded(PassConstants c, vec3 origin, vec3 direction, float t_max) {
 
 void main() {
     PassConstants c = constants();
-    uint path = gl_GlobalInvocationID.x;
+    // Rows of groups past the device's group count limit (TraceKernel::record_per_pixel).
+    uint path = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * WAVEFRONT_GROUP;
     uvec2 rays = path < c.width * c.height ? trace_path(c, path) : uvec2(0);
     // One atomic per subgroup for the pass's ray counts.
     uvec2 totals = uvec2(subgroupAdd(rays.x), subgroupAdd(rays.y));

@@ -9,7 +9,8 @@
 layout(local_size_x = WAVEFRONT_GROUP) in;
 
 void main() {
-    uint index = gl_GlobalInvocationID.x;
+    // Rows of groups past the device's group count limit (TraceKernel::record_per_pixel).
+    uint index = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * WAVEFRONT_GROUP;
     // Every lane reaches the subgroup count below; those past the end count nothing.
     bool hit = false;
     if (index < push.count) {

@@ -22,6 +22,9 @@ pub mod floor;
 
 pub use crate::gpu::TraceBackend;
 
+/// Vulkan's least `maxComputeWorkGroupCount[0]`: every device launches this many groups a row.
+const MIN_MAX_GROUPS_X: u32 = 65_535;
+
 /// The shaders of one trace kernel in each backend.
 pub struct TraceShaders<'a> {
     /// The compute shader that traces with ray queries.
@@ -87,17 +90,15 @@ impl<P: Pod> TraceKernel<P> {
 
     /// Launches one invocation per pixel of a `width` x `height` image: a 2D launch for the
     /// pipeline, workgroups of `WAVEFRONT_GROUP` over the pixels in row-major order for ray
-    /// queries.
+    /// queries, in rows of at most 65,535 groups (the least maximum Vulkan allows): the shader's
+    /// index is `x + y * groups_x * WAVEFRONT_GROUP`.
     pub fn record_per_pixel(&self, commands: &mut CommandBuffer, push: &P, width: u32, height: u32) {
         match self {
-            TraceKernel::Query(pipeline) => commands.dispatch(
-                pipeline,
-                push,
-                DispatchSize {
-                    x: (width * height).div_ceil(WAVEFRONT_GROUP),
-                    y: 1,
-                },
-            ),
+            TraceKernel::Query(pipeline) => {
+                let groups = (u64::from(width) * u64::from(height)).div_ceil(u64::from(WAVEFRONT_GROUP));
+                let size = DispatchSize::covering(groups, MIN_MAX_GROUPS_X).unwrap_or(DispatchSize { x: 0, y: 0 });
+                commands.dispatch(pipeline, push, size)
+            }
             TraceKernel::Pipeline(pipeline) => commands.trace_rays(pipeline, push, width, height),
         }
     }

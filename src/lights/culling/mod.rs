@@ -357,9 +357,21 @@ impl LightCulling {
             camera_forward: camera.forward,
             height: self.layout.height,
         };
+        let (corners_x, corners_y) = (self.layout.width + 1, self.layout.height + 1);
         timed(commands, profiler.as_deref_mut(), "light_cull_depth", &|commands| {
-            self.depth
-                .record_per_pixel(commands, &push, self.layout.width + 1, self.layout.height + 1);
+            match &self.depth {
+                // 8x8 corners a group (cull_depth_query.comp), so that 4K images stay within
+                // the group count limits where a 1D launch would not.
+                TraceKernel::Query(pipeline) => commands.dispatch(
+                    pipeline,
+                    &push,
+                    DispatchSize {
+                        x: corners_x.div_ceil(8),
+                        y: corners_y.div_ceil(8),
+                    },
+                ),
+                TraceKernel::Pipeline(_) => self.depth.record_per_pixel(commands, &push, corners_x, corners_y),
+            }
             Ok(())
         })?;
         barrier(self.backend, commands);
