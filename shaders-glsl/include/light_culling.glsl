@@ -120,9 +120,10 @@ uint cell_walk(PassConstants c, uint cell, LightContext ctx, float target, out f
     uint base = cell * c.cull_words;
     uint summary_base = cell * c.cull_summary_words;
 #ifdef LIGHT_CULLING_SCALARISED
-    // Lanes of one subgroup walk the union of their cells' words together (the words are then
-    // one load for the whole subgroup when they share a cell, the common case in a tile), each
-    // taking only the lights of its own cell: no lane waits on another's loop.
+    // --cull-scalarise: lanes of one subgroup walk the union of their cells' words together,
+    // each taking only the lights of its own cell (the seed's walk: one load for the subgroup
+    // when the lanes share a cell, as a rasteriser's tile does; a path tracer's shading lanes
+    // seldom do, and on the H100 this costs up to 2x the per-lane walk).
     if (c.cull_scalarise != 0u) {
         bool done = false;
         uint found = NO_RANGED_LIGHT;
