@@ -655,8 +655,14 @@ fn images_past_65535_groups_of_pixels_launch_within_the_limits() {
         };
         images.push(render(context, &scene, &settings).0);
     }
-    assert!(images[0] == images[1], "the megakernel differs from the wavefront at 2100 x 2100");
+    assert!(
+        images[0] == images[1],
+        "the megakernel differs from the wavefront at 2100 x 2100"
+    );
     let last_rows = &images[1].pixels[2100 * 2000..];
-    assert!(last_rows.iter().any(|p| p.iter().any(|&c| c > 0.0)), "the last rows were rendered");
+    assert!(
+        last_rows.iter().any(|p| p.iter().any(|&c| c > 0.0)),
+        "the last rows were rendered"
+    );
     gpu.finish();
 }
