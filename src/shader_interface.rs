@@ -684,28 +684,17 @@ gpu_structs! {
         pad0: u32,
     }
 
-    /// Push constants of `lights/cull_depth*`: the view depth of the primary hit through every
-    /// pixel corner ((width + 1) x (height + 1), row-major) into `corner_depths`.
-    struct CullDepthPush {
-        top_level: u64,
-        corner_depths: u64,
-        camera_origin: Vec3,
-        tan_half_yfov: f32,
-        camera_right: Vec3,
-        aspect: f32,
-        camera_up: Vec3,
-        width: u32,
-        camera_forward: Vec3,
-        height: u32,
-    }
-
-    /// Push constants of `lights/cull*`: every cell against the `count` lights of `lights`
+    /// Push constants of light culling's kernels. `lights/cull_depth*`: the view depth of the
+    /// primary hit (through `top_level`) at every pixel corner ((width + 1) x (height + 1),
+    /// row-major) into `corner_depths`. `lights/cull*`: every cell against the `count` lights
+    /// of `lights`
     /// (their range spheres, read first, also packed in `spheres` as position and range),
     /// into its bit array (`words` a cell, and a summary of `summary_words` with a bit per
     /// word that has any light) or its index list (`list_capacity` a cell), and its count. Tiles (`tiles_x` x `tiles_y`, bounds from `corner_depths` into `tiles`) come
     /// first, then the grid's cells (`grid_x` x `grid_y` x `grid_z` from `grid_lower`, each
     /// 1 / `grid_scale` wide). `margin`: how far past its range a light still counts.
     struct LightCullingPush {
+        top_level: u64,
         lights: u64,
         spheres: u64,
         corner_depths: u64,

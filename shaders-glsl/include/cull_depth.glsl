@@ -6,7 +6,7 @@
 #include "common.glsl"
 
 layout(push_constant, scalar) uniform PushBlock {
-    CullDepthPush push;
+    LightCullingPush push;
 };
 
 layout(buffer_reference, scalar) writeonly buffer CornerDepths { float v[]; };

@@ -16,8 +16,8 @@ use crate::gpu::{
     Profiler, TraceBackend,
 };
 use crate::interface::{
-    CullDepthPush, GpuCullLight, GpuLightTile, LightCullingPush, PassConstants, LIGHT_CULLING_BITS,
-    LIGHT_CULLING_LISTS, LIGHT_CULLING_MAX_LIST, LIGHT_CULLING_OFF,
+    GpuCullLight, GpuLightTile, LightCullingPush, PassConstants, LIGHT_CULLING_BITS, LIGHT_CULLING_LISTS,
+    LIGHT_CULLING_MAX_LIST, LIGHT_CULLING_OFF,
 };
 use crate::scene::{PinholeCamera, Scene};
 use crate::trace::{barrier, TraceKernel, TraceShaders};
@@ -170,7 +170,7 @@ pub struct LightCulling {
     summaries: Option<Buffer>,
     lists: Option<Buffer>,
     counts: Buffer,
-    depth: TraceKernel<CullDepthPush>,
+    depth: TraceKernel<LightCullingPush>,
     cull_tiles: ComputePipeline<LightCullingPush>,
     cull_grid: ComputePipeline<LightCullingPush>,
     backend: TraceBackend,
@@ -296,6 +296,7 @@ impl LightCulling {
         let camera = &self.layout.camera;
         let grid = &self.layout.grid;
         LightCullingPush {
+            top_level: 0,
             lights: self.lights.address(),
             spheres: self.spheres.address(),
             corner_depths: self.corner_depths.address(),
@@ -344,18 +345,9 @@ impl LightCulling {
         top_level: u64,
         mut profiler: Option<&mut Profiler>,
     ) -> GpuResult<()> {
-        let camera = &self.layout.camera;
-        let push = CullDepthPush {
+        let push = LightCullingPush {
             top_level,
-            corner_depths: self.corner_depths.address(),
-            camera_origin: camera.origin,
-            tan_half_yfov: camera.tan_half_yfov,
-            camera_right: camera.right,
-            aspect: camera.aspect,
-            camera_up: camera.up,
-            width: self.layout.width,
-            camera_forward: camera.forward,
-            height: self.layout.height,
+            ..self.cull_push(0)
         };
         let (corners_x, corners_y) = (self.layout.width + 1, self.layout.height + 1);
         timed(commands, profiler.as_deref_mut(), "light_cull_depth", &|commands| {
@@ -558,7 +550,7 @@ fn cell_buffers(
 }
 
 /// The depth kernel: the primary hit through every pixel corner, in the render's backend.
-fn depth_kernel(context: &Context, backend: TraceBackend) -> GpuResult<TraceKernel<CullDepthPush>> {
+fn depth_kernel(context: &Context, backend: TraceBackend) -> GpuResult<TraceKernel<LightCullingPush>> {
     TraceKernel::new(
         context,
         backend,
