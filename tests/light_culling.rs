@@ -655,9 +655,12 @@ fn images_past_65535_groups_of_pixels_launch_within_the_limits() {
         };
         images.push(render(context, &scene, &settings).0);
     }
+    // Bit for bit on lavapipe; as estimates where a driver contracts multiply-adds differently
+    // in the two kernels (all_features.rs has the same allowance).
+    let c = metrics::compare(&images[1], &images[0]).unwrap();
     assert!(
-        images[0] == images[1],
-        "the megakernel differs from the wavefront at 2100 x 2100"
+        images[0] == images[1] || (c.block8_rel_mse < 1e-2 && c.mean_ratio.iter().all(|r| (r - 1.0).abs() < 0.01)),
+        "the megakernel differs from the wavefront at 2100 x 2100: {c:?}"
     );
     let last_rows = &images[1].pixels[2100 * 2000..];
     assert!(
