@@ -6,8 +6,7 @@ use crate::accel::SceneAccel;
 use crate::environment::GpuEnvironment;
 use crate::gpu::{CommandBuffer, Context, GpuResult};
 use crate::interface::PassConstants;
-use crate::lights::culling::reference::is_ranged;
-use crate::lights::{punctual, EmissiveTriangles, LightCulling, LightSampler, PunctualLights};
+use crate::lights::{LightCulling, LightSampler, PunctualLights};
 use crate::scene::{GpuScene, PinholeCamera, Scene};
 
 use super::settings::RenderSettings;
@@ -34,7 +33,6 @@ impl SceneResources {
             (settings.width, settings.height),
             settings.backend,
             settings.light_culling,
-            unculled_power(scene),
         )?;
         let culled = culling.is_some();
         let lights = LightSampler::new(context, scene, &gpu_scene, settings.light_selection, culled)?;
@@ -105,20 +103,4 @@ impl SceneResources {
         constants.camera_up = camera.up;
         constants.camera_forward = camera.forward;
     }
-}
-
-/// The power of the lights chosen beside culling: emissive triangles and punctual lights
-/// without a range.
-fn unculled_power(scene: &Scene) -> f64 {
-    if !scene.lights.iter().any(is_ranged) {
-        return 0.0;
-    }
-    let radius = scene.radius();
-    let punctual: f64 = scene
-        .lights
-        .iter()
-        .filter(|l| !is_ranged(l))
-        .map(|l| punctual::power(l, radius))
-        .sum();
-    punctual + EmissiveTriangles::build(scene).total_power()
 }

@@ -259,3 +259,17 @@ pub fn chi_square(counts: &[u64], probabilities: &[f64], draws: u64) -> (f64, us
     }
     (chi2, bins)
 }
+
+/// Whether two renders of the same samples by different kernels agree: bit for bit, or, where
+/// a driver contracts multiply-adds differently in the two kernels (NVIDIA does) and one ulp
+/// flips a choice, as estimates: means within 1% and 8x8 blocks within `block8_limit`.
+pub fn agree_as_estimates(
+    image: &wavetrace::film::RgbImage,
+    other: &wavetrace::film::RgbImage,
+    block8_limit: f64,
+) -> (bool, wavetrace::film::metrics::Comparison) {
+    let c = wavetrace::film::metrics::compare(image, other).unwrap();
+    let agree =
+        image == other || (c.block8_rel_mse < block8_limit && c.mean_ratio.iter().all(|r| (r - 1.0).abs() < 0.01));
+    (agree, c)
+}

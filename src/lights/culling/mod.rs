@@ -23,6 +23,7 @@ use crate::scene::{PinholeCamera, Scene};
 use crate::trace::{barrier, TraceKernel, TraceShaders};
 
 use self::reference::CullGrid;
+use super::emissive::EmissiveTriangles;
 use super::punctual;
 use super::sampler::timed;
 
@@ -179,8 +180,7 @@ pub struct LightCulling {
 
 impl LightCulling {
     /// Culling for the scene's ranged lights, seen by `camera` at `width` x `height`; `None`
-    /// when culling is off or the scene has no ranged light. `other_power`: the power of every
-    /// light chosen beside culling (emissive triangles, lights without range), for the split.
+    /// when culling is off or the scene has no ranged light.
     pub fn new(
         context: &Context,
         scene: &Scene,
@@ -188,7 +188,6 @@ impl LightCulling {
         (width, height): (u32, u32),
         backend: TraceBackend,
         settings: CullingSettings,
-        other_power: f64,
     ) -> GpuResult<Option<Self>> {
         if settings.format == CullingFormat::Off {
             return Ok(None);
@@ -208,7 +207,7 @@ impl LightCulling {
             log::info!("light culling: the scene has no point or spot light with a range; nothing to cull");
             return Ok(None);
         }
-        let (cdf, ranged_choice) = ranged_split(scene, &table, other_power);
+        let (cdf, ranged_choice) = ranged_split(scene, &table);
         let bounds = scene.bounds();
         let margin = reference::margin(bounds);
         let (tiles_x, tiles_y) = reference::tiles(width, height);
@@ -505,8 +504,16 @@ impl LightCulling {
 /// The chance of choosing a ranged light (their share of all light power, 1 when nothing else
 /// emits) and the CDF over them by power, with which cells outside the grid or with an
 /// overflowed list choose.
-fn ranged_split(scene: &Scene, table: &[GpuCullLight], other_power: f64) -> (Vec<f32>, f32) {
+fn ranged_split(scene: &Scene, table: &[GpuCullLight]) -> (Vec<f32>, f32) {
     let radius = scene.radius();
+    // What is chosen beside culling: emissive triangles and punctual lights without range.
+    let other_power = EmissiveTriangles::build(scene).total_power()
+        + scene
+            .lights
+            .iter()
+            .filter(|l| !reference::is_ranged(l))
+            .map(|l| punctual::power(l, radius))
+            .sum::<f64>();
     let powers: Vec<f64> = table
         .iter()
         .map(|l| punctual::power(&scene.lights[l.punctual as usize], radius))
