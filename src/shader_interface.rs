@@ -460,6 +460,11 @@ gpu_structs! {
         cull_scalarise: u32,
         cull_grid_scale: Vec3,
         cull_summary_words: u32,
+        // The sample index of a pass's first sample: a progressive render's passes (the
+        // viewer) continue one sample sequence, so that N passes of k samples add up to the
+        // render of N k samples bit for bit.
+        first_sample: u32,
+        pad_first_sample: u32,
     }
 
     /// Queue counters and the indirect arguments made from them; all GPU-written. Queue

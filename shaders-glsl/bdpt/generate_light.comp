@@ -19,8 +19,9 @@ void main() {
     }
     uint64_t camera_path = queues.q.first_new_camera_path + slot;
     uint64_t pixels = uint64_t(c.width) * c.height;
-    uint sample_index = uint(camera_path / pixels);
-    uint pixel = tiled_pixel(c, uint(camera_path - sample_index * pixels));
+    uint64_t pass_sample = camera_path / pixels;
+    uint sample_index = c.first_sample + uint(pass_sample);
+    uint pixel = tiled_pixel(c, uint(camera_path - pass_sample * pixels));
     uint bounce = LIGHT_SUBPATH_BOUNCE;
     float u_light = wt_random(c.seed, pixel, sample_index, bounce, 0);
     vec2 u_point = vec2(wt_random(c.seed, pixel, sample_index, bounce, 1), wt_random(c.seed, pixel, sample_index, bounce, 2));

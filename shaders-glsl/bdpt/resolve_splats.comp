@@ -19,4 +19,8 @@ void main() {
     SplatFilm splats = SplatFilm(c.splat_film);
     vec3 sum = vec3(splats.v[3 * pixel], splats.v[3 * pixel + 1], splats.v[3 * pixel + 2]);
     film_add(c.film, pixel, film_quantize(sum));
+    // Emptied once added, so that a progressive render's next pass adds only its own splats.
+    splats.v[3 * pixel] = 0.0;
+    splats.v[3 * pixel + 1] = 0.0;
+    splats.v[3 * pixel + 2] = 0.0;
 }

@@ -29,8 +29,9 @@ void main() {
     }
     uint64_t camera_path = queues.q.first_new_camera_path + (slot - kept);
     uint64_t pixels = uint64_t(c.width) * c.height;
-    uint sample_index = uint(camera_path / pixels);
-    uint pixel = tiled_pixel(c, uint(camera_path - sample_index * pixels));
+    uint64_t pass_sample = camera_path / pixels;
+    uint sample_index = c.first_sample + uint(pass_sample);
+    uint pixel = tiled_pixel(c, uint(camera_path - pass_sample * pixels));
     vec3 origin;
     vec3 direction;
     camera_ray(c, pixel, sample_index, origin, direction);

@@ -319,6 +319,25 @@ impl CommandBuffer {
         };
     }
 
+    /// Writes `data` at `offset` in command order: small updates between passes (Vulkan
+    /// allows at most 65,536 bytes, a multiple of 4).
+    pub fn update_buffer<T: Pod>(&mut self, buffer: &Buffer, offset: u64, data: &[T]) {
+        let bytes: &[u8] = bytemuck::cast_slice(data);
+        assert!(
+            bytes.len() <= 65_536 && bytes.len() % 4 == 0 && offset % 4 == 0,
+            "update_buffer of {} bytes at {offset} into `{}`",
+            bytes.len(),
+            buffer.name()
+        );
+        assert!(
+            offset + bytes.len() as u64 <= buffer.size(),
+            "update_buffer past the end of `{}`",
+            buffer.name()
+        );
+        // SAFETY: every Buffer has TRANSFER_DST usage; the size and alignment are checked above.
+        unsafe { self.raw_device().cmd_update_buffer(self.raw, buffer.raw, offset, bytes) };
+    }
+
     /// Opens a named region, shown by RenderDoc and Nsight; close it with `end_label`.
     pub fn begin_label(&mut self, name: &str) {
         let Some(debug_utils) = &self.shared.debug_utils else {

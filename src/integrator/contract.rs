@@ -108,6 +108,11 @@ pub trait Integrator {
     /// Runs every sample of the render, calling `progress` with the share of the work started.
     fn render(&mut self, context: &Context, progress: &mut dyn FnMut(f64)) -> GpuResult<PassTimings>;
 
+    /// Records what returns the integrator's own state to how `record` found it, so that a
+    /// progressive render's next pass (`Renderer::render_pass`) starts as a render does: the
+    /// renderer resets what it owns (queues, constants) itself.
+    fn record_restart(&self, commands: &mut CommandBuffer);
+
     /// Adds what only this integrator knows to the statistics the renderer filled.
     fn add_stats(&self, context: &Context, stats: &mut RenderStats) -> GpuResult<()>;
 

@@ -106,6 +106,9 @@ impl Integrator for Megakernel {
         self
     }
 
+    /// The megakernel keeps no path state between passes: its sample index is in the queues.
+    fn record_restart(&self, _commands: &mut CommandBuffer) {}
+
     /// The megakernel keeps no counters of its own: the renderer's statistics are all there is.
     fn add_stats(&self, _context: &Context, _stats: &mut RenderStats) -> GpuResult<()> {
         Ok(())

@@ -5,7 +5,7 @@
 use crate::film::{Film, RgbImage, FILM_BYTES_PER_PIXEL};
 use crate::gpu::{Buffer, BufferUsage, Context, GpuError, GpuResult, TraceBackend};
 use crate::interface::{PassConstants, QueueState, SAMPLE_MASK, WAVEFRONT_GROUP};
-use crate::scene::Scene;
+use crate::scene::{PinholeCamera, Scene};
 use crate::trace::floor::RayLog;
 
 use super::contract::{Frame, Integrator, PassTimings, Setup, SUBMISSION_SCOPE};
@@ -13,7 +13,7 @@ use super::kernel_features::KernelFeatures;
 use super::registry;
 use super::scene_resources::SceneResources;
 use super::settings::{IntegratorKind, RenderSettings};
-use super::stats::{kernel_times, RenderStats};
+use super::stats::{kernel_times, KernelStats, RenderStats};
 
 /// Camera paths are handed out in tiles of this many pixels square.
 pub const TILE_SIZE: u32 = 16;
@@ -28,8 +28,10 @@ pub struct Renderer {
     integrator: Box<dyn Integrator>,
     film: Film,
     queues: Buffer,
-    // Kept alive for the recordings, which read them by address or bind them.
-    _constants: Buffer,
+    /// What the recordings read from `constants_buffer`; kept to rewrite what a progressive
+    /// render changes between passes (the first sample, the camera).
+    constants: PassConstants,
+    constants_buffer: Buffer,
     resources: SceneResources,
     features: KernelFeatures,
     ray_log: Option<RayLog>,
@@ -72,17 +74,30 @@ fn check_settings(settings: &RenderSettings, context: &Context) -> GpuResult<()>
     Ok(())
 }
 
-/// The queue state at the start of a render: every camera path still to hand out.
+/// The queue state at the start of a pass: every camera path still to hand out, and the
+/// megakernel's first sample.
+fn initial_queue_state(camera_paths: u64, first_sample: u32) -> QueueState {
+    QueueState {
+        camera_paths,
+        sample_index: first_sample,
+        ..QueueState::default()
+    }
+}
+
 fn initial_queues(context: &Context, camera_paths: u64) -> GpuResult<Buffer> {
     let indirect = BufferUsage {
         indirect: true,
         ..BufferUsage::STORAGE
     };
-    let state = QueueState {
-        camera_paths,
-        ..QueueState::default()
-    };
-    Buffer::from_slice(context, "queues", &[state], indirect)
+    Buffer::from_slice(context, "queues", &[initial_queue_state(camera_paths, 0)], indirect)
+}
+
+/// What one pass of a progressive render cost.
+#[derive(Clone, Debug)]
+pub struct PassReport {
+    pub kernels: Vec<KernelStats>,
+    pub gpu_seconds: f64,
+    pub wall_seconds: f64,
 }
 
 impl Renderer {
@@ -169,7 +184,8 @@ impl Renderer {
             integrator,
             film,
             queues,
-            _constants: constants_buffer,
+            constants,
+            constants_buffer,
             resources,
             features,
             ray_log,
@@ -206,6 +222,88 @@ impl Renderer {
         let mut stats = self.stats(&passes, wall_seconds)?;
         self.integrator.add_stats(&self.context, &mut stats)?;
         Ok((image, stats))
+    }
+
+    /// The samples per pixel a progressive render may reach: a path's sample index has
+    /// `SAMPLE_BITS` bits.
+    pub const MAX_SAMPLES: u32 = MAX_SPP;
+
+    /// Progressive rendering, as the viewer does it: adds samples `first_sample ..
+    /// first_sample + settings.spp` of the render's sample sequence to the film, which keeps
+    /// what earlier passes added (`clear_film` empties it). Passes 0, k, 2k, ... of k samples
+    /// give the film of one render of their total, bit for bit (the film adds integers). The
+    /// mean is `film()` over the samples added; nothing is read back.
+    pub fn render_pass(&mut self, first_sample: u32) -> GpuResult<PassReport> {
+        let spp = self.settings.spp;
+        if first_sample.checked_add(spp).is_none_or(|end| end > MAX_SPP) {
+            return Err(GpuError::InvalidUse {
+                name: "progressive render".into(),
+                problem: format!("samples {first_sample}..{first_sample}+{spp}: at most {MAX_SPP} in all"),
+            });
+        }
+        let started = std::time::Instant::now();
+        self.constants.first_sample = first_sample;
+        let camera_paths = u64::from(self.settings.width) * u64::from(self.settings.height) * u64::from(spp);
+        let queues = initial_queue_state(camera_paths, first_sample);
+        self.context.run_once("start pass", |commands| {
+            commands.update_buffer(&self.constants_buffer, 0, &[self.constants]);
+            commands.update_buffer(&self.queues, 0, &[queues]);
+            commands.compute_barrier();
+            self.integrator.record_restart(commands);
+            Ok(())
+        })?;
+        let passes = self.integrator.render(&self.context, &mut |_| {})?;
+        let wall_seconds = started.elapsed().as_secs_f64();
+        let (kernels, gpu_ms) = kernel_times(&passes.timings, SUBMISSION_SCOPE);
+        Ok(PassReport {
+            kernels,
+            gpu_seconds: gpu_ms * 1e-3,
+            wall_seconds,
+        })
+    }
+
+    /// Empties the film, as a progressive render does when the view changes.
+    pub fn clear_film(&self) -> GpuResult<()> {
+        self.context.run_once("clear film", |commands| {
+            self.film.record_clear(commands);
+            commands.compute_barrier();
+            Ok(())
+        })
+    }
+
+    /// The film passes add to: fixed-point sums per pixel (`film.glsl`).
+    pub fn film(&self) -> &Film {
+        &self.film
+    }
+
+    /// The settings the renderer was made with (`spp`: the samples of one pass).
+    pub fn settings(&self) -> &RenderSettings {
+        &self.settings
+    }
+
+    /// The camera of the passes to come; light culling's screen tiles follow it. The film is
+    /// not cleared (`clear_film`).
+    pub fn set_camera(&mut self, camera: &PinholeCamera) -> GpuResult<()> {
+        if self.settings.rebuild_lights_every_pass && self.resources.culling.is_some() {
+            return Err(GpuError::InvalidUse {
+                name: "camera".into(),
+                problem: "--rebuild-lights replays light culling with the camera it was recorded with".into(),
+            });
+        }
+        camera.fill(&mut self.constants);
+        self.context.run_once("move camera", |commands| {
+            commands.update_buffer(&self.constants_buffer, 0, &[self.constants]);
+            commands.compute_barrier();
+            Ok(())
+        })?;
+        let top_level = self.resources.accel.top_level.address();
+        if let Some(culling) = &mut self.resources.culling {
+            culling.set_camera(*camera);
+            self.context.run_once("cull lights for the camera", |commands| {
+                culling.record(commands, top_level, None)
+            })?;
+        }
+        Ok(())
     }
 
     /// What every integrator's render shares: times, rays, lights.

@@ -96,11 +96,6 @@ impl SceneResources {
         if let Some(note) = note {
             log::info!("{note}");
         }
-        constants.camera_origin = camera.origin;
-        constants.tan_half_yfov = camera.tan_half_yfov;
-        constants.camera_right = camera.right;
-        constants.aspect = camera.aspect;
-        constants.camera_up = camera.up;
-        constants.camera_forward = camera.forward;
+        camera.fill(constants);
     }
 }

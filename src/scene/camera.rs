@@ -59,6 +59,16 @@ impl PinholeCamera {
         (Self::from_transform(transform, FRAMING_YFOV, aspect), Some(note))
     }
 
+    /// The pass constants' camera fields (`camera.glsl`).
+    pub fn fill(&self, constants: &mut crate::interface::PassConstants) {
+        constants.camera_origin = self.origin;
+        constants.tan_half_yfov = self.tan_half_yfov;
+        constants.camera_right = self.right;
+        constants.aspect = self.aspect;
+        constants.camera_up = self.up;
+        constants.camera_forward = self.forward;
+    }
+
     /// The ray through image position `pixel + jitter` (pixels, row 0 at the top), as
     /// (origin, unit direction). The box filter comes from `jitter` uniform in [0, 1)^2.
     pub fn ray(&self, pixel: Vec2, jitter: Vec2, width: u32, height: u32) -> (Vec3, Vec3) {

@@ -15,7 +15,7 @@
 mod kernels;
 pub mod mis;
 
-use crate::gpu::{Buffer, BufferUsage, Context, GpuError, GpuResult, MemoryLocation};
+use crate::gpu::{Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult, MemoryLocation};
 use crate::interface::{
     KernelCounters, LightVertex, PassConstants, QueueState, BDPT_ALL_STRATEGIES, BDPT_COUNTED, BDPT_COUNTERS,
     LIGHT_VERTEX_LAMBERTIAN_PLANES, LIGHT_VERTEX_PLANES,
@@ -332,6 +332,15 @@ impl Integrator for Bdpt {
 
     fn as_any(&self) -> &dyn std::any::Any {
         self
+    }
+
+    fn record_restart(&self, commands: &mut CommandBuffer) {
+        self.state.record_free_every_slot(commands);
+        // `render` reads the host's copy of the queues before its first submission.
+        if let Some((recording, _)) = &self.recorded {
+            commands.update_buffer(&recording.status, 0, &[QueueState::default()]);
+            commands.host_read_barrier();
+        }
     }
 
     fn add_stats(&self, context: &Context, stats: &mut RenderStats) -> GpuResult<()> {

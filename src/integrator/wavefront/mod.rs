@@ -218,6 +218,13 @@ impl Integrator for Wavefront {
         self
     }
 
+    fn record_restart(&self, commands: &mut CommandBuffer) {
+        self.state.record_free_every_slot(commands);
+        if let Some((scheduler, _)) = &self.recorded {
+            scheduler.record_restart(commands);
+        }
+    }
+
     fn add_stats(&self, context: &Context, stats: &mut RenderStats) -> GpuResult<()> {
         self.add_counters(context, stats)?;
         let sorts = self.state.sorts();

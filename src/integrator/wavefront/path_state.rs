@@ -10,7 +10,7 @@
 //! extend), and the sorts' arrays exist only when that sort is on. Nothing is quantized: the
 //! packing must not change a bit of the image.
 
-use crate::gpu::{Buffer, BufferUsage, Context, GpuError, GpuResult, MemoryLocation};
+use crate::gpu::{Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult, MemoryLocation};
 use crate::interface::PassConstants;
 
 /// Which sorts a render does: their arrays exist only then.
@@ -161,13 +161,19 @@ impl PathState {
             shadow_slots,
             sorts,
         };
-        // Every slot starts free (pixel = INACTIVE_PATH, all bits set).
-        let pixels = state.buffer("path pixels").expect("always stored");
         context.run_once("free every path slot", |commands| {
-            commands.fill_buffer(pixels, 0, pixels.size(), u32::MAX);
+            state.record_free_every_slot(commands);
             Ok(())
         })?;
         Ok(state)
+    }
+
+    /// Marks every slot free (pixel = INACTIVE_PATH, all bits set), as a render starts: a
+    /// finished render leaves paths that compaction would otherwise move.
+    pub fn record_free_every_slot(&self, commands: &mut CommandBuffer) {
+        let pixels = self.buffer("path pixels").expect("always stored");
+        commands.fill_buffer(pixels, 0, pixels.size(), u32::MAX);
+        commands.compute_barrier();
     }
 
     pub fn slots(&self) -> u32 {

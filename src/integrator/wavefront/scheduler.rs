@@ -159,6 +159,17 @@ impl Scheduler {
         })
     }
 
+    /// Sets the host's copy of the queue state to a render's start, as the renderer sets the
+    /// queues themselves before a progressive render's next pass: `run` reads it first.
+    pub fn record_restart(&self, commands: &mut CommandBuffer) {
+        let start = QueueState {
+            camera_paths: self.camera_paths,
+            ..QueueState::default()
+        };
+        commands.update_buffer(&self.status, 0, &[start]);
+        commands.host_read_barrier();
+    }
+
     fn read_status(&self) -> GpuResult<QueueState> {
         Ok(self.status.read::<QueueState>(0, 1)?[0])
     }

@@ -469,6 +469,12 @@ impl LightCulling {
         })
     }
 
+    /// The camera the screen tiles are seen by at the next `record` (a progressive render's
+    /// camera moved); the grid does not depend on it.
+    pub fn set_camera(&mut self, camera: PinholeCamera) {
+        self.layout.camera = camera;
+    }
+
     pub fn stats(&self, context: &Context) -> GpuResult<CullingStats> {
         let tiles_bounds: Vec<GpuLightTile> = self.tiles.read_back(context, self.layout.tiles() as usize)?;
         let counts: Vec<u32> = self.counts.read_back(context, self.layout.cells() as usize)?;
