@@ -88,6 +88,7 @@ fn emissive_grid(triangles: u32) -> Scene {
         textures: Vec::new(),
         lights: Vec::new(),
         camera: None,
+        more_cameras: Vec::new(),
         warnings: Vec::new(),
     }
 }

@@ -18,3 +18,4 @@ pub mod primitives;
 pub mod rng;
 pub mod scene;
 pub mod trace;
+pub mod viewer;

@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use wavetrace::environment::{Environment, EnvironmentMap};
+use wavetrace::film::{Display, ToneMap};
+use wavetrace::gpu::RenderDoc;
 use wavetrace::gpu::{Context, ContextDesc, TraceBackend};
 use wavetrace::integrator::Renderer;
 use wavetrace::integrator::{IntegratorKind, RenderSettings, RenderStats, Schedule, SplatFilm};
@@ -34,6 +36,9 @@ enum Command {
     },
     /// Render a glTF scene to EXR (linear) or PNG (sRGB).
     Render(RenderArgs),
+    /// Open a window that shows the scene converging, pass after pass, with a camera to move
+    /// (docs/VIEWER.md; H in the window lists the keys).
+    View(ViewArgs),
     /// Compare an EXR render with a reference EXR: relMSE, block-8 relMSE, mean ratios.
     Compare {
         render: PathBuf,
@@ -55,11 +60,43 @@ struct RenderArgs {
     /// Output image(s): .exr and/or .png; give -o more than once for both.
     #[arg(short, long = "output", required = true)]
     output: Vec<PathBuf>,
+    /// Samples per pixel.
+    #[arg(long, default_value_t = 64, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
+    spp: u32,
+    #[command(flatten)]
+    options: RenderOptions,
+    /// Print GPU time per kernel, samples/s and bytes of path state per path.
+    #[arg(long)]
+    stats: bool,
+    /// With --stats, print them as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+struct ViewArgs {
+    /// The scene (.gltf or .glb); another can be dropped onto the window.
+    scene: PathBuf,
+    /// Stop adding samples at this many per pixel (the window stays open); default: never,
+    /// up to the sample sequence's 2^24.
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
+    spp: Option<u32>,
+    /// Samples per pixel of one pass: more for throughput, fewer for a quicker response.
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pass_spp: u32,
+    /// Where F5 and P write their images.
+    #[arg(long, value_name = "FOLDER", default_value = ".")]
+    shots: PathBuf,
+    #[command(flatten)]
+    options: RenderOptions,
+}
+
+/// What `render` and `view` share: how the image is made and shown.
+#[derive(clap::Args)]
+struct RenderOptions {
     /// Width and height; default 1024 along the longer side, the other from the camera's aspect ratio.
     #[arg(long, num_args = 2, value_names = ["W", "H"], allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
     res: Option<Vec<u32>>,
-    #[arg(long, default_value_t = 64, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
-    spp: u32,
     /// Largest number of path segments (Mitsuba's max_depth): 1 = emitters seen directly.
     #[arg(long, default_value_t = 8, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
     max_depth: u32,
@@ -164,12 +201,17 @@ struct RenderArgs {
     /// out); by default a scene reads only what lies beside it.
     #[arg(long)]
     allow_outside_uris: bool,
-    /// Print GPU time per kernel, samples/s and bytes of path state per path.
+    /// How PNG output and the viewer map radiance to the display: clamp, reinhard or aces
+    /// (Hill's ACES fit); EXR output stays linear.
+    #[arg(long, default_value = "clamp", value_parser = parse_tone_map)]
+    tone_map: ToneMap,
+    /// Exposure in stops before the tone map (PNG output and the viewer).
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    exposure: f32,
+    /// Capture the render's work (view: the first sample pass; F12 captures later ones) with
+    /// RenderDoc's in-application API; wavetrace must run under RenderDoc (docs/VIEWER.md).
     #[arg(long)]
-    stats: bool,
-    /// With --stats, print them as JSON.
-    #[arg(long)]
-    json: bool,
+    capture: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -206,6 +248,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Info { json } => info(json),
         Command::Render(args) => render(&args),
+        Command::View(args) => view(&args),
         Command::Compare {
             render,
             reference,
@@ -263,7 +306,7 @@ fn default_resolution(aspect_ratio: Option<f32>) -> (u32, u32) {
 }
 
 /// The environment the arguments ask for, checked and loaded before any GPU work.
-fn environment(args: &RenderArgs) -> Result<Option<Environment>, String> {
+fn environment(args: &RenderOptions) -> Result<Option<Environment>, String> {
     if !(args.env_strength.is_finite() && args.env_strength >= 0.0) {
         return Err(format!(
             "--env-strength {}: must be finite and not negative",
@@ -315,27 +358,82 @@ fn render(args: &RenderArgs) -> Result<(), String> {
             ));
         }
     }
-    let options = ImportOptions {
-        allow_outside_uris: args.allow_outside_uris,
+    let options = &args.options;
+    let display = display(options)?;
+    // Found before the scene loads and the device opens, so that its absence costs nothing.
+    let capture = match options.capture {
+        true => Some(RenderDoc::attach().map_err(|e| e.to_string())?),
+        false => None,
     };
-    let scene = Scene::load_with(&args.scene, &options).map_err(|e| e.to_string())?;
-    print_warnings(&args.scene, &scene.warnings);
+    let scene = load_scene(&args.scene, options)?;
+    let context = Context::new(&ContextDesc::default()).map_err(|e| e.to_string())?;
+    let settings = render_settings(options, &scene, &context, args.spp)?;
+    if let Some(capture) = &capture {
+        capture.start(&context);
+    }
+    let mut renderer = Renderer::new(&context, &scene, &settings).map_err(|e| e.to_string())?;
+    let progress = progress_bar(f64::from(settings.width) * f64::from(settings.height) * f64::from(settings.spp));
+    let rendered = renderer.render_with_progress(|share| progress.update(share));
+    if let Some(capture) = &capture {
+        capture.end(&context).map_err(|e| e.to_string())?;
+    }
+    let (image, stats) = rendered.map_err(|e| e.to_string())?;
+    progress.bar.finish_and_clear();
+    for output in &args.output {
+        wavetrace::film::write_image(output, &image, &display).map_err(|e| e.to_string())?;
+    }
+    if args.stats {
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&stats).map_err(|e| e.to_string())?);
+        } else {
+            print_stats(&settings, &stats);
+        }
+    }
+    Ok(())
+}
+
+fn display(options: &RenderOptions) -> Result<Display, String> {
+    if !options.exposure.is_finite() {
+        return Err(format!("--exposure {}: must be finite", options.exposure));
+    }
+    Ok(Display {
+        tone_map: options.tone_map,
+        exposure: options.exposure,
+    })
+}
+
+fn load_scene(path: &Path, options: &RenderOptions) -> Result<Scene, String> {
+    let import = ImportOptions {
+        allow_outside_uris: options.allow_outside_uris,
+    };
+    let scene = Scene::load_with(path, &import).map_err(|e| e.to_string())?;
+    print_warnings(path, &scene.warnings);
+    Ok(scene)
+}
+
+/// The settings the options ask for, for `scene` on `context`'s device.
+fn render_settings(
+    options: &RenderOptions,
+    scene: &Scene,
+    context: &Context,
+    spp: u32,
+) -> Result<RenderSettings, String> {
+    let args = options;
     let (width, height) = match args.res.as_deref() {
         Some([w, h]) => (*w, *h),
         _ => default_resolution(scene.camera.as_ref().and_then(|c| c.aspect_ratio)),
     };
     let environment = environment(args)?;
-    let context = Context::new(&ContextDesc::default()).map_err(|e| e.to_string())?;
     let available = context.trace_backends();
     let backend = match args.trace {
         Trace::Auto => *available.first().ok_or("the device has no trace backend")?,
         Trace::Query => TraceBackend::Query,
         Trace::Pipeline => TraceBackend::Pipeline,
     };
-    let settings = RenderSettings {
+    Ok(RenderSettings {
         width,
         height,
-        spp: args.spp,
+        spp,
         max_depth: args.max_depth,
         rr_depth: args.rr_depth,
         seed: args.seed,
@@ -374,24 +472,37 @@ fn render(args: &RenderArgs) -> Result<(), String> {
         ray_log_capacity: 0,
         merge_instances: args.merge_instances,
         invocation_reorder: args.reorder == Switch::On,
+    })
+}
+
+fn view(args: &ViewArgs) -> Result<(), String> {
+    let options = &args.options;
+    let display = display(options)?;
+    let capture = match options.capture {
+        true => Some(RenderDoc::attach().map_err(|e| e.to_string())?),
+        false => RenderDoc::attach().ok(),
     };
-    let mut renderer = Renderer::new(&context, &scene, &settings).map_err(|e| e.to_string())?;
-    let progress = progress_bar(f64::from(width) * f64::from(height) * f64::from(settings.spp));
-    let (image, stats) = renderer
-        .render_with_progress(|share| progress.update(share))
-        .map_err(|e| e.to_string())?;
-    progress.bar.finish_and_clear();
-    for output in &args.output {
-        wavetrace::film::write_image(output, &image).map_err(|e| e.to_string())?;
-    }
-    if args.stats {
-        if args.json {
-            println!("{}", serde_json::to_string_pretty(&stats).map_err(|e| e.to_string())?);
-        } else {
-            print_stats(&settings, &stats);
-        }
-    }
-    Ok(())
+    let scene = load_scene(&args.scene, options)?;
+    // The viewer's device opens with the window, once the display is known.
+    let options_for = |scene: &Scene, context: &Context| render_settings(options, scene, context, args.pass_spp);
+    wavetrace::viewer::run(wavetrace::viewer::ViewConfig {
+        scene,
+        settings: &options_for,
+        culling_requested: match options.light_culling {
+            CullingArg::Auto => CullingFormat::Lists,
+            CullingArg::Format(format) => format,
+        },
+        fixed_resolution: options.res.is_some(),
+        target_spp: args.spp,
+        display,
+        shots: args.shots.clone(),
+        renderdoc: capture,
+        capture_first_pass: options.capture,
+        load_options: ImportOptions {
+            allow_outside_uris: options.allow_outside_uris,
+        },
+    })
+    .map_err(|e| e.to_string())
 }
 
 /// The render's progress on stderr: the share of camera paths started and their rate.
@@ -449,6 +560,10 @@ impl std::str::FromStr for CullingArg {
                 .map_err(|e: String| e.replace("(one of:", "(one of: auto,")),
         }
     }
+}
+
+fn parse_tone_map(text: &str) -> Result<ToneMap, String> {
+    text.parse()
 }
 
 fn parse_schedule(text: &str) -> Result<Schedule, String> {

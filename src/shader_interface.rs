@@ -152,6 +152,12 @@ gpu_constants! {
     const FEATURE_SPECULAR_LAYER: u32 = 1 << 7;
     const FEATURE_TRANSMISSION: u32 = 1 << 8;
     const FEATURES_ALL: u32 = (1 << 9) - 1;
+    /// The viewer's tone maps (`film/display.comp`, and `film::tone_map` on the CPU).
+    const TONE_MAP_CLAMP: u32 = 0;
+    const TONE_MAP_REINHARD: u32 = 1;
+    const TONE_MAP_ACES: u32 = 2;
+    /// The display kernel's workgroup: DISPLAY_GROUP x DISPLAY_GROUP pixels.
+    const DISPLAY_GROUP: u32 = 8;
 }
 
 gpu_structs! {
@@ -887,5 +893,22 @@ gpu_structs! {
         constants: u64,
         argument: u32,
         pad0: u32,
+    }
+
+    /// Push constants of `film/display`: the film's running mean, exposed (`mean_scale` =
+    /// 2^exposure / (FILM_SCALE x samples)), tone-mapped and sRGB-encoded into one RGBA8 word
+    /// per pixel at `pixels`, for the viewer's swapchain. Where `overlay` is not 0, its bit
+    /// mask (`overlay_width` x `overlay_height` pixels from the top left, rows padded to whole
+    /// words) is laid over the image: set bits white, the rest of its rectangle darkened.
+    struct DisplayPush {
+        film: u64,
+        pixels: u64,
+        overlay: u64,
+        width: u32,
+        height: u32,
+        mean_scale: f32,
+        tone_map: u32,
+        overlay_width: u32,
+        overlay_height: u32,
     }
 }

@@ -128,6 +128,7 @@ fn scene(lights: Lights) -> Scene {
         textures: Vec::new(),
         lights: punctual,
         camera: None,
+        more_cameras: Vec::new(),
         warnings: Vec::new(),
     }
 }

@@ -21,10 +21,12 @@ fn exr_round_trips_exactly() {
     let path = dir.join("round.exr");
     write_exr(&path, &image).unwrap();
     assert_eq!(read_exr(&path).unwrap(), image);
-    write_image(&dir.join("look.png"), &image).unwrap();
+    write_image(&dir.join("look.png"), &image, &Default::default()).unwrap();
     let png = std::fs::read(dir.join("look.png")).unwrap();
     assert_eq!(&png[1..4], b"PNG");
-    let error = write_image(&dir.join("out.tiff"), &image).unwrap_err().to_string();
+    let error = write_image(&dir.join("out.tiff"), &image, &Default::default())
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("out.tiff"), "{error}");
 }
 

@@ -159,6 +159,7 @@ fn device_selection_by_name_and_index() {
         validation: Validation::Off,
         device: Some("no-such-gpu".into()),
         gpu_timeout: None,
+        presentation: None,
     })
     .err()
     .expect("no device is called no-such-gpu");
@@ -174,6 +175,7 @@ fn device_selection_by_name_and_index() {
         validation: Validation::On,
         device: Some(chosen.index.to_string()),
         gpu_timeout: None,
+        presentation: None,
     })
     .unwrap();
     assert_eq!(by_index.adapter().name, chosen.name);
@@ -182,6 +184,7 @@ fn device_selection_by_name_and_index() {
         validation: Validation::On,
         device: Some(by_name_part),
         gpu_timeout: None,
+        presentation: None,
     })
     .unwrap();
     assert_eq!(by_name.adapter().index, chosen.index);

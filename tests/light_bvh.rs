@@ -151,6 +151,7 @@ fn random_emitters(count: usize, seed: u64) -> Scene {
         textures: Vec::new(),
         lights,
         camera: None,
+        more_cameras: Vec::new(),
         warnings: Vec::new(),
     }
 }

@@ -91,6 +91,7 @@ fn random_lights(count: usize, seed: u64) -> (Scene, PinholeCamera) {
         textures: Vec::new(),
         lights,
         camera: None,
+        more_cameras: Vec::new(),
         warnings: Vec::new(),
     };
     (scene, camera)

@@ -72,6 +72,7 @@ fn floor_scene(lights: Vec<PunctualLight>, emitter: bool) -> Scene {
             yfov: 60f32.to_radians(),
             aspect_ratio: Some(1.0),
         }),
+        more_cameras: Vec::new(),
         warnings: Vec::new(),
     }
 }

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::tone_map::Display;
 use super::RgbImage;
 
 #[derive(Debug, thiserror::Error)]
@@ -19,8 +20,8 @@ fn file_error(path: &Path, problem: impl ToString) -> FilmError {
     }
 }
 
-/// Writes by extension: `.exr` (linear float32) or `.png` (sRGB, exposure 1).
-pub fn write_image(path: &Path, image: &RgbImage) -> Result<(), FilmError> {
+/// Writes by extension: `.exr` (linear float32) or `.png` (as `display` shows it).
+pub fn write_image(path: &Path, image: &RgbImage, display: &Display) -> Result<(), FilmError> {
     match path
         .extension()
         .and_then(|e| e.to_str())
@@ -28,7 +29,7 @@ pub fn write_image(path: &Path, image: &RgbImage) -> Result<(), FilmError> {
         .as_deref()
     {
         Some("exr") => write_exr(path, image),
-        Some("png") => write_png(path, image, 1.0),
+        Some("png") => write_png(path, image, display),
         _ => Err(FilmError::UnsupportedFormat {
             path: path.to_path_buf(),
         }),
@@ -80,50 +81,15 @@ pub fn read_exr(path: &Path) -> Result<RgbImage, FilmError> {
     Ok(image.layer_data.channel_data.pixels)
 }
 
-/// The sRGB transfer function of IEC 61966-2-1.
-fn srgb_encode(linear: f32) -> f32 {
-    if linear <= 0.003_130_8 {
-        12.92 * linear
-    } else {
-        1.055 * linear.powf(1.0 / 2.4) - 0.055
-    }
-}
-
-/// Writes the sRGB encoding of clamp(exposure x value, 0, 1), 8 bits per channel.
-pub fn write_png(path: &Path, image: &RgbImage, exposure: f32) -> Result<(), FilmError> {
+/// Writes what `display` shows of the image: 8-bit sRGB.
+pub fn write_png(path: &Path, image: &RgbImage, display: &Display) -> Result<(), FilmError> {
     let file = std::fs::File::create(path).map_err(|e| file_error(path, e))?;
     let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), image.width as u32, image.height as u32);
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);
     encoder.set_source_srgb(png::SrgbRenderingIntent::Perceptual);
     let mut writer = encoder.write_header().map_err(|e| file_error(path, e))?;
-    let bytes: Vec<u8> = image
-        .pixels
-        .iter()
-        .flatten()
-        .map(|&v| {
-            let v = if v.is_finite() {
-                (v * exposure).clamp(0.0, 1.0)
-            } else {
-                0.0
-            };
-            (srgb_encode(v) * 255.0 + 0.5) as u8
-        })
-        .collect();
+    let bytes = display.encode_image(image);
     writer.write_image_data(&bytes).map_err(|e| file_error(path, e))?;
     writer.finish().map_err(|e| file_error(path, e))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::srgb_encode;
-
-    #[test]
-    fn srgb_is_continuous_and_maps_the_ends() {
-        assert_eq!(srgb_encode(0.0), 0.0);
-        assert!((srgb_encode(1.0) - 1.0).abs() < 1e-6);
-        let knee = 0.003_130_8f32;
-        assert!((srgb_encode(knee) - srgb_encode(knee + 1e-7)).abs() < 1e-5);
-        assert!((srgb_encode(0.18) - 0.4613).abs() < 1e-3);
-    }
 }

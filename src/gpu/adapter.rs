@@ -33,6 +33,8 @@ pub struct Capabilities {
     /// VK_NV_ray_tracing_invocation_reorder: raygen shaders may regroup their threads by
     /// what they do after a trace (shader execution reordering; the H100 has it).
     pub invocation_reorder: bool,
+    /// VK_KHR_swapchain: the device can present to a window (the viewer).
+    pub swapchain: bool,
     pub subgroup_arithmetic: bool,
     pub subgroup_ballot: bool,
     /// Subgroup ballot and arithmetic in raygen shaders too (NVIDIA has them; lavapipe has no
@@ -280,6 +282,7 @@ fn probe(instance: &Instance, index: usize, raw: vk::PhysicalDevice) -> GpuResul
         shader_float_atomics: features.shader_float_atomics,
         pipeline_statistics: features.pipeline_statistics,
         invocation_reorder: features.invocation_reorder && features.ray_tracing_pipeline,
+        swapchain: has(ash::khr::swapchain::NAME),
         subgroup_arithmetic: properties
             .compute_subgroup_ops
             .contains(vk::SubgroupFeatureFlags::ARITHMETIC),
@@ -534,6 +537,7 @@ mod tests {
             shader_float_atomics: false,
             pipeline_statistics: false,
             invocation_reorder: false,
+            swapchain: false,
             subgroup_arithmetic: true,
             subgroup_ballot: true,
             raygen_subgroups: true,

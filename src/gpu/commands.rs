@@ -140,6 +140,12 @@ impl CommandBuffer {
         Ok(ticket)
     }
 
+    /// Notes a submission made outside `submit` (one that waits on or signals semaphores of
+    /// its own), which must finish before the buffer is recorded again or dropped.
+    pub(crate) fn note_submission(&mut self, ticket: SubmitTicket) {
+        self.last_ticket = Some(ticket);
+    }
+
     /// Submits and waits, turning a hang into `GpuError::Timeout`.
     pub fn submit_and_wait(&mut self, context: &Context) -> GpuResult<()> {
         let ticket = self.submit(context)?;

@@ -30,6 +30,9 @@ pub struct ContextDesc {
     /// How long a GPU wait may take before it is a hang; `None` reads
     /// `WAVETRACE_GPU_TIMEOUT_S` (default 120 s).
     pub gpu_timeout: Option<Duration>,
+    /// The display of the windows the context will present to (the viewer); `None`: it
+    /// renders off screen only.
+    pub presentation: Option<raw_window_handle::RawDisplayHandle>,
 }
 
 impl Default for ContextDesc {
@@ -38,6 +41,7 @@ impl Default for ContextDesc {
             validation: Validation::FromEnv,
             device: None,
             gpu_timeout: None,
+            presentation: None,
         }
     }
 }
@@ -81,14 +85,21 @@ impl Context {
             Some(timeout) => timeout,
             None => gpu_timeout()?,
         };
-        let instance = Instance::new(desc.validation)?;
+        let instance = Instance::with_presentation(desc.validation, desc.presentation)?;
         let selector = desc.device.clone().or_else(|| std::env::var("WAVETRACE_DEVICE").ok());
         let adapter = choose_adapter(enumerate_adapters(&instance)?, selector.as_deref())?;
         log::info!("using device [{}] {} ({})", adapter.index, adapter.name, adapter.driver);
-        Self::open(instance, adapter, timeout)
+        let presents = desc.presentation.is_some();
+        if presents && !adapter.capabilities.swapchain {
+            return Err(GpuError::Presentation(format!(
+                "device [{}] {} has no VK_KHR_swapchain",
+                adapter.index, adapter.name
+            )));
+        }
+        Self::open(instance, adapter, timeout, presents)
     }
 
-    fn open(instance: Instance, adapter: Adapter, timeout: Duration) -> GpuResult<Self> {
+    fn open(instance: Instance, adapter: Adapter, timeout: Duration, presents: bool) -> GpuResult<Self> {
         let queue_family = adapter
             .capabilities
             .queue_family
@@ -103,7 +114,7 @@ impl Context {
             );
         }
         let statistics = statistics && adapter.capabilities.pipeline_statistics;
-        let device = create_device(&instance, &adapter, &backends, queue_family, statistics)?;
+        let device = create_device(&instance, &adapter, &backends, queue_family, statistics, presents)?;
         // SAFETY: the family and index were requested in create_info.
         let queue = unsafe { device.get_device_queue(queue_family, 0) };
 
@@ -201,6 +212,18 @@ impl Context {
 
     /// Submits recorded command buffers; returns the ticket to wait on.
     pub(crate) fn submit_raw(&self, command_buffers: &[vk::CommandBuffer], what: &str) -> GpuResult<SubmitTicket> {
+        self.submit_raw_with(command_buffers, &[], &[], what)
+    }
+
+    /// `submit_raw` that also waits for binary semaphores (each before its stages) and
+    /// signals others: a swapchain image's acquisition and presentation.
+    pub(crate) fn submit_raw_with(
+        &self,
+        command_buffers: &[vk::CommandBuffer],
+        waits: &[(vk::Semaphore, vk::PipelineStageFlags2)],
+        signals: &[vk::Semaphore],
+        what: &str,
+    ) -> GpuResult<SubmitTicket> {
         let shared = &self.shared;
         let queue = shared.queue.lock().unwrap_or_else(|e| e.into_inner());
         // The value is taken under the queue lock so that signals reach the queue in order.
@@ -209,12 +232,26 @@ impl Context {
             .iter()
             .map(|&cb| vk::CommandBufferSubmitInfo::default().command_buffer(cb))
             .collect();
-        let signal = [vk::SemaphoreSubmitInfo::default()
+        let mut signal = vec![vk::SemaphoreSubmitInfo::default()
             .semaphore(shared.timeline)
             .value(value)
             .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+        signal.extend(signals.iter().map(|&semaphore| {
+            vk::SemaphoreSubmitInfo::default()
+                .semaphore(semaphore)
+                .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)
+        }));
+        let wait: Vec<_> = waits
+            .iter()
+            .map(|&(semaphore, stages)| {
+                vk::SemaphoreSubmitInfo::default()
+                    .semaphore(semaphore)
+                    .stage_mask(stages)
+            })
+            .collect();
         let submit = vk::SubmitInfo2::default()
             .command_buffer_infos(&command_infos)
+            .wait_semaphore_infos(&wait)
             .signal_semaphore_infos(&signal);
         // SAFETY: the queue is externally synchronised by the mutex; the command buffers are
         // in the executable state (guaranteed by CommandBuffer) and outlive their execution
@@ -231,6 +268,35 @@ impl Context {
         })?;
         shared.last_submitted.store(value, Ordering::Release);
         Ok(SubmitTicket(value))
+    }
+
+    /// Presents swapchain image `index` once `wait` is signalled, on the queue the renders use;
+    /// returns whether the swapchain no longer matches the surface (resized: make it again).
+    pub(crate) fn present(
+        &self,
+        loader: &ash::khr::swapchain::Device,
+        swapchain: vk::SwapchainKHR,
+        index: u32,
+        wait: vk::Semaphore,
+    ) -> GpuResult<bool> {
+        let queue = self.shared.queue.lock().unwrap_or_else(|e| e.into_inner());
+        let swapchains = [swapchain];
+        let indices = [index];
+        let waits = [wait];
+        let info = vk::PresentInfoKHR::default()
+            .wait_semaphores(&waits)
+            .swapchains(&swapchains)
+            .image_indices(&indices);
+        // SAFETY: the queue is externally synchronised by the mutex; the swapchain and the
+        // semaphore belong to this device and outlive the call.
+        match unsafe { loader.queue_present(*queue, &info) } {
+            Ok(suboptimal) => Ok(suboptimal),
+            Err(vk::Result::ERROR_OUT_OF_DATE_KHR) => Ok(true),
+            Err(result) => Err(GpuError::Vulkan {
+                call: "vkQueuePresentKHR",
+                result,
+            }),
+        }
     }
 
     /// Waits until the GPU has passed `ticket`, or fails with `GpuError::Timeout` after `timeout`.
@@ -258,6 +324,12 @@ impl Context {
                 result,
             }),
         }
+    }
+
+    /// Waits for everything submitted so far (before a swapchain is replaced).
+    pub fn wait_for_all(&self, what: &str) -> GpuResult<()> {
+        let last = SubmitTicket(self.shared.last_submitted.load(Ordering::Acquire));
+        self.wait(last, what)
     }
 
     /// Waits for `ticket` with the context's hang timeout.
@@ -363,6 +435,7 @@ fn create_device(
     backends: &[TraceBackend],
     queue_family: u32,
     pipeline_statistics: bool,
+    presents: bool,
 ) -> GpuResult<ash::Device> {
     let caps = &adapter.capabilities;
     let has_query = backends.contains(&TraceBackend::Query);
@@ -382,6 +455,9 @@ fn create_device(
     }
     if pipeline_statistics {
         extensions.push(ash::khr::pipeline_executable_properties::NAME);
+    }
+    if presents {
+        extensions.push(ash::khr::swapchain::NAME);
     }
     let reorder = has_pipeline && caps.invocation_reorder;
     if reorder {

@@ -54,6 +54,12 @@ pub enum GpuError {
     #[error("`{name}`: {problem}")]
     InvalidUse { name: String, problem: String },
 
+    #[error("cannot show a window: {0}")]
+    Presentation(String),
+
+    #[error("--capture: {0}")]
+    Capture(String),
+
     #[error("{call} failed: {result}")]
     Vulkan { call: &'static str, result: vk::Result },
 }

@@ -21,7 +21,7 @@ pub enum ImageFormat {
 }
 
 impl ImageFormat {
-    fn vk(self) -> vk::Format {
+    pub(crate) fn vk(self) -> vk::Format {
         match self {
             ImageFormat::Rgba32Float => vk::Format::R32G32B32A32_SFLOAT,
             ImageFormat::Rgba8Unorm => vk::Format::R8G8B8A8_UNORM,
@@ -73,7 +73,7 @@ impl Image {
         Self::create(context, name, width, height, levels, format, usage)
     }
 
-    fn create(
+    pub(crate) fn create(
         context: &Context,
         name: &str,
         width: u32,

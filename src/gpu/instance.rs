@@ -61,6 +61,14 @@ pub const REQUIRED_API_VERSION: u32 = vk::API_VERSION_1_3;
 
 impl Instance {
     pub fn new(validation: Validation) -> GpuResult<Self> {
+        Self::with_presentation(validation, None)
+    }
+
+    /// An instance that can also make surfaces for windows of `display` (the viewer).
+    pub fn with_presentation(
+        validation: Validation,
+        display: Option<raw_window_handle::RawDisplayHandle>,
+    ) -> GpuResult<Self> {
         // WAVETRACE_VULKAN_LOADER names a loader library to use instead of the system's, for
         // machines that carry their own (and for tests of the missing-loader error).
         let custom_loader = std::env::var_os("WAVETRACE_VULKAN_LOADER");
@@ -99,6 +107,23 @@ impl Instance {
         let mut extension_names = Vec::new();
         if debug_utils_available {
             extension_names.push(ash::ext::debug_utils::NAME.as_ptr());
+        }
+        if let Some(display) = display {
+            let surface_extensions = ash_window::enumerate_required_extensions(display).map_err(|result| {
+                GpuError::Presentation(format!("this display has no Vulkan surface extension ({result:?})"))
+            })?;
+            for &name in surface_extensions {
+                // SAFETY: ash_window returns pointers to static NUL-terminated names.
+                let present = has_extension(unsafe { CStr::from_ptr(name) });
+                if !present {
+                    // SAFETY: as above.
+                    let name = unsafe { CStr::from_ptr(name) }.to_string_lossy();
+                    return Err(GpuError::Presentation(format!(
+                        "the Vulkan loader offers no {name}: it cannot draw to this display"
+                    )));
+                }
+                extension_names.push(name);
+            }
         }
         let create_info = vk::InstanceCreateInfo::default()
             .application_info(&app_info)

@@ -177,6 +177,8 @@ pub struct Scene {
     pub lights: Vec<PunctualLight>,
     /// `None` when the file has none; the renderer then frames the bounding box.
     pub camera: Option<Camera>,
+    /// The file's other usable cameras, in node order (the viewer cycles through them).
+    pub more_cameras: Vec<Camera>,
     /// What was skipped or approximated on import, each naming the mesh, node or material.
     pub warnings: Vec<String>,
 }

@@ -58,6 +58,7 @@ impl Scene {
             textures: self.textures.clone(),
             lights: self.lights.clone(),
             camera: self.camera.clone(),
+            more_cameras: self.more_cameras.clone(),
             warnings: self.warnings.clone(),
         }
     }

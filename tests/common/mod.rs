@@ -23,6 +23,7 @@ pub fn gpu_with_timeout(gpu_timeout: Option<std::time::Duration>) -> TestGpu {
         validation: Validation::On,
         device: None,
         gpu_timeout,
+        presentation: None,
     })
     .unwrap_or_else(|e| panic!("tests need a Vulkan device with ray tracing (run tools/setup.sh): {e}"));
     assert!(context.validation_enabled());
@@ -130,6 +131,7 @@ pub fn sphere_scene(material: Material) -> Scene {
             yfov: SPHERE_YFOV_DEGREES.to_radians(),
             aspect_ratio: Some(1.0),
         }),
+        more_cameras: Vec::new(),
         warnings: Vec::new(),
     }
 }

@@ -58,6 +58,7 @@ pub fn import_bytes(path: &Path, bytes: &[u8], options: &ImportOptions) -> Resul
         textures: textures.textures,
         lights: Vec::new(),
         camera: None,
+        more_cameras: Vec::new(),
         warnings: Vec::new(),
     };
     let meshes = importer.meshes(&document, &buffers, &mut scene)?;
@@ -597,17 +598,14 @@ impl Importer {
         Some(world)
     }
 
-    /// The first usable perspective camera; a degenerate one (a transform that collapses a
-    /// direction, a field of view outside (0, pi), an aspect ratio that is not positive) is a
-    /// warning and is not used.
+    /// The first usable perspective camera renders, the others are kept for the viewer; a
+    /// degenerate one (a transform that collapses a direction, a field of view outside
+    /// (0, pi), an aspect ratio that is not positive) is a warning and is not used.
     fn camera(&mut self, node: &str, camera: &gltf::Camera, world: Mat4, scene: &mut Scene) {
         let gltf::camera::Projection::Perspective(perspective) = camera.projection() else {
             self.warn(format!("{node}: orthographic cameras are not supported; ignored"));
             return;
         };
-        if scene.camera.is_some() {
-            return;
-        }
         let yfov = perspective.yfov();
         let axes = [world.x_axis, world.y_axis, world.z_axis].map(|a| a.truncate());
         let determinant = glam::Mat3::from_cols(axes[0], axes[1], axes[2]).determinant();
@@ -632,11 +630,15 @@ impl Importer {
             }
             other => other,
         };
-        scene.camera = Some(Camera {
+        let camera = Camera {
             world_from_camera: world,
             yfov,
             aspect_ratio,
-        });
+        };
+        match scene.camera {
+            None => scene.camera = Some(camera),
+            Some(_) => scene.more_cameras.push(camera),
+        }
     }
 }
 
