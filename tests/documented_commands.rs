@@ -126,8 +126,13 @@ fn every_tool_script_parses() {
 
 /// Long options of `wavetrace render`, as its `--help` lists them.
 fn render_options() -> BTreeSet<String> {
+    options_of("render")
+}
+
+/// Long options of a subcommand, as its `--help` lists them.
+fn options_of(command: &str) -> BTreeSet<String> {
     let output = Command::new(env!("CARGO_BIN_EXE_wavetrace"))
-        .args(["render", "--help"])
+        .args([command, "--help"])
         .output()
         .unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
@@ -137,7 +142,7 @@ fn render_options() -> BTreeSet<String> {
 
 #[test]
 fn every_option_the_readme_lists_is_accepted() {
-    let accepted = render_options();
+    let accepted: BTreeSet<String> = render_options().union(&options_of("view")).cloned().collect();
     assert!(
         accepted.contains("--spp") && accepted.contains("--max-depth"),
         "{accepted:?}"
@@ -162,7 +167,7 @@ fn every_option_the_readme_lists_is_accepted() {
     let unknown: Vec<_> = listed.difference(&accepted).collect();
     assert!(
         unknown.is_empty(),
-        "the README lists options `wavetrace render --help` does not: {unknown:?}"
+        "the README lists options neither `render --help` nor `view --help` does: {unknown:?}"
     );
 }
 

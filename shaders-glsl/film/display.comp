@@ -62,7 +62,7 @@ void main() {
                 * push.mean_scale;
     vec3 display = clamp(tone_map(mean, push.tone_map), 0.0, 1.0);
     if (push.overlay != 0 && p.x < push.overlay_width && p.y < push.overlay_height) {
-        display = overlay_bit(p) ? vec3(1.0) : display * 0.3;
+        display = overlay_bit(p) ? vec3(1.0) : display * 0.12;
     }
     uvec3 bytes = uvec3(round(vec3(srgb_encode(display.r), srgb_encode(display.g), srgb_encode(display.b)) * 255.0));
     Pixels(push.pixels).v[pixel] = bytes.r | (bytes.g << 8) | (bytes.b << 16) | (255u << 24);

@@ -59,6 +59,28 @@ pub struct Instance {
 /// timeline semaphores, scalar layout (1.2), synchronization2 (1.3).
 pub const REQUIRED_API_VERSION: u32 = vk::API_VERSION_1_3;
 
+/// The instance extensions that make surfaces for windows of `display`, each checked
+/// against what the loader offers.
+fn surface_extensions(
+    display: raw_window_handle::RawDisplayHandle,
+    has_extension: &dyn Fn(&CStr) -> bool,
+) -> GpuResult<Vec<*const std::ffi::c_char>> {
+    let names = ash_window::enumerate_required_extensions(display).map_err(|result| {
+        GpuError::Presentation(format!("this display has no Vulkan surface extension ({result:?})"))
+    })?;
+    for &name in names {
+        // SAFETY: ash_window returns pointers to static NUL-terminated names.
+        let name = unsafe { CStr::from_ptr(name) };
+        if !has_extension(name) {
+            return Err(GpuError::Presentation(format!(
+                "the Vulkan loader offers no {}: it cannot draw to this display",
+                name.to_string_lossy()
+            )));
+        }
+    }
+    Ok(names.to_vec())
+}
+
 impl Instance {
     pub fn new(validation: Validation) -> GpuResult<Self> {
         Self::with_presentation(validation, None)
@@ -109,21 +131,7 @@ impl Instance {
             extension_names.push(ash::ext::debug_utils::NAME.as_ptr());
         }
         if let Some(display) = display {
-            let surface_extensions = ash_window::enumerate_required_extensions(display).map_err(|result| {
-                GpuError::Presentation(format!("this display has no Vulkan surface extension ({result:?})"))
-            })?;
-            for &name in surface_extensions {
-                // SAFETY: ash_window returns pointers to static NUL-terminated names.
-                let present = has_extension(unsafe { CStr::from_ptr(name) });
-                if !present {
-                    // SAFETY: as above.
-                    let name = unsafe { CStr::from_ptr(name) }.to_string_lossy();
-                    return Err(GpuError::Presentation(format!(
-                        "the Vulkan loader offers no {name}: it cannot draw to this display"
-                    )));
-                }
-                extension_names.push(name);
-            }
+            extension_names.extend(surface_extensions(display, &has_extension)?);
         }
         let create_info = vk::InstanceCreateInfo::default()
             .application_info(&app_info)

@@ -14,6 +14,21 @@ use super::context::{Context, Shared};
 use super::error::{GpuError, GpuResult, VkResultExt};
 use super::image::{Image, ImageFormat};
 
+/// The one mip level and layer of the images copied here.
+const COLOR_LAYERS: vk::ImageSubresourceLayers = vk::ImageSubresourceLayers {
+    aspect_mask: vk::ImageAspectFlags::COLOR,
+    mip_level: 0,
+    base_array_layer: 0,
+    layer_count: 1,
+};
+const COLOR_RANGE: vk::ImageSubresourceRange = vk::ImageSubresourceRange {
+    aspect_mask: vk::ImageAspectFlags::COLOR,
+    base_mip_level: 0,
+    level_count: 1,
+    base_array_layer: 0,
+    layer_count: 1,
+};
+
 /// What the window shows around an image whose shape differs from the window's.
 const BORDER: [f32; 4] = [0.05, 0.05, 0.05, 1.0];
 
@@ -211,41 +226,7 @@ impl Presenter {
                     .vk("vkGetPhysicalDeviceSurfaceFormatsKHR")?,
             )
         };
-        let format = FORMATS
-            .iter()
-            .find_map(|&wanted| {
-                formats
-                    .iter()
-                    .find(|f| f.format == wanted && f.color_space == vk::ColorSpaceKHR::SRGB_NONLINEAR)
-            })
-            .copied()
-            .ok_or_else(|| {
-                GpuError::Presentation(format!(
-                    "the window offers no 8-bit sRGB format (it offers {formats:?})"
-                ))
-            })?;
-        if !capabilities
-            .supported_usage_flags
-            .contains(vk::ImageUsageFlags::TRANSFER_DST)
-        {
-            return Err(GpuError::Presentation(
-                "the window's images cannot be copied to (no TRANSFER_DST usage)".into(),
-            ));
-        }
-        // SAFETY: a plain query on the physical device.
-        let features = unsafe {
-            shared
-                .instance
-                .raw
-                .get_physical_device_format_properties(physical, format.format)
-        }
-        .optimal_tiling_features;
-        if !features.contains(vk::FormatFeatureFlags::BLIT_DST) {
-            return Err(GpuError::Presentation(format!(
-                "{:?} cannot be blitted to",
-                format.format
-            )));
-        }
+        let format = choose_format(&shared, &formats, &capabilities)?;
         // Where the surface fixes its size, that size; else the window's, within the limits.
         let extent = if capabilities.current_extent.width != u32::MAX {
             capabilities.current_extent
@@ -333,6 +314,51 @@ impl Presenter {
     }
 }
 
+/// The first of `FORMATS` the surface offers in sRGB colour space, if its images can be
+/// copied and blitted to.
+fn choose_format(
+    shared: &Shared,
+    formats: &[vk::SurfaceFormatKHR],
+    capabilities: &vk::SurfaceCapabilitiesKHR,
+) -> GpuResult<vk::SurfaceFormatKHR> {
+    let format = FORMATS
+        .iter()
+        .find_map(|&wanted| {
+            formats
+                .iter()
+                .find(|f| f.format == wanted && f.color_space == vk::ColorSpaceKHR::SRGB_NONLINEAR)
+        })
+        .copied()
+        .ok_or_else(|| {
+            GpuError::Presentation(format!(
+                "the window offers no 8-bit sRGB format (it offers {formats:?})"
+            ))
+        })?;
+    if !capabilities
+        .supported_usage_flags
+        .contains(vk::ImageUsageFlags::TRANSFER_DST)
+    {
+        return Err(GpuError::Presentation(
+            "the window's images cannot be copied to (no TRANSFER_DST usage)".into(),
+        ));
+    }
+    // SAFETY: a plain query on the physical device.
+    let features = unsafe {
+        shared
+            .instance
+            .raw
+            .get_physical_device_format_properties(shared.adapter.raw, format.format)
+    }
+    .optimal_tiling_features;
+    if !features.contains(vk::FormatFeatureFlags::BLIT_DST) {
+        return Err(GpuError::Presentation(format!(
+            "{:?} cannot be blitted to",
+            format.format
+        )));
+    }
+    Ok(format)
+}
+
 fn is_srgb(format: vk::Format) -> bool {
     matches!(format, vk::Format::B8G8R8A8_SRGB | vk::Format::R8G8B8A8_SRGB)
 }
@@ -391,13 +417,7 @@ fn layout_barrier(
         .old_layout(old)
         .new_layout(new)
         .image(image)
-        .subresource_range(vk::ImageSubresourceRange {
-            aspect_mask: vk::ImageAspectFlags::COLOR,
-            base_mip_level: 0,
-            level_count: 1,
-            base_array_layer: 0,
-            layer_count: 1,
-        })
+        .subresource_range(COLOR_RANGE)
 }
 
 /// The pixels into the staging image, and the staging image into the swapchain image, fitted.
@@ -445,12 +465,7 @@ fn record_copy(
         ],
         &[pixels_written],
     );
-    let whole = vk::ImageSubresourceLayers {
-        aspect_mask: vk::ImageAspectFlags::COLOR,
-        mip_level: 0,
-        base_array_layer: 0,
-        layer_count: 1,
-    };
+    let whole = COLOR_LAYERS;
     let (width, height) = (staging.width(), staging.height());
     let region = vk::BufferImageCopy::default()
         .image_subresource(whole)
@@ -460,13 +475,7 @@ fn record_copy(
             depth: 1,
         });
     let clear = vk::ClearColorValue { float32: BORDER };
-    let everything = vk::ImageSubresourceRange {
-        aspect_mask: vk::ImageAspectFlags::COLOR,
-        base_mip_level: 0,
-        level_count: 1,
-        base_array_layer: 0,
-        layer_count: 1,
-    };
+    let everything = COLOR_RANGE;
     // SAFETY: the buffer holds width x height words (the caller's contract), both images are
     // in TRANSFER_DST_OPTIMAL (barrier above), and the command buffer is recording.
     unsafe {
@@ -492,6 +501,31 @@ fn record_copy(
         ],
         &[],
     );
+    record_fitted_blit(&device, raw, staging, target, extent);
+    barrier(
+        &[layout_barrier(
+            target,
+            L::TRANSFER_DST_OPTIMAL,
+            L::PRESENT_SRC_KHR,
+            transfer_write,
+            (S::ALL_COMMANDS, A::NONE),
+        )],
+        &[],
+    );
+}
+
+/// The staging image, scaled to fit and centred, into the swapchain image (both in their
+/// transfer layouts).
+fn record_fitted_blit(
+    device: &ash::Device,
+    raw: vk::CommandBuffer,
+    staging: &Image,
+    target: vk::Image,
+    extent: vk::Extent2D,
+) {
+    use vk::ImageLayout as L;
+    let whole = COLOR_LAYERS;
+    let (width, height) = (staging.width(), staging.height());
     let (x0, y0, x1, y1) = fit_rectangle((width, height), (extent.width, extent.height));
     let blit = vk::ImageBlit::default()
         .src_subresource(whole)
@@ -523,16 +557,6 @@ fn record_copy(
             filter,
         );
     }
-    barrier(
-        &[layout_barrier(
-            target,
-            L::TRANSFER_DST_OPTIMAL,
-            L::PRESENT_SRC_KHR,
-            transfer_write,
-            (S::ALL_COMMANDS, A::NONE),
-        )],
-        &[],
-    );
 }
 
 #[cfg(test)]

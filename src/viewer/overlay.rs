@@ -140,7 +140,7 @@ mod tests {
             .flat_map(|y| (0..overlay.width).map(move |x| (x, y)))
             .filter(|&(x, y)| overlay.is_set(x, y))
             .count();
-        assert_eq!(set, (7 + 3) * 4, "'1' has 7 pixels and '-' 3, each 2x2");
+        assert_eq!(set, (8 + 3) * 4, "'1' has 8 pixels and '-' 3, each 2x2");
     }
 
     #[test]
