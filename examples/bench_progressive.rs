@@ -1,7 +1,8 @@
 //! What the viewer's pass structure costs: one offline render of N samples per pixel against
 //! N / k progressive passes of k samples (`Renderer::render_pass`, as `wavetrace view` runs
 //! them), on the same scene and settings. Prints Msamples/s of both (wall clock, and GPU time
-//! from the timestamp scopes) and the wall time per pass outside the GPU.
+//! from the timestamp scopes) and the wall time per pass outside the GPU, after a first render
+//! that warms the driver up.
 //!
 //! cargo run --release --example bench_progressive -- SCENE WIDTH HEIGHT SPP PASS_SPP [INTEGRATOR]
 
@@ -36,6 +37,10 @@ fn main() -> Result<(), String> {
     };
     let samples = f64::from(width) * f64::from(height) * f64::from(spp);
 
+    // A first render warms the driver's pipeline caches and the allocator for both timings.
+    Renderer::new(&context, &scene, &settings(spp))
+        .and_then(|mut warm| warm.render())
+        .map_err(|e| e.to_string())?;
     let mut offline = Renderer::new(&context, &scene, &settings(spp)).map_err(|e| e.to_string())?;
     let started = Instant::now();
     let (image, stats) = offline.render_with_progress(|_| {}).map_err(|e| e.to_string())?;
