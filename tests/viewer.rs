@@ -23,6 +23,30 @@ fn scene() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenes/cornell-box/cornell-box.gltf")
 }
 
+/// What the window and the offline render share: scene, size, samples, depth and tone map.
+fn picture_options() -> Vec<String> {
+    let options = [
+        "--spp",
+        "4",
+        "--tone-map",
+        "aces",
+        "--exposure",
+        "0.5",
+        "--max-depth",
+        "4",
+    ];
+    [
+        scene().to_str().unwrap(),
+        "--res",
+        &WIDTH.to_string(),
+        &HEIGHT.to_string(),
+    ]
+    .into_iter()
+    .chain(options)
+    .map(String::from)
+    .collect()
+}
+
 fn have(tool: &str) -> bool {
     Command::new("sh")
         .args(["-c", &format!("command -v {tool}")])
@@ -131,26 +155,9 @@ impl Viewer {
 
 fn start_viewer(x: &XServer, shots: &Path) -> Viewer {
     let mut child = wavetrace()
-        .args([
-            "view",
-            scene().to_str().unwrap(),
-            "--res",
-            &WIDTH.to_string(),
-            &HEIGHT.to_string(),
-        ])
-        .args([
-            "--spp",
-            "4",
-            "--pass-spp",
-            "2",
-            "--tone-map",
-            "aces",
-            "--exposure",
-            "0.5",
-            "--max-depth",
-            "4",
-        ])
-        .args(["--shots", shots.to_str().unwrap()])
+        .arg("view")
+        .args(picture_options())
+        .args(["--pass-spp", "2", "--shots", shots.to_str().unwrap()])
         .env("DISPLAY", &x.display)
         .env("WAVETRACE_VALIDATION", "1")
         .stdout(Stdio::piped())
@@ -268,23 +275,8 @@ fn the_window_shows_the_offline_render_and_answers_mouse_keys_and_resize() {
     let offline_png = dir.join("offline.png");
     let offline_exr = dir.join("offline.exr");
     let status = wavetrace()
-        .args([
-            "render",
-            scene().to_str().unwrap(),
-            "--res",
-            &WIDTH.to_string(),
-            &HEIGHT.to_string(),
-        ])
-        .args([
-            "--spp",
-            "4",
-            "--tone-map",
-            "aces",
-            "--exposure",
-            "0.5",
-            "--max-depth",
-            "4",
-        ])
+        .arg("render")
+        .args(picture_options())
         .args(["-o", offline_png.to_str().unwrap(), "-o", offline_exr.to_str().unwrap()])
         .status()
         .unwrap();
