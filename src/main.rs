@@ -492,7 +492,6 @@ fn view(args: &ViewArgs) -> Result<(), String> {
             CullingArg::Auto => CullingFormat::Lists,
             CullingArg::Format(format) => format,
         },
-        fixed_resolution: options.res.is_some(),
         target_spp: args.spp,
         display,
         shots: args.shots.clone(),

@@ -70,6 +70,26 @@ fn passes_add_up_to_one_render_bit_for_bit() {
 }
 
 #[test]
+fn a_second_render_gives_the_first_image_again() {
+    let gpu = common::gpu();
+    let context = &gpu.context;
+    let scene = common::load_scene("cornell-box");
+    for integrator in [
+        IntegratorKind::Wavefront,
+        IntegratorKind::Megakernel,
+        IntegratorKind::Bdpt,
+    ] {
+        let backend = context.trace_backends()[0];
+        let mut renderer = Renderer::new(context, &scene, &settings(backend, integrator, 2)).unwrap();
+        let first = renderer.render().unwrap();
+        renderer.render_pass(2).unwrap();
+        let second = renderer.render().unwrap();
+        assert_same_bits(&second, &first, &format!("{integrator:?}: render after render"));
+    }
+    gpu.finish();
+}
+
+#[test]
 fn a_pass_past_the_sample_sequence_is_refused() {
     let gpu = common::gpu();
     let scene = common::load_scene("cornell-box");

@@ -32,6 +32,8 @@ pub struct Renderer {
     /// render changes between passes (the first sample, the camera).
     constants: PassConstants,
     constants_buffer: Buffer,
+    /// Whether passes have run: a second `render` must then reset film and queues first.
+    rendered: bool,
     resources: SceneResources,
     features: KernelFeatures,
     ray_log: Option<RayLog>,
@@ -186,6 +188,7 @@ impl Renderer {
             queues,
             constants,
             constants_buffer,
+            rendered: false,
             resources,
             features,
             ray_log,
@@ -215,6 +218,12 @@ impl Renderer {
     /// As `render`, calling `progress` with the share of the work started, and returning GPU
     /// timings and counts.
     pub fn render_with_progress(&mut self, mut progress: impl FnMut(f64)) -> GpuResult<(RgbImage, RenderStats)> {
+        // A renderer that has rendered before starts from an empty film and full queues.
+        if self.rendered {
+            self.clear_film()?;
+            self.restart(0, self.settings.spp)?;
+        }
+        self.rendered = true;
         let started = std::time::Instant::now();
         let passes = self.integrator.render(&self.context, &mut progress)?;
         let wall_seconds = started.elapsed().as_secs_f64();
@@ -242,6 +251,21 @@ impl Renderer {
             });
         }
         let started = std::time::Instant::now();
+        self.restart(first_sample, spp)?;
+        self.rendered = true;
+        let passes = self.integrator.render(&self.context, &mut |_| {})?;
+        let wall_seconds = started.elapsed().as_secs_f64();
+        let (kernels, gpu_ms) = kernel_times(&passes.timings, SUBMISSION_SCOPE);
+        Ok(PassReport {
+            kernels,
+            gpu_seconds: gpu_ms * 1e-3,
+            wall_seconds,
+        })
+    }
+
+    /// Resets what a pass starts from: the first sample in the constants, the queues (every
+    /// camera path of `spp` samples to hand out) and the integrator's own state.
+    fn restart(&mut self, first_sample: u32, spp: u32) -> GpuResult<()> {
         self.constants.first_sample = first_sample;
         let camera_paths = u64::from(self.settings.width) * u64::from(self.settings.height) * u64::from(spp);
         let queues = initial_queue_state(camera_paths, first_sample);
@@ -251,14 +275,6 @@ impl Renderer {
             commands.compute_barrier();
             self.integrator.record_restart(commands);
             Ok(())
-        })?;
-        let passes = self.integrator.render(&self.context, &mut |_| {})?;
-        let wall_seconds = started.elapsed().as_secs_f64();
-        let (kernels, gpu_ms) = kernel_times(&passes.timings, SUBMISSION_SCOPE);
-        Ok(PassReport {
-            kernels,
-            gpu_seconds: gpu_ms * 1e-3,
-            wall_seconds,
         })
     }
 

@@ -29,8 +29,6 @@ pub struct ViewConfig<'a> {
     pub settings: &'a SettingsFor<'a>,
     /// Light culling for the path tracers (BDPT renders without).
     pub culling_requested: CullingFormat,
-    /// Whether the resolution was given (otherwise it follows each scene's camera).
-    pub fixed_resolution: bool,
     /// Stop adding samples at this many per pixel; `None`: at the sample sequence's end.
     pub target_spp: Option<u32>,
     pub display: Display,
