@@ -460,3 +460,28 @@ fn punctual_lights_are_placed_by_their_nodes() {
         scene.warnings
     );
 }
+
+#[test]
+fn every_usable_camera_is_kept_in_node_order_and_the_first_renders() {
+    let mut document = tiny_gltf(&QUAD, Some(&QUAD_INDICES), [1.0; 3], true);
+    document["cameras"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"type": "orthographic", "orthographic": {"xmag": 1.0, "ymag": 1.0, "znear": 0.1, "zfar": 10.0}}));
+    let nodes = document["nodes"].as_array_mut().unwrap();
+    nodes.push(json!({"name": "flat", "camera": 1}));
+    nodes.push(json!({"name": "second", "camera": 0, "translation": [0.0, 2.0, 5.0]}));
+    nodes.push(json!({"name": "third", "camera": 0, "translation": [4.0, 0.0, 0.0]}));
+    document["scenes"][0]["nodes"] = json!([0, 1, 2, 3, 4]);
+    let dir = temp_dir("cameras");
+    let scene = Scene::load(&write(&dir, "cameras.gltf", &document)).unwrap();
+    let origin = |c: &wavetrace::scene::Camera| c.world_from_camera.transform_point3(glam::Vec3::ZERO);
+    assert_eq!(origin(scene.camera.as_ref().unwrap()), glam::Vec3::new(0.0, 0.0, 3.0));
+    let more: Vec<glam::Vec3> = scene.more_cameras.iter().map(origin).collect();
+    assert_eq!(more, [glam::Vec3::new(0.0, 2.0, 5.0), glam::Vec3::new(4.0, 0.0, 0.0)]);
+    assert!(scene
+        .warnings
+        .iter()
+        .any(|w| w.contains("flat") && w.contains("orthographic")));
+    let _ = std::fs::remove_dir_all(&dir);
+}
