@@ -63,7 +63,11 @@ struct XServer {
 impl XServer {
     /// `None` (with the reason printed) where Xvfb is missing, outside CI.
     fn start() -> Option<Self> {
-        let missing: Vec<&str> = ["Xvfb", "xdotool", "xwd"].into_iter().filter(|t| !have(t)).collect();
+        let mut missing: Vec<&str> = ["Xvfb", "xdotool", "xwd"].into_iter().filter(|t| !have(t)).collect();
+        let xlib = Command::new(python_with_xlib()).args(["-c", "import Xlib"]).output();
+        if !xlib.is_ok_and(|o| o.status.success()) {
+            missing.push("python3-xlib");
+        }
         if !missing.is_empty() {
             let reason = format!("no {} (tools/setup.sh installs them)", missing.join(", "));
             assert!(std::env::var("CI").is_err(), "CI must run the window tests: {reason}");
@@ -185,6 +189,37 @@ fn start_viewer(x: &XServer, shots: &Path) -> Viewer {
     viewer.window = x.run("xdotool", &["search", "--name", "^wavetrace \\|"]);
     assert!(!viewer.window.is_empty(), "no window named wavetrace");
     viewer
+}
+
+/// Drops `path` onto the window through XDND (tests/tools/xdnd_drop.py), as a file manager
+/// does.
+fn drop_file(x: &XServer, window: &str, path: &Path) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/xdnd_drop.py");
+    let output = Command::new(python_with_xlib())
+        .arg(script)
+        .args([window, path.to_str().unwrap()])
+        .env("DISPLAY", &x.display)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "xdnd_drop.py: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Debian's python3, which python3-xlib installs into (a pyenv or venv python comes first
+/// on some PATHs and lacks it).
+fn python_with_xlib() -> &'static str {
+    ["/usr/bin/python3", "python3"]
+        .into_iter()
+        .find(|p| {
+            Command::new(p)
+                .args(["-c", "import Xlib"])
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .unwrap_or("python3")
 }
 
 /// The window's pixels as RGB bytes (xwd's ZPixmap, 32 bits a pixel, masks as it states).
@@ -369,6 +404,24 @@ fn the_window_shows_the_offline_render_and_answers_mouse_keys_and_resize() {
     x.key(&window, "bracketright");
     viewer.wait_for_line("depth 5", 1);
     viewer.wait_for_line("view: done: 4 spp", 5);
+
+    // A dropped scene opens; a dropped file that is not a scene leaves it and says why.
+    drop_file(
+        &x,
+        &window,
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenes/furnace-box/furnace-box.gltf"),
+    );
+    viewer.wait_for_line("furnace-box.gltf", 1);
+    viewer.wait_for_line("view: done: 4 spp", 6);
+    let broken = dir.join("broken.gltf");
+    std::fs::write(&broken, "{ not json").unwrap();
+    drop_file(&x, &window, &broken);
+    viewer.wait_for_line("broken.gltf", 1);
+    let said = viewer.lines_with("broken.gltf").join("\n");
+    assert!(!said.contains("opened"), "{said}");
+    assert!(x
+        .run("xdotool", &["getwindowname", &window])
+        .contains("furnace-box.gltf"));
 
     // Escape closes it; the exit status carries the validation layer's verdict.
     x.key(&window, "Escape");

@@ -25,10 +25,11 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 # Build tools for shaderc's build-from-source (cmake, ninja, python3, a C++ compiler),
 # the Vulkan loader and the Khronos validation layer; for the viewer's tests a virtual X
-# server, input and screenshots (xvfb, xdotool, xwd from x11-apps) and RenderDoc's capture
-# tool (its layer loads only when ENABLE_VULKAN_RENDERDOC_CAPTURE=1).
+# server, input, drag and drop and screenshots (xvfb, xdotool, python3-xlib, xwd from
+# x11-apps) and RenderDoc's capture tool (its layer loads only when
+# ENABLE_VULKAN_RENDERDOC_CAPTURE=1).
 packages=(cmake ninja-build python3 g++ pkg-config libvulkan1 vulkan-validationlayers vulkan-tools
-  xvfb xdotool x11-apps renderdoccmd)
+  xvfb xdotool python3-xlib x11-apps renderdoccmd)
 
 missing=()
 for p in "${packages[@]}"; do
