@@ -404,6 +404,12 @@ fn the_window_shows_the_offline_render_and_answers_mouse_keys_and_resize() {
     x.key(&window, "bracketright");
     viewer.wait_for_line("depth 5", 1);
     viewer.wait_for_line("view: done: 4 spp", 5);
+    x.key(&window, "g");
+    viewer.wait_for_line("cycles schedule", 1);
+    viewer.wait_for_line("view: done: 4 spp", 6);
+    x.key(&window, "l");
+    viewer.wait_for_line("cpu-bvh lights", 1);
+    viewer.wait_for_line("view: done: 4 spp", 7);
 
     // A dropped scene opens; a dropped file that is not a scene leaves it and says why.
     drop_file(
@@ -412,7 +418,7 @@ fn the_window_shows_the_offline_render_and_answers_mouse_keys_and_resize() {
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenes/furnace-box/furnace-box.gltf"),
     );
     viewer.wait_for_line("furnace-box.gltf", 1);
-    viewer.wait_for_line("view: done: 4 spp", 6);
+    viewer.wait_for_line("view: done: 4 spp", 8);
     let broken = dir.join("broken.gltf");
     std::fs::write(&broken, "{ not json").unwrap();
     drop_file(&x, &window, &broken);
