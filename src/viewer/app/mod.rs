@@ -75,6 +75,8 @@ pub struct App<'a> {
     samples_per_second: f64,
     help: bool,
     capture_next_pass: bool,
+    /// The camera changed since the last frame.
+    camera_changed: bool,
     mouse: (f64, f64),
     buttons: HashMap<MouseButton, bool>,
     modifiers: ModifiersState,
@@ -99,6 +101,7 @@ impl<'a> App<'a> {
             samples_per_second: 0.0,
             help: false,
             capture_next_pass,
+            camera_changed: false,
             mouse: (0.0, 0.0),
             buttons: HashMap::new(),
             modifiers: ModifiersState::empty(),
@@ -271,7 +274,17 @@ impl<'a> App<'a> {
         self.last_title = None;
     }
 
+    /// Notes a camera change; the next frame applies it once, however many mouse events
+    /// came before it.
     fn camera_moved(&mut self) {
+        self.camera_changed = true;
+    }
+
+    /// The camera changes since the last frame, to the renderer, and the film restarted.
+    fn apply_camera(&mut self) {
+        if !std::mem::take(&mut self.camera_changed) {
+            return;
+        }
         let (Some(session), Some(controller)) = (self.session.as_mut(), &self.controller) else {
             return;
         };
@@ -297,6 +310,7 @@ impl<'a> App<'a> {
             }
             self.camera_moved();
         }
+        self.apply_camera();
         let target = self.target_samples();
         let session = self.session.as_mut().ok_or("no window")?;
         let spp = session.renderer.settings().spp;
@@ -502,7 +516,8 @@ impl ApplicationHandler for App<'_> {
             < self
                 .target_samples()
                 .saturating_sub(session.renderer.settings().spp - 1)
-            || !self.fly_keys.is_empty();
+            || !self.fly_keys.is_empty()
+            || self.camera_changed;
         if busy {
             event_loop.set_control_flow(ControlFlow::Poll);
             session.window.request_redraw();
