@@ -103,12 +103,24 @@ impl XServer {
     }
 
     fn run(&self, program: &str, args: &[&str]) -> String {
+        String::from_utf8_lossy(&self.output(program, args).stdout)
+            .trim()
+            .to_string()
+    }
+
+    /// What `program` printed on this display; its failure fails the test.
+    fn output(&self, program: &str, args: &[&str]) -> std::process::Output {
         let output = Command::new(program)
             .args(args)
             .env("DISPLAY", &self.display)
             .output()
             .unwrap();
-        String::from_utf8_lossy(&output.stdout).trim().to_string()
+        assert!(
+            output.status.success(),
+            "{program}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output
     }
 }
 
@@ -195,16 +207,9 @@ fn start_viewer(x: &XServer, shots: &Path) -> Viewer {
 /// does.
 fn drop_file(x: &XServer, window: &str, path: &Path) {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tools/xdnd_drop.py");
-    let output = Command::new(python_with_xlib())
-        .arg(script)
-        .args([window, path.to_str().unwrap()])
-        .env("DISPLAY", &x.display)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "xdnd_drop.py: {}",
-        String::from_utf8_lossy(&output.stderr)
+    x.output(
+        python_with_xlib(),
+        &[script.to_str().unwrap(), window, path.to_str().unwrap()],
     );
 }
 
@@ -224,17 +229,7 @@ fn python_with_xlib() -> &'static str {
 
 /// The window's pixels as RGB bytes (xwd's ZPixmap, 32 bits a pixel, masks as it states).
 fn screenshot(x: &XServer, window: &str) -> (u32, u32, Vec<[u8; 3]>) {
-    let output = Command::new("xwd")
-        .args(["-id", window, "-silent"])
-        .env("DISPLAY", &x.display)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "xwd: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let data = output.stdout;
+    let data = x.output("xwd", &["-id", window, "-silent"]).stdout;
     let field = |i: usize| u32::from_be_bytes(data[4 * i..4 * i + 4].try_into().unwrap());
     let (header, width, height) = (field(0) as usize, field(4), field(5));
     let (byte_order, bits_per_pixel, bytes_per_line) = (field(7), field(11), field(12) as usize);

@@ -128,11 +128,6 @@ impl Presenter {
         self.stale = true;
     }
 
-    /// The swapchain's pixel format, for `info` and logs.
-    pub fn format(&self) -> vk::Format {
-        self.format.format
-    }
-
     /// Shows `pixels` (`width` x `height` RGBA8 words, sRGB-encoded) in a window of
     /// `window_size`, scaled to fit and centred. `write_pixels` records the work that fills
     /// them (the display kernel), which runs in the same submission, before the copy.
@@ -156,8 +151,7 @@ impl Presenter {
             .as_ref()
             .is_none_or(|s| (s.width(), s.height()) != (width, height))
         {
-            self.commands.begin(context)?;
-            self.commands.end()?;
+            context.wait_for_all("the frames that read the old display image")?;
             self.staging = None;
             let format = staging_format(self.format.format);
             // SAMPLED only because every Image has a view, which needs a viewable usage.

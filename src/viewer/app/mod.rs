@@ -298,6 +298,12 @@ impl<'a> App<'a> {
         self.config.target_spp.unwrap_or(Renderer::MAX_SAMPLES)
     }
 
+    /// Whether another pass fits below the samples the viewer stops at.
+    fn pass_left(&self) -> bool {
+        let spp = self.session.as_ref().map_or(1, |s| s.renderer.settings().spp);
+        self.samples + spp <= self.target_samples()
+    }
+
     /// One frame: passes while the budget lasts and samples remain, then the picture.
     fn frame(&mut self) -> Result<(), String> {
         let now = Instant::now();
@@ -316,7 +322,7 @@ impl<'a> App<'a> {
         let spp = session.renderer.settings().spp;
         let started = Instant::now();
         let mut added = 0u32;
-        while self.samples + spp <= target && (added == 0 || started.elapsed() < FRAME_BUDGET) {
+        while (added == 0 || started.elapsed() < FRAME_BUDGET) && self.samples + spp <= target {
             let capture = self.capture_next_pass && self.config.renderdoc.is_some();
             if let (true, Some(renderdoc)) = (capture, &self.config.renderdoc) {
                 renderdoc.start(&session.context);
@@ -340,7 +346,7 @@ impl<'a> App<'a> {
             let (w, h) = session.display.size();
             let seconds = started.elapsed().as_secs_f64().max(1e-9);
             self.samples_per_second = f64::from(added) * f64::from(w) * f64::from(h) / seconds;
-            if self.samples + spp > target {
+            if !self.pass_left() {
                 println!("view: done: {} spp", self.samples);
             }
         }
@@ -382,12 +388,7 @@ impl<'a> App<'a> {
         let Some(switches) = self.switches else {
             return String::new();
         };
-        let done =
-            if self.samples + self.session.as_ref().map_or(1, |s| s.renderer.settings().spp) > self.target_samples() {
-                " (done)"
-            } else {
-                ""
-            };
+        let done = if self.pass_left() { "" } else { " (done)" };
         format!(
             "{} spp{done} | {:.1} Msamples/s | {:?} {} {} d{} | {} {:+.1} EV",
             self.samples,
@@ -512,12 +513,7 @@ impl ApplicationHandler for App<'_> {
         let Some(session) = &self.session else { return };
         // Frames keep coming while samples remain or the camera flies; after that the loop
         // sleeps until an event, and redraws twice a second so the window stays current.
-        let busy = self.samples
-            < self
-                .target_samples()
-                .saturating_sub(session.renderer.settings().spp - 1)
-            || !self.fly_keys.is_empty()
-            || self.camera_changed;
+        let busy = self.pass_left() || !self.fly_keys.is_empty() || self.camera_changed;
         if busy {
             event_loop.set_control_flow(ControlFlow::Poll);
             session.window.request_redraw();
