@@ -470,7 +470,15 @@ gpu_structs! {
         // viewer) continue one sample sequence, so that N passes of k samples add up to the
         // render of N k samples bit for bit.
         first_sample: u32,
-        pad_first_sample: u32,
+        // The pixels a render covers, `crop_width` x `crop_height` from (`crop_x`, `crop_y`):
+        // the whole image, or a farm's tile (`render --tile`). Camera paths are handed out
+        // over these pixels only; the film and the camera stay the whole image's, so that a
+        // pixel's samples are the same whichever tile renders it.
+        crop_x: u32,
+        crop_y: u32,
+        crop_width: u32,
+        crop_height: u32,
+        pad_crop: u32,
     }
 
     /// Queue counters and the indirect arguments made from them; all GPU-written. Queue

@@ -40,20 +40,32 @@ uint path_bounce(uint packed) {
     return packed >> SAMPLE_BITS;
 }
 
-// The pixel of camera path `index` (the sample is index / pixels): camera paths are handed
-// out sample by sample and, within a sample, tile by tile (row-major tiles of tile_size pixels
-// square, row-major pixels inside). The CPU twin is wavefront::tiled_pixel.
+// The pixel of camera path `index` (the sample is index / crop pixels): camera paths are
+// handed out sample by sample and, within a sample, tile by tile over the crop (row-major
+// tiles of tile_size pixels square, row-major pixels inside). The pixel is the whole image's.
+// The CPU twin is wavefront::tiled_pixel.
 uint tiled_pixel(PassConstants c, uint within_sample) {
     uint tile = c.tile_size;
-    uint tile_row = within_sample / (tile * c.width);
-    uint rest = within_sample - tile_row * tile * c.width;
-    uint tile_height = min(tile, c.height - tile_row * tile);
+    uint tile_row = within_sample / (tile * c.crop_width);
+    uint rest = within_sample - tile_row * tile * c.crop_width;
+    uint tile_height = min(tile, c.crop_height - tile_row * tile);
     uint tile_column = rest / (tile * tile_height);
     rest -= tile_column * tile * tile_height;
-    uint tile_width = min(tile, c.width - tile_column * tile);
-    uint x = tile_column * tile + rest % tile_width;
-    uint y = tile_row * tile + rest / tile_width;
+    uint tile_width = min(tile, c.crop_width - tile_column * tile);
+    uint x = c.crop_x + tile_column * tile + rest % tile_width;
+    uint y = c.crop_y + tile_row * tile + rest / tile_width;
     return y * c.width + x;
+}
+
+// Camera paths a sample has: the crop's pixels.
+uint64_t crop_pixels(PassConstants c) {
+    return uint64_t(c.crop_width) * c.crop_height;
+}
+
+// The megakernel's pixel for launch index `index`: row-major over the crop.
+uint crop_pixel(PassConstants c, uint index) {
+    uint row = index / c.crop_width;
+    return (c.crop_y + row) * c.width + c.crop_x + (index - row * c.crop_width);
 }
 
 #endif

@@ -44,7 +44,7 @@ void main() {
     PassConstants c = constants();
     // Rows of groups past the device's group count limit (TraceKernel::record_per_pixel).
     uint path = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * WAVEFRONT_GROUP;
-    uvec2 rays = path < c.width * c.height ? trace_path(c, path) : uvec2(0);
+    uvec2 rays = path < c.crop_width * c.crop_height ? trace_path(c, crop_pixel(c, path)) : uvec2(0);
     // One atomic per subgroup for the pass's ray counts.
     uvec2 totals = uvec2(subgroupAdd(rays.x), subgroupAdd(rays.y));
     if (subgroupElect()) {

@@ -28,7 +28,7 @@ void main() {
         return;
     }
     uint64_t camera_path = queues.q.first_new_camera_path + (slot - kept);
-    uint64_t pixels = uint64_t(c.width) * c.height;
+    uint64_t pixels = crop_pixels(c);
     uint64_t pass_sample = camera_path / pixels;
     uint sample_index = c.first_sample + uint(pass_sample);
     uint pixel = tiled_pixel(c, uint(camera_path - pass_sample * pixels));

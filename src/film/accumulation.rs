@@ -40,16 +40,36 @@ impl Film {
 
     /// The mean radiance of `spp` samples per pixel.
     pub fn read_mean(&self, context: &Context, spp: u32) -> GpuResult<RgbImage> {
-        let (width, height) = (self.width as usize, self.height as usize);
-        let sums: Vec<u64> = self.sums.read_back(context, width * height * 3)?;
-        let scale = 1.0 / (f64::from(FILM_SCALE) * f64::from(spp));
-        Ok(RgbImage {
-            width,
-            height,
-            pixels: sums
-                .chunks_exact(3)
-                .map(|s| [s[0], s[1], s[2]].map(|v| (v as f64 * scale) as f32))
-                .collect(),
-        })
+        let sums = self.read_sums(context)?;
+        Ok(mean_of_sums(self.width as usize, self.height as usize, &sums, spp))
+    }
+
+    /// The raw sums, three a pixel, in units of 1 / `FILM_SCALE`: what several devices' or
+    /// a farm's partial films add up exactly (`scale`).
+    pub fn read_sums(&self, context: &Context) -> GpuResult<Vec<u64>> {
+        let pixels = self.width as usize * self.height as usize;
+        self.sums.read_back(context, pixels * 3)
+    }
+
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+}
+
+/// The image of fixed-point sums (three a pixel) over `spp` samples a pixel: one rounding
+/// from the exact sum, so equal sums give equal bits wherever they were added.
+pub fn mean_of_sums(width: usize, height: usize, sums: &[u64], spp: u32) -> RgbImage {
+    let scale = 1.0 / (f64::from(FILM_SCALE) * f64::from(spp));
+    RgbImage {
+        width,
+        height,
+        pixels: sums
+            .chunks_exact(3)
+            .map(|s| [s[0], s[1], s[2]].map(|v| (v as f64 * scale) as f32))
+            .collect(),
     }
 }

@@ -9,7 +9,7 @@ pub mod metrics;
 mod output;
 pub mod tone_map;
 
-pub use accumulation::{Film, FILM_BYTES_PER_PIXEL};
+pub use accumulation::{mean_of_sums, Film, FILM_BYTES_PER_PIXEL};
 pub use image::RgbImage;
 pub use output::{read_exr, write_exr, write_image, write_png, FilmError};
 pub use tone_map::{Display, ToneMap};

@@ -86,7 +86,13 @@ impl Context {
             None => gpu_timeout()?,
         };
         let instance = Instance::with_presentation(desc.validation, desc.presentation)?;
-        let selector = desc.device.clone().or_else(|| std::env::var("WAVETRACE_DEVICE").ok());
+        // A list (`0,1`, `all`) is for renders over several devices; one context takes its first.
+        let selector = desc
+            .device
+            .clone()
+            .or_else(|| std::env::var("WAVETRACE_DEVICE").ok())
+            .and_then(|s| s.split(',').map(str::trim).find(|s| !s.is_empty()).map(str::to_string))
+            .filter(|s| s != "all");
         let adapter = choose_adapter(enumerate_adapters(&instance)?, selector.as_deref())?;
         log::info!("using device [{}] {} ({})", adapter.index, adapter.name, adapter.driver);
         let presents = desc.presentation.is_some();
@@ -97,6 +103,58 @@ impl Context {
             )));
         }
         Self::open(instance, adapter, timeout, presents)
+    }
+
+    /// One context a device of `selection`: `all` (every device with what wavetrace needs, in
+    /// index order) or a comma-separated list of indices or name parts, as `WAVETRACE_DEVICE`
+    /// takes one.
+    pub fn open_each(desc: &ContextDesc, selection: &str) -> GpuResult<Vec<Self>> {
+        let selectors: Vec<String> = if selection.trim() == "all" {
+            let instance = Instance::with_presentation(desc.validation, None)?;
+            let adapters = enumerate_adapters(&instance)?;
+            let usable: Vec<String> = adapters
+                .iter()
+                .filter(|a| a.capabilities.missing().is_empty())
+                .map(|a| a.index.to_string())
+                .collect();
+            if usable.is_empty() {
+                let report = adapters
+                    .iter()
+                    .map(|a| {
+                        format!(
+                            "  [{}] {}: lacks {}",
+                            a.index,
+                            a.name,
+                            a.capabilities.missing().join(", ")
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                return Err(if adapters.is_empty() {
+                    GpuError::NoDevice
+                } else {
+                    GpuError::NoCapableDevice(report)
+                });
+            }
+            usable
+        } else {
+            selection.split(',').map(|s| s.trim().to_string()).collect()
+        };
+        if let Some(empty) = selectors.iter().position(String::is_empty) {
+            return Err(GpuError::NoMatchingDevice {
+                selector: selection.to_string(),
+                devices: format!("entry {} of the list is empty", empty + 1),
+            });
+        }
+        selectors
+            .into_iter()
+            .map(|device| {
+                Self::new(&ContextDesc {
+                    device: Some(device),
+                    ..desc.clone()
+                })
+            })
+            .collect()
     }
 
     fn open(instance: Instance, adapter: Adapter, timeout: Duration, presents: bool) -> GpuResult<Self> {

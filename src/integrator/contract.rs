@@ -13,7 +13,7 @@
 //!    of the statistics (`Integrator::add_stats`).
 
 use crate::gpu::{Buffer, CommandBuffer, Context, GpuError, GpuResult, Profiler, ScopeTiming};
-use crate::interface::PassConstants;
+use crate::interface::{PassConstants, QueueState};
 use crate::lights::{LightCulling, LightSampler};
 use crate::scene::{GpuScene, Scene};
 
@@ -105,13 +105,15 @@ pub trait Integrator {
     /// Records the passes that `render` replays.
     fn record(&mut self, frame: &Frame<'_>) -> GpuResult<()>;
 
-    /// Runs every sample of the render, calling `progress` with the share of the work started.
-    fn render(&mut self, context: &Context, progress: &mut dyn FnMut(f64)) -> GpuResult<PassTimings>;
+    /// Runs the pass's `camera_paths` (covered pixels x samples, at most what `Setup` said),
+    /// calling `progress` with the share of the work started.
+    fn render(&mut self, context: &Context, camera_paths: u64, progress: &mut dyn FnMut(f64))
+        -> GpuResult<PassTimings>;
 
     /// Records what returns the integrator's own state to how `record` found it, so that a
-    /// progressive render's next pass (`Renderer::render_pass`) starts as a render does: the
-    /// renderer resets what it owns (queues, constants) itself.
-    fn record_restart(&self, commands: &mut CommandBuffer);
+    /// progressive render's next pass (`Renderer::render_samples`) starts as a render does:
+    /// the renderer resets what it owns (queues to `start`, constants) itself.
+    fn record_restart(&self, commands: &mut CommandBuffer, start: &QueueState);
 
     /// Adds what only this integrator knows to the statistics the renderer filled.
     fn add_stats(&self, context: &Context, stats: &mut RenderStats) -> GpuResult<()>;

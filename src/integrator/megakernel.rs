@@ -6,7 +6,7 @@
 
 use crate::gpu::shaders::ids;
 use crate::gpu::{CommandBuffer, ComputePipeline, Context, DispatchSize, GpuResult, Profiler};
-use crate::interface::{WavefrontPush, FEATURE_ALPHA};
+use crate::interface::{QueueState, WavefrontPush, FEATURE_ALPHA};
 use crate::trace::{self, TraceKernel, TraceShaders};
 
 use super::contract::{render_before_record, Frame, Integrator, PassTimings, Setup, SUBMISSION_SCOPE};
@@ -21,7 +21,8 @@ pub struct Megakernel {
     trace_paths: TraceKernel,
     finish_pass: ComputePipeline<WavefrontPush>,
     recorded: Option<(CommandBuffer, Profiler)>,
-    spp: u32,
+    /// Pixels a sample covers: one pass of the recording adds one sample to each.
+    pixels: u64,
 }
 
 impl Megakernel {
@@ -48,7 +49,7 @@ impl Megakernel {
             trace_paths,
             finish_pass: ComputePipeline::new(context, ids::MEGAKERNEL_FINISH_PASS, &[])?,
             recorded: None,
-            spp: setup.settings.spp,
+            pixels: setup.settings.covered().pixels(),
         })
     }
 }
@@ -78,7 +79,7 @@ impl Integrator for Megakernel {
         trace::barrier(backend, &mut pass);
         trace::timed(backend, &mut profiler, &mut pass, "trace_paths", &|pass| {
             self.trace_paths
-                .record_per_pixel(pass, &push, settings.width, settings.height)
+                .record_per_pixel(pass, &push, settings.covered().width, settings.covered().height)
         })?;
         pass.dispatch(&self.finish_pass, &push, DispatchSize { x: 1, y: 1 });
         trace::barrier(backend, &mut pass);
@@ -88,17 +89,23 @@ impl Integrator for Megakernel {
         Ok(())
     }
 
-    fn render(&mut self, context: &Context, progress: &mut dyn FnMut(f64)) -> GpuResult<PassTimings> {
+    fn render(
+        &mut self,
+        context: &Context,
+        camera_paths: u64,
+        progress: &mut dyn FnMut(f64),
+    ) -> GpuResult<PassTimings> {
         let (pass, profiler) = self.recorded.as_mut().ok_or_else(render_before_record)?;
+        let samples = camera_paths / self.pixels;
         let mut timings = Vec::new();
-        for done in 1..=self.spp {
+        for done in 1..=samples {
             pass.submit_and_wait(context)?;
             timings.extend(profiler.resolve()?);
-            progress(f64::from(done) / f64::from(self.spp));
+            progress(done as f64 / samples as f64);
         }
         Ok(PassTimings {
             timings,
-            submissions: u64::from(self.spp),
+            submissions: samples,
         })
     }
 
@@ -107,7 +114,7 @@ impl Integrator for Megakernel {
     }
 
     /// The megakernel keeps no path state between passes: its sample index is in the queues.
-    fn record_restart(&self, _commands: &mut CommandBuffer) {}
+    fn record_restart(&self, _commands: &mut CommandBuffer, _start: &QueueState) {}
 
     /// The megakernel keeps no counters of its own: the renderer's statistics are all there is.
     fn add_stats(&self, _context: &Context, _stats: &mut RenderStats) -> GpuResult<()> {

@@ -19,5 +19,7 @@ pub use contract::{Frame, Integrator, PassTimings, Setup, SUBMISSION_SCOPE};
 pub use kernel_features::KernelFeatures;
 pub use renderer::{PassReport, Renderer, TILE_SIZE};
 pub use scene_resources::SceneResources;
-pub use settings::{IntegratorKind, RenderSettings, Schedule, SplatFilm, DEFAULT_RR_DEPTH, RAY_SORT_AUTO_TRIANGLES};
+pub use settings::{
+    Crop, IntegratorKind, RenderSettings, Schedule, SplatFilm, DEFAULT_RR_DEPTH, RAY_SORT_AUTO_TRIANGLES,
+};
 pub use stats::{BdptStats, KernelStats, RenderStats, StrategyCount};

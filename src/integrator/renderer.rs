@@ -67,6 +67,14 @@ fn check_settings(settings: &RenderSettings, context: &Context) -> GpuResult<()>
             u32::MAX / 3
         ));
     }
+    if let Some(crop) = settings.crop {
+        if !crop.fits(settings.width, settings.height) {
+            return invalid(format!(
+                "the tile {}x{} at ({}, {}) is not a non-empty part of the {}x{} image",
+                crop.width, crop.height, crop.x, crop.y, settings.width, settings.height
+            ));
+        }
+    }
     if settings.ray_log_capacity > 0 && settings.integrator == IntegratorKind::Megakernel {
         return invalid("the megakernel traces its rays itself: only extend and connect record them".into());
     }
@@ -105,7 +113,8 @@ pub struct PassReport {
 impl Renderer {
     pub fn new(context: &Context, scene: &Scene, settings: &RenderSettings) -> GpuResult<Self> {
         check_settings(settings, context)?;
-        let camera_paths = u64::from(settings.width) * u64::from(settings.height) * u64::from(settings.spp);
+        let crop = settings.covered();
+        let camera_paths = crop.pixels() * u64::from(settings.spp);
         registry::check(settings)?;
         let split = match context.adapter().capabilities.max_primitive_count {
             0 => None,
@@ -132,6 +141,10 @@ impl Renderer {
             // Every instance and a miss (0), at most the 16 bits NVIDIA sorts on.
             reorder_hint_bits: (u32::BITS - (scene.instances.len() as u32 + 1).leading_zeros()).min(16),
             tile_size: TILE_SIZE,
+            crop_x: crop.x,
+            crop_y: crop.y,
+            crop_width: crop.width,
+            crop_height: crop.height,
             launch_lanes: match settings.backend {
                 TraceBackend::Query => WAVEFRONT_GROUP,
                 TraceBackend::Pipeline => context.subgroup_size(),
@@ -225,7 +238,8 @@ impl Renderer {
         }
         self.rendered = true;
         let started = std::time::Instant::now();
-        let passes = self.integrator.render(&self.context, &mut progress)?;
+        let camera_paths = self.camera_paths(self.settings.spp);
+        let passes = self.integrator.render(&self.context, camera_paths, &mut progress)?;
         let wall_seconds = started.elapsed().as_secs_f64();
         let image = self.film.read_mean(&self.context, self.settings.spp)?;
         let mut stats = self.stats(&passes, wall_seconds)?;
@@ -243,17 +257,26 @@ impl Renderer {
     /// give the film of one render of their total, bit for bit (the film adds integers). The
     /// mean is `film()` over the samples added; nothing is read back.
     pub fn render_pass(&mut self, first_sample: u32) -> GpuResult<PassReport> {
+        self.render_samples(first_sample, self.settings.spp)
+    }
+
+    /// As `render_pass`, for `count` samples, at most `settings.spp` (the samples the
+    /// integrator's state was sized for): the last chunk of a split render may be short.
+    pub fn render_samples(&mut self, first_sample: u32, count: u32) -> GpuResult<PassReport> {
         let spp = self.settings.spp;
-        if first_sample.checked_add(spp).is_none_or(|end| end > MAX_SPP) {
+        if count == 0 || count > spp || first_sample.checked_add(count).is_none_or(|end| end > MAX_SPP) {
             return Err(GpuError::InvalidUse {
                 name: "progressive render".into(),
-                problem: format!("samples {first_sample}..{first_sample}+{spp}: at most {MAX_SPP} in all"),
+                problem: format!(
+                    "samples {first_sample}..{first_sample}+{count}: 1 to {spp} a pass, at most {MAX_SPP} in all"
+                ),
             });
         }
         let started = std::time::Instant::now();
-        self.restart(first_sample, spp)?;
+        self.restart(first_sample, count)?;
         self.rendered = true;
-        let passes = self.integrator.render(&self.context, &mut |_| {})?;
+        let camera_paths = self.camera_paths(count);
+        let passes = self.integrator.render(&self.context, camera_paths, &mut |_| {})?;
         let wall_seconds = started.elapsed().as_secs_f64();
         let (kernels, gpu_ms) = kernel_times(&passes.timings, SUBMISSION_SCOPE);
         Ok(PassReport {
@@ -263,17 +286,21 @@ impl Renderer {
         })
     }
 
+    /// Camera paths of `spp` samples over the pixels the render covers.
+    fn camera_paths(&self, spp: u32) -> u64 {
+        self.settings.covered().pixels() * u64::from(spp)
+    }
+
     /// Resets what a pass starts from: the first sample in the constants, the queues (every
     /// camera path of `spp` samples to hand out) and the integrator's own state.
     fn restart(&mut self, first_sample: u32, spp: u32) -> GpuResult<()> {
         self.constants.first_sample = first_sample;
-        let camera_paths = u64::from(self.settings.width) * u64::from(self.settings.height) * u64::from(spp);
-        let queues = initial_queue_state(camera_paths, first_sample);
+        let queues = initial_queue_state(self.camera_paths(spp), first_sample);
         self.context.run_once("start pass", |commands| {
             commands.update_buffer(&self.constants_buffer, 0, &[self.constants]);
             commands.update_buffer(&self.queues, 0, &[queues]);
             commands.compute_barrier();
-            self.integrator.record_restart(commands);
+            self.integrator.record_restart(commands, &queues);
             Ok(())
         })
     }
@@ -328,7 +355,7 @@ impl Renderer {
         let gpu_seconds = if gpu_ms > 0.0 { gpu_ms * 1e-3 } else { wall_seconds };
         let queues: Vec<QueueState> = self.queues.read_back(&self.context, 1)?;
         let settings = &self.settings;
-        let samples = f64::from(settings.width) * f64::from(settings.height) * f64::from(settings.spp);
+        let samples = self.camera_paths(settings.spp) as f64;
         Ok(RenderStats {
             wall_seconds,
             gpu_seconds,

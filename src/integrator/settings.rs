@@ -54,6 +54,45 @@ pub struct RenderSettings {
     /// Shader execution reordering (VK_NV_ray_tracing_invocation_reorder) in the extend kernel,
     /// where the device has it.
     pub invocation_reorder: bool,
+    /// The pixels to render (`render --tile`); `None`: the whole image. The film is the whole
+    /// image's either way, and a pixel's samples do not depend on the crop.
+    pub crop: Option<Crop>,
+}
+
+/// A rectangle of the image's pixels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Crop {
+    pub x: u32,
+    pub y: u32,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl Crop {
+    pub fn whole(width: u32, height: u32) -> Self {
+        Self {
+            x: 0,
+            y: 0,
+            width,
+            height,
+        }
+    }
+
+    pub fn pixels(&self) -> u64 {
+        u64::from(self.width) * u64::from(self.height)
+    }
+
+    /// Whether the rectangle is non-empty and inside an image of `width` x `height`.
+    pub fn fits(&self, width: u32, height: u32) -> bool {
+        self.width > 0
+            && self.height > 0
+            && u64::from(self.x) + u64::from(self.width) <= u64::from(width)
+            && u64::from(self.y) + u64::from(self.height) <= u64::from(height)
+    }
+
+    pub fn contains(&self, x: u32, y: u32) -> bool {
+        x >= self.x && y >= self.y && x - self.x < self.width && y - self.y < self.height
+    }
 }
 
 impl RenderSettings {
@@ -82,7 +121,13 @@ impl RenderSettings {
             ray_log_capacity: 0,
             merge_instances: false,
             invocation_reorder: true,
+            crop: None,
         }
+    }
+
+    /// The pixels this render covers: `crop`, or the whole image.
+    pub fn covered(&self) -> Crop {
+        self.crop.unwrap_or(Crop::whole(self.width, self.height))
     }
 }
 

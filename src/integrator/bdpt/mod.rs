@@ -94,7 +94,6 @@ pub struct Bdpt {
     /// Read by the kernels through their addresses only: the MIS scalars, the kernel
     /// counters, the float splat film.
     _by_address: Vec<Buffer>,
-    camera_paths: u64,
     batches_per_submission: u32,
     /// The recorded batches, and the kernels they launch (dropped after them).
     recorded: Option<(Recording, BdptKernels)>,
@@ -221,7 +220,6 @@ impl Bdpt {
             splat_film,
             lambertian: !setup.features.has_glossy_lobes(),
             _by_address: [subpath_mis, kernel_counters].into_iter().chain(splats).collect(),
-            camera_paths,
             batches_per_submission,
             recorded: None,
         })
@@ -299,16 +297,21 @@ impl Integrator for Bdpt {
         Ok(())
     }
 
-    fn render(&mut self, context: &Context, progress: &mut dyn FnMut(f64)) -> GpuResult<PassTimings> {
+    fn render(
+        &mut self,
+        context: &Context,
+        camera_paths: u64,
+        progress: &mut dyn FnMut(f64),
+    ) -> GpuResult<PassTimings> {
         let (recording, _) = self.recorded.as_mut().ok_or_else(render_before_record)?;
         let mut timings = Vec::new();
         let mut submissions = 0u64;
-        let batches = self.camera_paths.div_ceil(u64::from(self.state.slots()));
+        let batches = camera_paths.div_ceil(u64::from(self.state.slots()));
         let needed = batches.div_ceil(u64::from(self.batches_per_submission));
         loop {
             let status: QueueState = recording.status.read::<QueueState>(0, 1)?[0];
-            progress(status.next_camera_path as f64 / self.camera_paths as f64);
-            if status.next_camera_path >= self.camera_paths {
+            progress(status.next_camera_path as f64 / camera_paths as f64);
+            if status.next_camera_path >= camera_paths {
                 break;
             }
             if submissions > needed {
@@ -316,7 +319,7 @@ impl Integrator for Bdpt {
                     name: "bdpt".into(),
                     problem: format!(
                         "{} of {} camera paths started after {submissions} submissions: a scheduling bug",
-                        status.next_camera_path, self.camera_paths
+                        status.next_camera_path, camera_paths
                     ),
                 });
             }
@@ -334,7 +337,7 @@ impl Integrator for Bdpt {
         self
     }
 
-    fn record_restart(&self, commands: &mut CommandBuffer) {
+    fn record_restart(&self, commands: &mut CommandBuffer, _start: &QueueState) {
         self.state.record_free_every_slot(commands);
         // `render` reads the host's copy of the queues before its first submission.
         if let Some((recording, _)) = &self.recorded {

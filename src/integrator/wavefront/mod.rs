@@ -12,7 +12,7 @@ pub mod scheduler;
 pub use kernels::{tiled_pixel, StepInputs, WavefrontKernels, RAY_SORT_BUCKETS};
 
 use crate::gpu::{Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult, Profiler};
-use crate::interface::{KernelCounters, PassConstants, RAY_SORT_GRID};
+use crate::interface::{KernelCounters, PassConstants, QueueState, RAY_SORT_GRID};
 use crate::primitives::counting_sort;
 use crate::scene::Scene;
 
@@ -205,9 +205,14 @@ impl Integrator for Wavefront {
         Ok(())
     }
 
-    fn render(&mut self, context: &Context, progress: &mut dyn FnMut(f64)) -> GpuResult<PassTimings> {
+    fn render(
+        &mut self,
+        context: &Context,
+        camera_paths: u64,
+        progress: &mut dyn FnMut(f64),
+    ) -> GpuResult<PassTimings> {
         let (scheduler, _) = self.recorded.as_mut().ok_or_else(render_before_record)?;
-        let run = scheduler.run(context, progress)?;
+        let run = scheduler.run(context, camera_paths, progress)?;
         Ok(PassTimings {
             timings: run.timings,
             submissions: run.submissions,
@@ -218,10 +223,10 @@ impl Integrator for Wavefront {
         self
     }
 
-    fn record_restart(&self, commands: &mut CommandBuffer) {
+    fn record_restart(&self, commands: &mut CommandBuffer, start: &QueueState) {
         self.state.record_free_every_slot(commands);
         if let Some((scheduler, _)) = &self.recorded {
-            scheduler.record_restart(commands);
+            scheduler.record_restart(commands, start);
         }
     }
 

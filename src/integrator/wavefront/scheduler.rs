@@ -67,8 +67,7 @@ pub struct Scheduler {
     recordings: Vec<Recording>,
     status: Buffer,
     slots: u32,
-    camera_paths: u64,
-    max_iterations: u64,
+    max_depth: u32,
 }
 
 impl Scheduler {
@@ -144,29 +143,27 @@ impl Scheduler {
                 .map(|kernel| record(&[kernel], 1, kernel_graph::node(kernel).name))
                 .collect::<GpuResult<_>>()?,
         };
-        // Every iteration that starts with camera paths left moves at least half the slots one
-        // segment on, and the last paths need at most max_depth more: a bound that only a bug
-        // can pass.
-        let segments = camera_paths.saturating_mul(u64::from(max_depth));
-        let max_iterations = 2 * segments.div_ceil(u64::from(slots)) + u64::from(max_depth) + 2;
         Ok(Self {
             schedule,
             recordings,
             status,
             slots,
-            camera_paths,
-            max_iterations,
+            max_depth,
         })
+    }
+
+    /// Every iteration that starts with camera paths left moves at least half the slots one
+    /// segment on, and the last paths need at most max_depth more: a bound that only a bug
+    /// can pass.
+    fn max_iterations(&self, camera_paths: u64) -> u64 {
+        let segments = camera_paths.saturating_mul(u64::from(self.max_depth));
+        2 * segments.div_ceil(u64::from(self.slots)) + u64::from(self.max_depth) + 2
     }
 
     /// Sets the host's copy of the queue state to a render's start, as the renderer sets the
     /// queues themselves before a progressive render's next pass: `run` reads it first.
-    pub fn record_restart(&self, commands: &mut CommandBuffer) {
-        let start = QueueState {
-            camera_paths: self.camera_paths,
-            ..QueueState::default()
-        };
-        commands.update_buffer(&self.status, 0, &[start]);
+    pub fn record_restart(&self, commands: &mut CommandBuffer, start: &QueueState) {
+        commands.update_buffer(&self.status, 0, std::slice::from_ref(start));
         commands.host_read_barrier();
     }
 
@@ -174,8 +171,14 @@ impl Scheduler {
         Ok(self.status.read::<QueueState>(0, 1)?[0])
     }
 
-    /// Runs the render to its end; `progress` gets the share of camera paths started.
-    pub fn run(&mut self, context: &Context, progress: &mut dyn FnMut(f64)) -> GpuResult<ScheduleRun> {
+    /// Runs the pass's `camera_paths` to their end; `progress` gets the share started.
+    pub fn run(
+        &mut self,
+        context: &Context,
+        camera_paths: u64,
+        progress: &mut dyn FnMut(f64),
+    ) -> GpuResult<ScheduleRun> {
+        let max_iterations = self.max_iterations(camera_paths);
         let mut run = ScheduleRun {
             timings: Vec::new(),
             submissions: 0,
@@ -184,15 +187,15 @@ impl Scheduler {
         let mut status = self.read_status()?;
         let mut iterations = 0u64;
         loop {
-            let done = status.next_camera_path >= self.camera_paths
-                && status.queued.x + status.queued.y + status.queued.z == 0;
+            let done =
+                status.next_camera_path >= camera_paths && status.queued.x + status.queued.y + status.queued.z == 0;
             if done {
                 return Ok(run);
             }
             let index = match self.schedule {
                 Schedule::Gpu => 0,
                 Schedule::Cycles => {
-                    let kernel = most_waited_for(&status, self.slots, self.camera_paths);
+                    let kernel = most_waited_for(&status, self.slots, camera_paths);
                     self.recordings
                         .iter()
                         .position(|r| r.kernel == Some(kernel))
@@ -216,17 +219,17 @@ impl Scheduler {
                 }
             }
             status = self.read_status()?;
-            progress(status.next_camera_path as f64 / self.camera_paths as f64);
+            progress(status.next_camera_path as f64 / camera_paths as f64);
             let over = match self.schedule {
-                Schedule::Gpu => iterations > self.max_iterations + u64::from(ITERATIONS_PER_SUBMISSION),
-                Schedule::Cycles => run.steps > 4 * self.max_iterations + 8,
+                Schedule::Gpu => iterations > max_iterations + u64::from(ITERATIONS_PER_SUBMISSION),
+                Schedule::Cycles => run.steps > 4 * max_iterations + 8,
             };
             if over {
                 return Err(GpuError::InvalidUse {
                     name: "wavefront scheduler".into(),
                     problem: format!(
                         "not finished after {} steps ({} of {} camera paths started, queues {:?}): a scheduling bug",
-                        run.steps, status.next_camera_path, self.camera_paths, status.queued
+                        run.steps, status.next_camera_path, camera_paths, status.queued
                     ),
                 });
             }
