@@ -11,8 +11,9 @@ use wavetrace::film::{Display, ToneMap};
 use wavetrace::gpu::RenderDoc;
 use wavetrace::gpu::{Context, ContextDesc, TraceBackend};
 use wavetrace::integrator::Renderer;
-use wavetrace::integrator::{IntegratorKind, RenderSettings, RenderStats, Schedule, SplatFilm};
+use wavetrace::integrator::{Crop, IntegratorKind, RenderSettings, RenderStats, Schedule, SplatFilm};
 use wavetrace::lights::{CullingFormat, CullingSettings, LightSelection};
+use wavetrace::scale::{render_split, Chunks, Fingerprint, Part, PartialFilm};
 use wavetrace::scene::{ImportOptions, Scene};
 
 #[derive(Parser)]
@@ -39,6 +40,10 @@ enum Command {
     /// Open a window that shows the scene converging, pass after pass, with a camera to move
     /// (docs/VIEWER.md; H in the window lists the keys).
     View(ViewArgs),
+    /// Add partial films (`render --samples`, `--tile`, `--partial`) exactly: the image (.exr,
+    /// .png) when every pixel has the same samples, or with --partial a partial film to merge
+    /// further. Parts of another scene or other settings, or holding a sample twice, are refused.
+    Merge(MergeArgs),
     /// Compare an EXR render with a reference EXR: relMSE, block-8 relMSE, mean ratios.
     Compare {
         render: PathBuf,
@@ -71,6 +76,47 @@ struct RenderArgs {
     /// With --stats, print them as JSON.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    scale: ScaleArgs,
+}
+
+/// How a render is cut up: over devices, and into partial films for a farm (docs/SCALE.md).
+#[derive(clap::Args)]
+struct ScaleArgs {
+    /// Render samples A..B of the seed's sample sequence only (instead of --spp), into a
+    /// partial film (.exr) that `wavetrace merge` adds to the others.
+    #[arg(long, value_name = "A..B", value_parser = parse_sample_range, conflicts_with = "spp")]
+    samples: Option<(u32, u32)>,
+    /// Render the W x H pixels from pixel (X, Y) only, into a partial film (.exr).
+    #[arg(long, num_args = 4, value_names = ["X", "Y", "W", "H"], allow_negative_numbers = true, value_parser = clap::value_parser!(u32))]
+    tile: Option<Vec<u32>>,
+    /// Write the raw film as a partial film (.exr) even for a whole render.
+    #[arg(long)]
+    partial: bool,
+    /// Render on several devices together: `all`, or indices or name parts separated by commas
+    /// (`wavetrace info` lists them); default: WAVETRACE_DEVICE, else the best device.
+    #[arg(long, value_name = "all|0,1,...")]
+    devices: Option<String>,
+    /// Samples of a chunk that devices take, one after another, from a shared counter;
+    /// default: about 16 M camera paths, at least 4 chunks a device.
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
+    chunk_spp: Option<u32>,
+    /// Look through the scene's camera N, in the file's node order (0: the first).
+    #[arg(long, default_value_t = 0)]
+    camera: usize,
+}
+
+#[derive(clap::Args)]
+struct MergeArgs {
+    /// Partial films, in any order.
+    #[arg(required = true)]
+    parts: Vec<PathBuf>,
+    /// The image (.exr, .png) or, with --partial, the merged partial film (.exr).
+    #[arg(short, long = "output", required = true)]
+    output: PathBuf,
+    /// Write a partial film, to merge with others later, instead of the image.
+    #[arg(long)]
+    partial: bool,
 }
 
 #[derive(clap::Args)]
@@ -249,6 +295,7 @@ fn main() -> ExitCode {
         Command::Info { json } => info(json),
         Command::Render(args) => render(&args),
         Command::View(args) => view(&args),
+        Command::Merge(args) => merge(&args),
         Command::Compare {
             render,
             reference,
@@ -337,14 +384,78 @@ fn environment(args: &RenderOptions) -> Result<Option<Environment>, String> {
 }
 
 fn render(args: &RenderArgs) -> Result<(), String> {
-    // Checked before the render, so a typo does not cost a render.
+    let scale = &args.scale;
+    let partial = scale.samples.is_some() || scale.tile.is_some() || scale.partial;
+    check_outputs(&args.output, partial)?;
+    let options = &args.options;
+    let display = display(options)?;
+    let devices = scale.devices.clone().or_else(|| {
+        std::env::var("WAVETRACE_DEVICE")
+            .ok()
+            .filter(|d| d.contains(',') || d.trim() == "all")
+    });
+    if options.capture && devices.is_some() {
+        return Err("--capture: RenderDoc captures one device; leave out --devices".into());
+    }
+    // Found before the scene loads and the device opens, so that its absence costs nothing.
+    let capture = match options.capture {
+        true => Some(RenderDoc::attach().map_err(|e| e.to_string())?),
+        false => None,
+    };
+    let mut scene = load_scene(&args.scene, options)?;
+    choose_camera(&mut scene, &args.scene, scale.camera)?;
+    let contexts = match &devices {
+        Some(list) => Context::open_each(&ContextDesc::default(), list),
+        None => Context::new(&ContextDesc::default()).map(|c| vec![c]),
+    }
+    .map_err(|e| e.to_string())?;
+    let (first_sample, end_sample) = scale.samples.unwrap_or((0, args.spp));
+    let mut settings = render_settings(options, &scene, &contexts[0], end_sample - first_sample)?;
+    if let Some(&[x, y, width, height]) = scale.tile.as_deref() {
+        settings.crop = Some(Crop { x, y, width, height });
+    }
+    let film = if contexts.len() == 1 && first_sample == 0 {
+        render_on_one(args, &scene, &contexts[0], &settings, capture.as_ref())?
+    } else {
+        render_on_several(args, &scene, &contexts, &settings, first_sample)?
+    };
+    let part = Part {
+        tile: settings.covered(),
+        first_sample,
+        end_sample,
+    };
+    let fingerprint = Fingerprint::of(&scene, scene.camera.as_ref(), &settings);
+    let film = PartialFilm::of_render(settings.width, settings.height, film, part, fingerprint);
     for output in &args.output {
+        if partial {
+            wavetrace::scale::write_partial(output, &film).map_err(|e| e.to_string())?;
+        } else {
+            let image = film.mean().map_err(|e| e.to_string())?;
+            wavetrace::film::write_image(output, &image, &display).map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(())
+}
+
+/// Checked before the render, so a typo does not cost a render.
+fn check_outputs(outputs: &[PathBuf], partial: bool) -> Result<(), String> {
+    for output in outputs {
         let extension = output.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
-        if !matches!(extension.as_deref(), Some("exr") | Some("png")) {
-            return Err(format!(
-                "{}: unsupported output format (use .exr or .png)",
-                output.display()
-            ));
+        match extension.as_deref() {
+            Some("exr") => {}
+            Some("png") if !partial => {}
+            _ if partial => {
+                return Err(format!(
+                    "{}: a partial film (--samples, --tile, --partial) is written as .exr",
+                    output.display()
+                ))
+            }
+            _ => {
+                return Err(format!(
+                    "{}: unsupported output format (use .exr or .png)",
+                    output.display()
+                ))
+            }
         }
         let folder = output
             .parent()
@@ -358,38 +469,145 @@ fn render(args: &RenderArgs) -> Result<(), String> {
             ));
         }
     }
-    let options = &args.options;
-    let display = display(options)?;
-    // Found before the scene loads and the device opens, so that its absence costs nothing.
-    let capture = match options.capture {
-        true => Some(RenderDoc::attach().map_err(|e| e.to_string())?),
-        false => None,
-    };
-    let scene = load_scene(&args.scene, options)?;
-    let context = Context::new(&ContextDesc::default()).map_err(|e| e.to_string())?;
-    let settings = render_settings(options, &scene, &context, args.spp)?;
-    if let Some(capture) = &capture {
-        capture.start(&context);
+    Ok(())
+}
+
+/// Makes camera `index` (in node order) the scene's camera.
+fn choose_camera(scene: &mut Scene, path: &Path, index: usize) -> Result<(), String> {
+    if index == 0 {
+        return Ok(());
     }
-    let mut renderer = Renderer::new(&context, &scene, &settings).map_err(|e| e.to_string())?;
-    let progress = progress_bar(f64::from(settings.width) * f64::from(settings.height) * f64::from(settings.spp));
+    let count = usize::from(scene.camera.is_some()) + scene.more_cameras.len();
+    match scene.more_cameras.get(index - 1) {
+        Some(camera) if scene.camera.is_some() => {
+            scene.camera = Some(camera.clone());
+            Ok(())
+        }
+        _ => Err(format!(
+            "{}: --camera {index}: the scene has {count} usable camera{} (0 to {})",
+            path.display(),
+            if count == 1 { "" } else { "s" },
+            count.saturating_sub(1)
+        )),
+    }
+}
+
+/// A render on one device from the first sample: the film's sums.
+fn render_on_one(
+    args: &RenderArgs,
+    scene: &Scene,
+    context: &Context,
+    settings: &RenderSettings,
+    capture: Option<&RenderDoc>,
+) -> Result<Vec<u64>, String> {
+    if let Some(capture) = capture {
+        capture.start(context);
+    }
+    let mut renderer = Renderer::new(context, scene, settings).map_err(|e| e.to_string())?;
+    let progress = progress_bar(settings.covered().pixels() as f64 * f64::from(settings.spp));
     let rendered = renderer.render_with_progress(|share| progress.update(share));
-    if let Some(capture) = &capture {
-        capture.end(&context).map_err(|e| e.to_string())?;
+    if let Some(capture) = capture {
+        capture.end(context).map_err(|e| e.to_string())?;
     }
-    let (image, stats) = rendered.map_err(|e| e.to_string())?;
+    let (_, stats) = rendered.map_err(|e| e.to_string())?;
     progress.bar.finish_and_clear();
-    for output in &args.output {
-        wavetrace::film::write_image(output, &image, &display).map_err(|e| e.to_string())?;
-    }
     if args.stats {
         if args.json {
             println!("{}", serde_json::to_string_pretty(&stats).map_err(|e| e.to_string())?);
         } else {
-            print_stats(&settings, &stats);
+            print_stats(settings, &stats);
         }
     }
-    Ok(())
+    renderer.film().read_sums(context).map_err(|e| e.to_string())
+}
+
+/// A render over several devices, or of a sample range that does not start at 0: chunks from
+/// a shared counter.
+fn render_on_several(
+    args: &RenderArgs,
+    scene: &Scene,
+    contexts: &[Context],
+    settings: &RenderSettings,
+    first_sample: u32,
+) -> Result<Vec<u64>, String> {
+    let pixels = settings.covered().pixels();
+    let chunks = Chunks::new(first_sample, settings.spp, pixels, contexts.len(), args.scale.chunk_spp);
+    let split = render_split(contexts, scene, settings, &chunks).map_err(|e| e.to_string())?;
+    if args.stats {
+        let total = pixels as f64 * f64::from(settings.spp);
+        if args.json {
+            let json = serde_json::json!({
+                "render_seconds": split.render_seconds,
+                "samples_per_second": total / split.render_seconds,
+                "chunk_spp": chunks.chunk,
+                "devices": split.devices,
+            });
+            println!("{}", serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?);
+        } else {
+            println!(
+                "{}x{}, {} spp in chunks of {}, {} devices: {:.3} s, {:.1} Msamples/s",
+                settings.width,
+                settings.height,
+                settings.spp,
+                chunks.chunk,
+                contexts.len(),
+                split.render_seconds,
+                total / split.render_seconds / 1e6
+            );
+            for d in &split.devices {
+                println!(
+                    "  {}: {} chunks, {} samples, {:.1} Msamples/s, {:.3} s busy ({:.3} s GPU), {:.3} s idle, {:.3} s setup",
+                    d.device,
+                    d.chunks,
+                    d.camera_paths,
+                    d.samples_per_second() / 1e6,
+                    d.busy_seconds,
+                    d.gpu_seconds,
+                    d.idle_seconds,
+                    d.setup_seconds
+                );
+            }
+        }
+    }
+    Ok(split.sums)
+}
+
+fn merge(args: &MergeArgs) -> Result<(), String> {
+    check_outputs(std::slice::from_ref(&args.output), args.partial)?;
+    let parts = args
+        .parts
+        .iter()
+        .map(|path| {
+            let film = wavetrace::scale::read_partial(path).map_err(|e| e.to_string())?;
+            Ok((path.display().to_string(), film))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let merged = wavetrace::scale::merge(parts).map_err(|e| e.to_string())?;
+    if args.partial {
+        return wavetrace::scale::write_partial(&args.output, &merged).map_err(|e| e.to_string());
+    }
+    let image = merged.mean().map_err(|e| e.to_string())?;
+    wavetrace::film::write_image(&args.output, &image, &Display::default()).map_err(|e| e.to_string())
+}
+
+/// `--samples A..B`: 0 <= A < B <= the sample sequence's length.
+fn parse_sample_range(text: &str) -> Result<(u32, u32), String> {
+    let (first, end) = text
+        .split_once("..")
+        .ok_or_else(|| format!("`{text}`: a sample range is A..B"))?;
+    let parse = |n: &str| {
+        n.trim()
+            .parse::<u32>()
+            .map_err(|e| format!("`{text}`: `{n}` is not a sample index ({e})"))
+    };
+    let (first, end) = (parse(first)?, parse(end)?);
+    if first >= end || end > Renderer::MAX_SAMPLES {
+        return Err(format!(
+            "`{text}`: needs A < B <= {} (the samples A to B - 1)",
+            Renderer::MAX_SAMPLES
+        ));
+    }
+    Ok((first, end))
 }
 
 fn display(options: &RenderOptions) -> Result<Display, String> {
@@ -472,6 +690,7 @@ fn render_settings(
         ray_log_capacity: 0,
         merge_instances: args.merge_instances,
         invocation_reorder: args.reorder == Switch::On,
+        crop: None,
     })
 }
 

@@ -1,0 +1,158 @@
+//! Partial films: a render's raw fixed-point sums and per-pixel sample counts with the
+//! fingerprint of its scene and settings, and the exact merge of several. Integer sums add in
+//! any order, so any split of sample ranges or tiles merges into the whole render bit for bit.
+
+use crate::film::{mean_of_sums, RgbImage};
+use crate::integrator::Crop;
+
+use super::fingerprint::Fingerprint;
+
+/// A piece of a render: a rectangle of pixels and the samples `first..end` of each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Part {
+    pub tile: Crop,
+    pub first_sample: u32,
+    pub end_sample: u32,
+}
+
+impl Part {
+    /// Whether the two pieces share a sample of a pixel: merging both would count it twice.
+    pub fn overlaps(&self, other: &Part) -> bool {
+        let (a, b) = (self.tile, other.tile);
+        let pixels = a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+        pixels && self.first_sample < other.end_sample && other.first_sample < self.end_sample
+    }
+}
+
+impl std::fmt::Display for Part {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let t = self.tile;
+        write!(
+            f,
+            "samples {}..{} of {}x{} pixels at ({}, {})",
+            self.first_sample, self.end_sample, t.width, t.height, t.x, t.y
+        )
+    }
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum MergeError {
+    #[error("no parts to merge")]
+    Nothing,
+    #[error("{0}: of another scene or other settings than {1}; they differ in {2}")]
+    Mismatch(String, String, String),
+    #[error("{0} and {1} both hold {2}: merging would count those samples twice")]
+    Overlap(String, String, String),
+    #[error("the parts cover {covered} of {pixels} pixels with {counts}: an image needs every pixel with the same number of samples (merge the rest, or write a partial film)")]
+    Incomplete { covered: u64, pixels: u64, counts: String },
+    #[error("{0}: more than 2^32 samples of a pixel in all")]
+    TooManySamples(String),
+}
+
+/// A render's film as a farm moves it: what `wavetrace merge` adds.
+#[derive(Clone, Debug)]
+pub struct PartialFilm {
+    pub width: u32,
+    pub height: u32,
+    /// Three fixed-point sums a pixel (`film.glsl`'s units), row-major.
+    pub sums: Vec<u64>,
+    /// The samples each pixel has.
+    pub samples: Vec<u32>,
+    pub fingerprint: Fingerprint,
+    /// The pieces merged into this film, each once.
+    pub parts: Vec<Part>,
+}
+
+impl PartialFilm {
+    /// The film of one render: `sums` over the whole image, samples only in `part.tile`.
+    pub fn of_render(width: u32, height: u32, sums: Vec<u64>, part: Part, fingerprint: Fingerprint) -> Self {
+        let count = part.end_sample - part.first_sample;
+        let samples = (0..height)
+            .flat_map(|y| (0..width).map(move |x| (x, y)))
+            .map(|(x, y)| if part.tile.contains(x, y) { count } else { 0 })
+            .collect();
+        Self {
+            width,
+            height,
+            sums,
+            samples,
+            fingerprint,
+            parts: vec![part],
+        }
+    }
+
+    /// Adds `other` into `self`; `names` name the two in messages.
+    pub fn add(&mut self, other: &PartialFilm, names: (&str, &str)) -> Result<(), MergeError> {
+        if self.fingerprint != other.fingerprint || (self.width, self.height) != (other.width, other.height) {
+            let mut differences = self.fingerprint.differences(&other.fingerprint);
+            if (self.width, self.height) != (other.width, other.height) {
+                differences.push(format!(
+                    "{}x{} against {}x{}",
+                    self.width, self.height, other.width, other.height
+                ));
+            }
+            return Err(MergeError::Mismatch(
+                names.1.to_string(),
+                names.0.to_string(),
+                differences.join(", "),
+            ));
+        }
+        for mine in &self.parts {
+            if let Some(theirs) = other.parts.iter().find(|p| p.overlaps(mine)) {
+                return Err(MergeError::Overlap(
+                    names.0.to_string(),
+                    names.1.to_string(),
+                    format!("{mine} and {theirs}"),
+                ));
+            }
+        }
+        for (sum, add) in self.sums.iter_mut().zip(&other.sums) {
+            *sum = sum.wrapping_add(*add);
+        }
+        for (count, add) in self.samples.iter_mut().zip(&other.samples) {
+            *count = count
+                .checked_add(*add)
+                .ok_or_else(|| MergeError::TooManySamples(names.1.to_string()))?;
+        }
+        self.parts.extend_from_slice(&other.parts);
+        Ok(())
+    }
+
+    /// The samples every pixel has, when they all have the same non-zero number.
+    pub fn uniform_samples(&self) -> Result<u32, MergeError> {
+        let first = self.samples.first().copied().unwrap_or(0);
+        if first > 0 && self.samples.iter().all(|&count| count == first) {
+            return Ok(first);
+        }
+        let mut counts: Vec<u32> = self.samples.clone();
+        counts.sort_unstable();
+        counts.dedup();
+        let shown: Vec<String> = counts.iter().take(4).map(u32::to_string).collect();
+        Err(MergeError::Incomplete {
+            covered: self.samples.iter().filter(|&&c| c > 0).count() as u64,
+            pixels: self.samples.len() as u64,
+            counts: format!(
+                "{} sample counts ({}{})",
+                counts.len(),
+                shown.join(", "),
+                if counts.len() > 4 { ", ..." } else { "" }
+            ),
+        })
+    }
+
+    /// The image: the mean of every pixel's samples, as a render of them all gives it.
+    pub fn mean(&self) -> Result<RgbImage, MergeError> {
+        let spp = self.uniform_samples()?;
+        Ok(mean_of_sums(self.width as usize, self.height as usize, &self.sums, spp))
+    }
+}
+
+/// Merges parts in order; `named` pairs each with its name for messages (a file's path).
+pub fn merge(named: Vec<(String, PartialFilm)>) -> Result<PartialFilm, MergeError> {
+    let mut parts = named.into_iter();
+    let (first_name, mut merged) = parts.next().ok_or(MergeError::Nothing)?;
+    for (name, part) in parts {
+        merged.add(&part, (&first_name, &name))?;
+    }
+    Ok(merged)
+}
