@@ -74,6 +74,7 @@ fn files_that_are_not_regular_are_refused_by_name() {
     let path = write(&dir, "zero.gltf", &document);
     let allowed = ImportOptions {
         allow_outside_uris: true,
+        ..ImportOptions::default()
     };
     let scene = Scene::load_with(&path, &allowed).unwrap();
     assert!(
@@ -102,6 +103,7 @@ fn uris_stay_inside_the_scene_folder_unless_allowed() {
     );
     let allowed = ImportOptions {
         allow_outside_uris: true,
+        ..ImportOptions::default()
     };
     Scene::load_with(&path, &allowed).unwrap();
     for absolute in ["/etc/hostname", "/etc/passwd"] {

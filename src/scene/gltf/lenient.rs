@@ -9,12 +9,13 @@ use serde_json::{Map, Value};
 /// The light types of KHR_lights_punctual that wavetrace renders.
 const LIGHT_TYPES: [&str; 3] = ["point", "spot", "directional"];
 
-pub(super) fn relax(root: &mut Value, warnings: &mut Vec<String>) -> Result<(), String> {
+/// `animated`: animations are kept, for a render at a time of them.
+pub(super) fn relax(root: &mut Value, animated: bool, warnings: &mut Vec<String>) -> Result<(), String> {
     let Value::Object(root) = root else {
         return Err("the top level of the JSON must be an object (the glTF root)".into());
     };
     strip_extras(root);
-    drop_animation(root, warnings);
+    drop_animation(root, animated, warnings);
     if let Some(Value::Array(scenes)) = root.get_mut("scenes") {
         for scene in scenes.iter_mut().filter_map(Value::as_object_mut) {
             scene.entry("nodes").or_insert_with(|| Value::Array(Vec::new()));
@@ -51,12 +52,19 @@ fn array_len(root: &Map<String, Value>, key: &str) -> usize {
     root.get(key).and_then(Value::as_array).map_or(0, Vec::len)
 }
 
-/// A still image of the rest pose: animations, skins and morph targets are dropped.
-fn drop_animation(root: &mut Map<String, Value>, warnings: &mut Vec<String>) {
-    for (key, what) in [("animations", "animation"), ("skins", "skin")] {
+/// A still image of the rest pose: animations (unless `animated`), skins and morph targets
+/// are dropped.
+fn drop_animation(root: &mut Map<String, Value>, animated: bool, warnings: &mut Vec<String>) {
+    let dropped: &[(&str, &str)] = match animated {
+        true => &[("skins", "skin")],
+        false => &[("animations", "animation"), ("skins", "skin")],
+    };
+    for &(key, what) in dropped {
         let count = array_len(root, key);
         if root.remove(key).is_some() && count > 0 {
-            warnings.push(format!("{count} {what}(s) ignored: wavetrace renders the rest pose"));
+            warnings.push(format!(
+                "{count} {what}(s) ignored: wavetrace renders the rest pose (render --frames poses animations)"
+            ));
         }
     }
     let mut morphed = 0;

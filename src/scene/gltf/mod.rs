@@ -11,6 +11,7 @@
 //! skipped with a warning that names the material, mesh or node.
 
 mod accessor;
+mod animation;
 mod container;
 mod lenient;
 mod materials;
@@ -45,9 +46,14 @@ pub fn import_bytes(path: &Path, bytes: &[u8], options: &ImportOptions) -> Resul
         path: path.to_path_buf(),
         warnings: Vec::new(),
         is_glb: false,
+        animated: options.time.is_some(),
+        poses: Default::default(),
     };
     let (document, blob) = importer.parse(bytes)?;
     let buffers = importer.load_buffers(&document, blob, options)?;
+    if let Some(time) = options.time {
+        importer.pose(&document, &buffers, time)?;
+    }
     let mut textures = TextureImporter::default();
     let materials = importer.materials(&document, &buffers, options, &mut textures);
     let mut scene = Scene {
@@ -124,6 +130,10 @@ struct Importer {
     warnings: Vec<String>,
     /// The file is a GLB (so a buffer without a URI is its binary chunk).
     is_glb: bool,
+    /// Keep the animations, to pose the nodes at a time (`ImportOptions::time`).
+    animated: bool,
+    /// The animated nodes' poses, by node index.
+    poses: std::collections::HashMap<usize, animation::Pose>,
 }
 
 fn mesh_label(mesh: &gltf::Mesh, primitive: usize) -> String {
@@ -169,7 +179,7 @@ impl Importer {
         self.is_glb = container.is_glb;
         let mut json: serde_json::Value =
             serde_json::from_slice(container.json).map_err(|e| self.malformed(format!("not valid JSON: {e}")))?;
-        lenient::relax(&mut json, &mut self.warnings).map_err(|problem| self.malformed(problem))?;
+        lenient::relax(&mut json, self.animated, &mut self.warnings).map_err(|problem| self.malformed(problem))?;
         let root: gltf::json::Root = match serde_json::from_value(json.clone()) {
             Ok(root) => root,
             Err(e) => {
@@ -469,6 +479,28 @@ impl Importer {
         Ok((positions, normals, uvs, tangents))
     }
 
+    /// The poses the animations give the nodes at `time` seconds.
+    fn pose(&mut self, document: &gltf::Document, buffers: &[Option<Vec<u8>>], time: f32) -> Result<(), SceneError> {
+        if !time.is_finite() {
+            return Err(SceneError::Unsupported {
+                path: self.path.clone(),
+                problem: format!("animation time {time} s is not finite"),
+            });
+        }
+        if document.animations().len() == 0 {
+            self.warn("no animations: every frame is the rest pose".to_string());
+        }
+        let (poses, skipped) =
+            animation::poses_at(document, buffers, time).map_err(|problem| self.malformed(problem))?;
+        if skipped > 0 {
+            self.warn(format!(
+                "{skipped} morph weight channel(s) not animated: wavetrace renders base shapes"
+            ));
+        }
+        self.poses = poses;
+        Ok(())
+    }
+
     /// Places the default scene's nodes: after counting the instances the graph expands to
     /// (refused over `MAX_INSTANCES`, with the count) and finding cycles, walked with a stack
     /// of its own so that a legal hierarchy of any depth is taken.
@@ -572,7 +604,10 @@ impl Importer {
         scene: &mut Scene,
     ) -> Option<Mat4> {
         let name = node_name(node);
-        let local = Mat4::from_cols_array_2d(&node.transform().matrix());
+        let local = match self.poses.get(&node.index()) {
+            Some(pose) => pose.local(node),
+            None => Mat4::from_cols_array_2d(&node.transform().matrix()),
+        };
         let world = parent * local;
         if !world.is_finite() {
             self.warn(format!("{name}: transform is not finite; node and children skipped"));

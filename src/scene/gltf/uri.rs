@@ -15,6 +15,9 @@ use base64::Engine as _;
 pub struct ImportOptions {
     /// Read files that URIs name outside the scene's folder (absolute paths, `..`, links).
     pub allow_outside_uris: bool,
+    /// Pose the nodes as the file's animations have them at this many seconds
+    /// (`render --frames`); `None`: the rest pose, animations dropped with a warning.
+    pub time: Option<f32>,
 }
 
 pub(super) enum UriError {
