@@ -104,6 +104,14 @@ struct ScaleArgs {
     /// Look through the scene's camera N, in the file's node order (0: the first).
     #[arg(long, default_value_t = 0)]
     camera: usize,
+    /// Render frames A to B - 1 of the scene's animations (at frame / --fps seconds), one
+    /// image each: a run of `#` in the output's name is the frame number, zero-padded (else
+    /// `.NNNN` goes before the extension).
+    #[arg(long, value_name = "A..B", value_parser = parse_frame_range)]
+    frames: Option<(u32, u32)>,
+    /// Frames per second of --frames.
+    #[arg(long, default_value_t = 24.0)]
+    fps: f32,
 }
 
 #[derive(clap::Args)]
@@ -141,7 +149,7 @@ struct ViewArgs {
 #[derive(clap::Args)]
 struct RenderOptions {
     /// Width and height; default 1024 along the longer side, the other from the camera's aspect ratio.
-    #[arg(long, num_args = 2, value_names = ["W", "H"], allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, num_args = 2, action = clap::ArgAction::Set, value_names = ["W", "H"], allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
     res: Option<Vec<u32>>,
     /// Largest number of path segments (Mitsuba's max_depth): 1 = emitters seen directly.
     #[arg(long, default_value_t = 8, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
@@ -387,54 +395,109 @@ fn render(args: &RenderArgs) -> Result<(), String> {
     let scale = &args.scale;
     let partial = scale.samples.is_some() || scale.tile.is_some() || scale.partial;
     check_outputs(&args.output, partial)?;
-    let options = &args.options;
-    let display = display(options)?;
+    if !(scale.fps.is_finite() && scale.fps > 0.0) {
+        return Err(format!("--fps {}: must be positive", scale.fps));
+    }
     let devices = scale.devices.clone().or_else(|| {
         std::env::var("WAVETRACE_DEVICE")
             .ok()
             .filter(|d| d.contains(',') || d.trim() == "all")
     });
-    if options.capture && devices.is_some() {
+    if args.options.capture && devices.is_some() {
         return Err("--capture: RenderDoc captures one device; leave out --devices".into());
     }
     // Found before the scene loads and the device opens, so that its absence costs nothing.
-    let capture = match options.capture {
+    let capture = match args.options.capture {
         true => Some(RenderDoc::attach().map_err(|e| e.to_string())?),
         false => None,
     };
-    let mut scene = load_scene(&args.scene, options)?;
-    choose_camera(&mut scene, &args.scene, scale.camera)?;
-    let contexts = match &devices {
-        Some(list) => Context::open_each(&ContextDesc::default(), list),
-        None => Context::new(&ContextDesc::default()).map(|c| vec![c]),
+    let frames: Vec<Option<u32>> = match scale.frames {
+        Some((first, end)) => (first..end).map(Some).collect(),
+        None => vec![None],
+    };
+    let mut contexts = None;
+    for frame in frames {
+        let time = frame.map(|f| f as f32 / scale.fps);
+        let mut scene = load_scene(&args.scene, &args.options, time)?;
+        choose_camera(&mut scene, &args.scene, scale.camera)?;
+        if contexts.is_none() {
+            contexts = Some(
+                match &devices {
+                    Some(list) => Context::open_each(&ContextDesc::default(), list),
+                    None => Context::new(&ContextDesc::default()).map(|c| vec![c]),
+                }
+                .map_err(|e| e.to_string())?,
+            );
+        }
+        let contexts = contexts.as_deref().unwrap_or_default();
+        let film = render_frame(args, &scene, contexts, devices.is_some(), capture.as_ref())?;
+        for output in &args.output {
+            let output = frame.map_or_else(|| output.clone(), |f| frame_path(output, f));
+            if partial {
+                wavetrace::scale::write_partial(&output, &film).map_err(|e| e.to_string())?;
+            } else {
+                let image = film.mean().map_err(|e| e.to_string())?;
+                wavetrace::film::write_image(&output, &image, &display(&args.options)?).map_err(|e| e.to_string())?;
+            }
+        }
     }
-    .map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// One image of the render (a frame, or the only one) as a partial film: the whole render's
+/// film when nothing split it.
+fn render_frame(
+    args: &RenderArgs,
+    scene: &Scene,
+    contexts: &[Context],
+    chunked: bool,
+    capture: Option<&RenderDoc>,
+) -> Result<PartialFilm, String> {
+    let scale = &args.scale;
     let (first_sample, end_sample) = scale.samples.unwrap_or((0, args.spp));
-    let mut settings = render_settings(options, &scene, &contexts[0], end_sample - first_sample)?;
+    let mut settings = render_settings(&args.options, scene, &contexts[0], end_sample - first_sample)?;
     if let Some(&[x, y, width, height]) = scale.tile.as_deref() {
         settings.crop = Some(Crop { x, y, width, height });
     }
-    let film = if contexts.len() == 1 && first_sample == 0 {
-        render_on_one(args, &scene, &contexts[0], &settings, capture.as_ref())?
+    // --devices (even of one) takes the chunked path, so that one device's figures compare.
+    let sums = if !chunked && first_sample == 0 {
+        render_on_one(args, scene, &contexts[0], &settings, capture)?
     } else {
-        render_on_several(args, &scene, &contexts, &settings, first_sample)?
+        render_on_several(args, scene, contexts, &settings, first_sample)?
     };
     let part = Part {
         tile: settings.covered(),
         first_sample,
         end_sample,
     };
-    let fingerprint = Fingerprint::of(&scene, scene.camera.as_ref(), &settings);
-    let film = PartialFilm::of_render(settings.width, settings.height, film, part, fingerprint);
-    for output in &args.output {
-        if partial {
-            wavetrace::scale::write_partial(output, &film).map_err(|e| e.to_string())?;
-        } else {
-            let image = film.mean().map_err(|e| e.to_string())?;
-            wavetrace::film::write_image(output, &image, &display).map_err(|e| e.to_string())?;
+    let fingerprint = Fingerprint::of(scene, scene.camera.as_ref(), &settings);
+    Ok(PartialFilm::of_render(
+        settings.width,
+        settings.height,
+        sums,
+        part,
+        fingerprint,
+    ))
+}
+
+/// The output of frame `frame`: a run of `#` replaced by the number, zero-padded to its length,
+/// else `.NNNN` before the extension.
+fn frame_path(output: &Path, frame: u32) -> PathBuf {
+    let name = output
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let renamed = match name.find('#') {
+        Some(start) => {
+            let run = name[start..].chars().take_while(|&c| c == '#').count();
+            format!("{}{frame:0run$}{}", &name[..start], &name[start + run..])
         }
-    }
-    Ok(())
+        None => match name.rsplit_once('.') {
+            Some((stem, extension)) => format!("{stem}.{frame:04}.{extension}"),
+            None => format!("{name}.{frame:04}"),
+        },
+    };
+    output.with_file_name(renamed)
 }
 
 /// Checked before the render, so a typo does not cost a render.
@@ -590,6 +653,19 @@ fn merge(args: &MergeArgs) -> Result<(), String> {
     wavetrace::film::write_image(&args.output, &image, &Display::default()).map_err(|e| e.to_string())
 }
 
+/// `--frames A..B`: frames A to B - 1.
+fn parse_frame_range(text: &str) -> Result<(u32, u32), String> {
+    let (first, end) = text
+        .split_once("..")
+        .ok_or_else(|| format!("`{text}`: a frame range is A..B (frames A to B - 1)"))?;
+    let parse = |n: &str| n.trim().parse::<u32>().map_err(|e| format!("`{text}`: `{n}`: {e}"));
+    let (first, end) = (parse(first)?, parse(end)?);
+    if first >= end {
+        return Err(format!("`{text}`: needs A < B (frames A to B - 1)"));
+    }
+    Ok((first, end))
+}
+
 /// `--samples A..B`: 0 <= A < B <= the sample sequence's length.
 fn parse_sample_range(text: &str) -> Result<(u32, u32), String> {
     let (first, end) = text
@@ -620,9 +696,11 @@ fn display(options: &RenderOptions) -> Result<Display, String> {
     })
 }
 
-fn load_scene(path: &Path, options: &RenderOptions) -> Result<Scene, String> {
+/// Loads the scene, posed as its animations have it at `time` seconds where given.
+fn load_scene(path: &Path, options: &RenderOptions, time: Option<f32>) -> Result<Scene, String> {
     let import = ImportOptions {
         allow_outside_uris: options.allow_outside_uris,
+        time,
     };
     let scene = Scene::load_with(path, &import).map_err(|e| e.to_string())?;
     print_warnings(path, &scene.warnings);
@@ -701,7 +779,7 @@ fn view(args: &ViewArgs) -> Result<(), String> {
         true => Some(RenderDoc::attach().map_err(|e| e.to_string())?),
         false => RenderDoc::attach().ok(),
     };
-    let scene = load_scene(&args.scene, options)?;
+    let scene = load_scene(&args.scene, options, None)?;
     // The viewer's device opens with the window, once the display is known.
     let options_for = |scene: &Scene, context: &Context| render_settings(options, scene, context, args.pass_spp);
     wavetrace::viewer::run(wavetrace::viewer::ViewConfig {
@@ -718,6 +796,7 @@ fn view(args: &ViewArgs) -> Result<(), String> {
         capture_first_pass: options.capture,
         load_options: ImportOptions {
             allow_outside_uris: options.allow_outside_uris,
+            time: None,
         },
     })
     .map_err(|e| e.to_string())
