@@ -27,9 +27,9 @@ export DEBIAN_FRONTEND=noninteractive
 # the Vulkan loader and the Khronos validation layer; for the viewer's tests a virtual X
 # server, input, drag and drop and screenshots (xvfb, xdotool, python3-xlib, xwd from
 # x11-apps) and RenderDoc's capture tool (its layer loads only when
-# ENABLE_VULKAN_RENDERDOC_CAPTURE=1).
+# ENABLE_VULKAN_RENDERDOC_CAPTURE=1); for the farm driver's virtual environment python3-venv.
 packages=(cmake ninja-build python3 g++ pkg-config libvulkan1 vulkan-validationlayers vulkan-tools
-  xvfb xdotool python3-xlib x11-apps renderdoccmd)
+  xvfb xdotool python3-xlib x11-apps renderdoccmd python3-venv)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -72,4 +72,14 @@ if ! mesa_is_new_enough; then
   fi
 fi
 
-echo "setup.sh: ready (mesa-vulkan-drivers $(mesa_version))"
+# Ray, for the farm driver (tools/farm/ray_render.py) and its test, in a virtual environment of
+# the system's Python, pinned by tools/farm/requirements.txt; reinstalled when that changes.
+farm=tools/farm/.venv
+cd "$(dirname "$0")/.."
+if ! cmp -s tools/farm/requirements.txt "$farm/requirements.txt" 2>/dev/null; then
+  /usr/bin/python3 -m venv "$farm"
+  "$farm/bin/pip" install --quiet --disable-pip-version-check -r tools/farm/requirements.txt
+  cp tools/farm/requirements.txt "$farm/requirements.txt"
+fi
+
+echo "setup.sh: ready (mesa-vulkan-drivers $(mesa_version), $("$farm/bin/python" -c 'import ray; print("ray", ray.__version__)'))"
