@@ -637,15 +637,8 @@ fn render_on_several(
 
 fn merge(args: &MergeArgs) -> Result<(), String> {
     check_outputs(std::slice::from_ref(&args.output), args.partial)?;
-    let parts = args
-        .parts
-        .iter()
-        .map(|path| {
-            let film = wavetrace::scale::read_partial(path).map_err(|e| e.to_string())?;
-            Ok((path.display().to_string(), film))
-        })
-        .collect::<Result<Vec<_>, String>>()?;
-    let merged = wavetrace::scale::merge(parts).map_err(|e| e.to_string())?;
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let merged = wavetrace::scale::merge_files(&args.parts, threads)?;
     if args.partial {
         return wavetrace::scale::write_partial(&args.output, &merged).map_err(|e| e.to_string());
     }

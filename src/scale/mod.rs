@@ -11,4 +11,4 @@ pub mod partial_file;
 pub use devices::{render_split, Chunks, DeviceShare, SplitRender};
 pub use fingerprint::Fingerprint;
 pub use partial::{merge, MergeError, Part, PartialFilm};
-pub use partial_file::{read_partial, write_partial};
+pub use partial_file::{merge_files, read_partial, write_partial};

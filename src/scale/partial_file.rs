@@ -238,3 +238,43 @@ pub fn read_partial(path: &Path) -> std::result::Result<PartialFilm, FilmError> 
         parts,
     })
 }
+
+/// Reads and merges partial films, `threads` files at a time: each thread adds up its share
+/// of the files, then the shares are added (integer sums: the order does not matter). Errors
+/// name the file at fault.
+pub fn merge_files(paths: &[std::path::PathBuf], threads: usize) -> std::result::Result<PartialFilm, String> {
+    let threads = threads.clamp(1, paths.len().max(1));
+    let shares: Vec<std::result::Result<Option<(String, PartialFilm)>, String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let share: Vec<&std::path::PathBuf> = paths.iter().skip(t).step_by(threads).collect();
+                scope.spawn(move || merge_share(&share))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err("a merging thread panicked".into())))
+            .collect()
+    });
+    let mut named = Vec::new();
+    for share in shares {
+        if let Some(film) = share? {
+            named.push(film);
+        }
+    }
+    super::partial::merge(named).map_err(|e| e.to_string())
+}
+
+/// One thread's files merged, named by the first.
+fn merge_share(paths: &[&std::path::PathBuf]) -> std::result::Result<Option<(String, PartialFilm)>, String> {
+    let mut merged: Option<(String, PartialFilm)> = None;
+    for path in paths {
+        let film = read_partial(path).map_err(|e| e.to_string())?;
+        let name = path.display().to_string();
+        match &mut merged {
+            None => merged = Some((name, film)),
+            Some((first, sum)) => sum.add(&film, (first, &name)).map_err(|e| e.to_string())?,
+        }
+    }
+    Ok(merged)
+}
