@@ -1,6 +1,7 @@
-//! The Ray driver (tools/farm/ray_render.py) on a local Ray cluster of 3 worker nodes on
-//! lavapipe: 16 partial renders (4 sample ranges x 2 x 2 tiles), one worker node killed while
-//! it renders a part, and the merged image must be the one-machine render bit for bit.
+//! The farm tools on lavapipe. The Ray driver (tools/farm/ray_render.py) on a local Ray
+//! cluster of 3 worker nodes: 16 partial renders (4 sample ranges x 2 x 2 tiles), one worker
+//! node killed while it renders a part, and the merged image must be the one-machine render
+//! bit for bit. The Flamenco job type, compiled outside Flamenco, likewise.
 
 use std::path::Path;
 use std::process::Command;
@@ -80,5 +81,88 @@ fn a_ray_cluster_with_a_worker_killed_renders_the_one_machine_image() {
         .filter(|(a, b)| a != b)
         .count();
     assert_eq!(differing, 0, "{differing} pixels differ from the one-machine render");
+    std::fs::remove_dir_all(&folder).ok();
+}
+
+/// Runs the Flamenco job type's compileJob() under node with stand-ins for the Manager's API
+/// (tools/farm/flamenco/compile_locally.js), then every task's `exec` command in dependency
+/// order, as Flamenco workers would: the merge task's image must be the one-machine render.
+#[test]
+fn the_flamenco_job_type_compiles_to_tasks_that_render_the_image() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let wavetrace = env!("CARGO_BIN_EXE_wavetrace");
+    let folder = std::env::temp_dir().join(format!("wavetrace-flamenco-test-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).unwrap();
+    let scene = root.join("tests/scenes/cornell-box/cornell-box.gltf");
+    let image = folder.join("image.exr");
+    let settings = serde_json::json!({
+        "wavetrace": wavetrace, "scene": scene, "output": image, "width": 24, "height": 16, "spp": 5,
+        "max_depth": 4, "seed": 2, "sample_parts": 2, "tiles_x": 3, "tiles_y": 1,
+    });
+    let compiled = Command::new("node")
+        .arg(root.join("tools/farm/flamenco/compile_locally.js"))
+        .arg(root.join("tools/farm/flamenco/wavetrace_partials.js"))
+        .arg(settings.to_string())
+        .output()
+        .expect("node runs the job type (tools/setup.sh installs nodejs)");
+    assert!(
+        compiled.status.success(),
+        "{}",
+        String::from_utf8_lossy(&compiled.stderr)
+    );
+    let tasks: Vec<serde_json::Value> = serde_json::from_slice(&compiled.stdout).unwrap();
+    assert_eq!(tasks.len(), 2 * 3 + 1, "6 parts and a merge");
+    let mut done: Vec<String> = Vec::new();
+    while done.len() < tasks.len() {
+        let ready = tasks
+            .iter()
+            .find(|t| {
+                let name = t["name"].as_str().unwrap().to_string();
+                !done.contains(&name)
+                    && t["dependencies"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .all(|d| done.contains(&d.as_str().unwrap().to_string()))
+            })
+            .expect("a task whose dependencies are done");
+        for command in ready["commands"].as_array().unwrap() {
+            assert_eq!(command["name"], "exec");
+            let parameters = &command["parameters"];
+            let args: Vec<&str> = parameters["args"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| a.as_str().unwrap())
+                .collect();
+            let run = Command::new(parameters["exe"].as_str().unwrap())
+                .args(&args)
+                .output()
+                .unwrap();
+            assert!(
+                run.status.success(),
+                "{args:?}: {}",
+                String::from_utf8_lossy(&run.stderr)
+            );
+        }
+        done.push(ready["name"].as_str().unwrap().to_string());
+    }
+    assert!(tasks.last().unwrap()["name"]
+        .as_str()
+        .unwrap()
+        .contains("merge 6 parts"));
+    let whole = folder.join("whole.exr");
+    let args = ["--res", "24", "16", "--spp", "5", "--max-depth", "4", "--seed", "2"];
+    let status = Command::new(wavetrace)
+        .arg("render")
+        .arg(&scene)
+        .arg("-o")
+        .arg(&whole)
+        .args(args)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let expected = wavetrace::film::read_exr(&whole).unwrap();
+    assert!(wavetrace::film::read_exr(&image).unwrap().pixels == expected.pixels);
     std::fs::remove_dir_all(&folder).ok();
 }

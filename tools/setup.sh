@@ -27,9 +27,10 @@ export DEBIAN_FRONTEND=noninteractive
 # the Vulkan loader and the Khronos validation layer; for the viewer's tests a virtual X
 # server, input, drag and drop and screenshots (xvfb, xdotool, python3-xlib, xwd from
 # x11-apps) and RenderDoc's capture tool (its layer loads only when
-# ENABLE_VULKAN_RENDERDOC_CAPTURE=1); for the farm driver's virtual environment python3-venv.
+# ENABLE_VULKAN_RENDERDOC_CAPTURE=1); for the farm tools' tests python3-venv (Ray's virtual
+# environment) and nodejs (the Flamenco job type's compiler, run outside Flamenco).
 packages=(cmake ninja-build python3 g++ pkg-config libvulkan1 vulkan-validationlayers vulkan-tools
-  xvfb xdotool python3-xlib x11-apps renderdoccmd python3-venv)
+  xvfb xdotool python3-xlib x11-apps renderdoccmd python3-venv nodejs)
 
 missing=()
 for p in "${packages[@]}"; do
