@@ -79,7 +79,9 @@ def unpack_scene(archive, scene_name):
     return folder / "scene" / scene_name
 
 
-@ray.remote(num_gpus=1, max_retries=4)
+# Ray starts a fresh worker process for every GPU task unless told (max_calls=1 frees a
+# CUDA context): wavetrace's own process holds the GPU here, so workers are reused.
+@ray.remote(num_gpus=1, max_retries=4, max_calls=0)
 def render_part(wavetrace, archive, scene_name, render_args, part, trace_dir):
     """One partial render on this node's GPU; returns the partial film's bytes and timings."""
     started = time.time()
@@ -94,7 +96,7 @@ def render_part(wavetrace, archive, scene_name, render_args, part, trace_dir):
         # Written aside and renamed, so that the driver never reads half a marker.
         marker = os.path.join(trace_dir, f"{os.getpid()}-{time.time_ns()}")
         with open(marker + ".tmp", "w") as f:
-            f.write(json.dumps({"part": part, "node": node}))
+            f.write(json.dumps({"part": part, "node": node, "pid": os.getpid()}))
         os.rename(marker + ".tmp", marker + ".json")
     with tempfile.TemporaryDirectory() as folder:
         output = os.path.join(folder, "part.exr")
@@ -113,27 +115,45 @@ def render_part(wavetrace, archive, scene_name, render_args, part, trace_dir):
                   "process_seconds": process_seconds, "render_seconds": render_seconds}
 
 
-@ray.remote(num_gpus=1, max_retries=0)
+@ray.remote(num_gpus=1, max_retries=0, max_calls=0)
 def nothing():
     return None
 
 
-def kill_busy_worker(cluster, workers, trace_dir, unfinished):
-    """Removes a worker node of the local cluster that is rendering one of the `unfinished`
-    parts (known from the markers tasks leave in `trace_dir`), as a machine dying mid-task."""
+def kill_busy_worker(cluster, workers, trace_dir, pending):
+    """Removes a worker node of the local cluster that is rendering a part of `pending` (its
+    task started, per the markers tasks leave in `trace_dir`, and its result not in), as a
+    machine dying mid-task."""
     if cluster is None or not trace_dir:
         sys.exit("ray_render.py: --kill-worker-after needs --local-workers and --trace-dir")
     # The driver's own node (on one host Ray may attach it to any) must stay.
     driver_node = ray.get_runtime_context().get_node_id()
-    while True:
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        ready, _ = ray.wait(list(pending), num_returns=len(pending), timeout=0)
+        unfinished = [list(pending[r]) for r in pending if r not in ready]
         for marker in sorted(Path(trace_dir).glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True):
             started = json.loads(marker.read_text())
             busy = [w for w in workers if w.node_id == started["node"] != driver_node]
-            if tuple(started["part"]) in unfinished and busy:
+            if started["part"] in unfinished and busy:
                 workers.remove(busy[0])
                 cluster.remove_node(busy[0], allow_graceful=False)
+                # The node's worker (and its wavetrace) outlive the raylet a while and would
+                # still deliver the part: a dead machine takes every process with it.
+                kill_tree(started["pid"])
                 return busy[0]
         time.sleep(0.01)
+    sys.exit("ray_render.py: no worker node was rendering a part for 60 s")
+
+
+def kill_tree(pid):
+    import psutil  # a dependency of Ray's
+    try:
+        process = psutil.Process(pid)
+        for child in process.children(recursive=True) + [process]:
+            child.kill()
+    except psutil.NoSuchProcess:
+        pass
 
 
 def gpu_nodes():
@@ -202,6 +222,9 @@ def main(argv):
     cluster, workers = start_cluster(args)
     report = {"parts": len(parts), "gpu_nodes": len(gpu_nodes())}
     if args.measure_overhead:
+        # Ray's own cost of a GPU task: empty tasks once the workers have started, per task
+        # and node (the nodes run them side by side).
+        ray.get([nothing.remote() for _ in range(report["gpu_nodes"])])
         started = time.time()
         ray.get([nothing.remote() for _ in range(len(parts))])
         report["empty_task_seconds"] = (time.time() - started) / len(parts) * report["gpu_nodes"]
@@ -218,7 +241,7 @@ def main(argv):
         films.append(film)
         timings.append(timing)
         if args.kill_worker_after is not None and killed is None and len(films) >= args.kill_worker_after:
-            killed = kill_busy_worker(cluster, workers, args.trace_dir, [pending[r] for r in pending])
+            killed = kill_busy_worker(cluster, workers, args.trace_dir, pending)
             report["killed_node"] = killed.node_id
             print(f"ray_render.py: killed worker node {killed.node_id} while it rendered a part, "
                   f"{len(pending)} parts left", flush=True)
