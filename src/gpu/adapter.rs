@@ -198,6 +198,18 @@ pub fn choose_adapter(adapters: Vec<Adapter>, selector: Option<&str>) -> GpuResu
         }
         return Ok(adapter);
     }
+    usable_adapters(adapters)?
+        .into_iter()
+        .min_by_key(|a| (a.type_rank(), a.index))
+        .ok_or(GpuError::NoDevice)
+}
+
+/// The devices with everything wavetrace needs, in index order; none is an error that says
+/// what each device lacks.
+pub fn usable_adapters(adapters: Vec<Adapter>) -> GpuResult<Vec<Adapter>> {
+    if adapters.is_empty() {
+        return Err(GpuError::NoDevice);
+    }
     let report = adapters
         .iter()
         .map(|a| {
@@ -210,11 +222,14 @@ pub fn choose_adapter(adapters: Vec<Adapter>, selector: Option<&str>) -> GpuResu
         })
         .collect::<Vec<_>>()
         .join("\n");
-    adapters
+    let usable: Vec<Adapter> = adapters
         .into_iter()
         .filter(|a| a.capabilities.missing().is_empty())
-        .min_by_key(|a| (a.type_rank(), a.index))
-        .ok_or(GpuError::NoCapableDevice(report))
+        .collect();
+    if usable.is_empty() {
+        return Err(GpuError::NoCapableDevice(report));
+    }
+    Ok(usable)
 }
 
 fn device_type_name(kind: vk::PhysicalDeviceType) -> &'static str {

@@ -13,7 +13,7 @@ use std::time::Duration;
 use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 
-use super::adapter::{choose_adapter, enumerate_adapters, Adapter, TraceBackend};
+use super::adapter::{choose_adapter, enumerate_adapters, usable_adapters, Adapter, TraceBackend};
 use super::error::{GpuError, GpuResult, VkResultExt};
 use super::instance::{Instance, MessageCounts, Validation};
 
@@ -111,32 +111,10 @@ impl Context {
     pub fn open_each(desc: &ContextDesc, selection: &str) -> GpuResult<Vec<Self>> {
         let selectors: Vec<String> = if selection.trim() == "all" {
             let instance = Instance::with_presentation(desc.validation, None)?;
-            let adapters = enumerate_adapters(&instance)?;
-            let usable: Vec<String> = adapters
+            usable_adapters(enumerate_adapters(&instance)?)?
                 .iter()
-                .filter(|a| a.capabilities.missing().is_empty())
                 .map(|a| a.index.to_string())
-                .collect();
-            if usable.is_empty() {
-                let report = adapters
-                    .iter()
-                    .map(|a| {
-                        format!(
-                            "  [{}] {}: lacks {}",
-                            a.index,
-                            a.name,
-                            a.capabilities.missing().join(", ")
-                        )
-                    })
-                    .collect::<Vec<_>>()
-                    .join("\n");
-                return Err(if adapters.is_empty() {
-                    GpuError::NoDevice
-                } else {
-                    GpuError::NoCapableDevice(report)
-                });
-            }
-            usable
+                .collect()
         } else {
             selection.split(',').map(|s| s.trim().to_string()).collect()
         };
