@@ -290,6 +290,18 @@ fn parts_of_other_settings_twice_held_samples_and_gaps_are_refused() {
     std::fs::write(&path, bytes).unwrap();
     let error = scale::read_partial(&path).unwrap_err().to_string();
     assert!(error.contains("part-0.exr") && error.contains("fingerprint"), "{error}");
+    // A header listing more parts than a merge checks against each other.
+    let crowded = PartialFilm {
+        parts: (0..10_001).map(|i| part(i, i + 1)).collect(),
+        ..a.1.clone()
+    };
+    let path = folder.join("crowded.exr");
+    scale::write_partial(&path, &crowded).unwrap();
+    let error = scale::read_partial(&path).unwrap_err().to_string();
+    assert!(
+        error.contains("crowded.exr") && error.contains("more than 10000 parts"),
+        "{error}"
+    );
     let plain = folder.join("plain.exr");
     wavetrace::film::write_exr(&plain, &wavetrace::film::RgbImage::new(4, 4)).unwrap();
     let error = scale::read_partial(&plain).unwrap_err().to_string();

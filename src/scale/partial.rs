@@ -7,6 +7,10 @@ use crate::integrator::Crop;
 
 use super::fingerprint::Fingerprint;
 
+/// The most pieces one partial film may hold: a merge checks each new piece against every
+/// piece already in (a tree of merges keeps each film's list short).
+pub const MAX_MERGED_PARTS: usize = 10_000;
+
 /// A piece of a render: a rectangle of pixels and the samples `first..end` of each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Part {
@@ -47,6 +51,8 @@ pub enum MergeError {
     Incomplete { covered: u64, pixels: u64, counts: String },
     #[error("{0}: more than 2^32 samples of a pixel in all")]
     TooManySamples(String),
+    #[error("{0}: more than {MAX_MERGED_PARTS} parts in one film; merge in a tree of partial films")]
+    TooManyParts(String),
 }
 
 /// A render's film as a farm moves it: what `wavetrace merge` adds.
@@ -96,6 +102,9 @@ impl PartialFilm {
                 names.0.to_string(),
                 differences.join(", "),
             ));
+        }
+        if self.parts.len() + other.parts.len() > MAX_MERGED_PARTS {
+            return Err(MergeError::TooManyParts(names.1.to_string()));
         }
         for mine in &self.parts {
             if let Some(theirs) = other.parts.iter().find(|p| p.overlaps(mine)) {

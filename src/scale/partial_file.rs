@@ -13,7 +13,7 @@ use crate::film::FilmError;
 use crate::integrator::Crop;
 
 use super::fingerprint::Fingerprint;
-use super::partial::{Part, PartialFilm};
+use super::partial::{Part, PartialFilm, MAX_MERGED_PARTS};
 
 const FORMAT_KEY: &str = "wavetrace";
 const FORMAT: &str = "partial film 1";
@@ -132,6 +132,9 @@ fn header_text(path: &Path, attributes: &LayerAttributes, key: &str) -> std::res
 }
 
 fn parse_parts(path: &Path, listed: &str) -> std::result::Result<Vec<Part>, FilmError> {
+    if listed.split(';').count() > MAX_MERGED_PARTS {
+        return Err(file_error(path, format!("it lists more than {MAX_MERGED_PARTS} parts")));
+    }
     listed
         .split(';')
         .map(|entry| {
