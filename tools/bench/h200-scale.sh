@@ -6,14 +6,17 @@
 # both (--devices 0,1; with one GPU, two contexts of it: --devices 0,0), two runs each, every
 # image compared bit for bit with the ordinary render; then a farm's costs: the Cornell render as 16 partial renders in
 # separate processes (4 sample ranges x 2 x 2 tiles), their merge against the whole. Needs
-# .device/ from `bash tools/device-bundle.sh scale progressive`; writes under $OUT.
+# .device/ from `bash tools/device-bundle.sh scale progressive animation scale_cli`; writes
+# under $OUT.
 set -uo pipefail
 source tools/bench/device.sh
 device_setup
 nvidia-smi --query-gpu=index,name,driver_version,pci.bus_id --format=csv,noheader > "$OUT/device.txt" 2>&1
 .device/wavetrace info >> "$OUT/device.txt" 2>&1
 make_many_materials
-run_tests scale progressive
+# The CLI tests run the binary where cargo built it.
+mkdir -p target/release && cp .device/wavetrace target/release/wavetrace
+run_tests scale progressive animation scale_cli
 W=.device/wavetrace
 common=(--res 1024 1024 --spp 1024 --max-depth 8 --stats --json)
 if [ "$(nvidia-smi -L | wc -l)" -ge 2 ]; then device_sets="0 1 0,1"; else device_sets="0 0,0"; fi
