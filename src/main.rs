@@ -398,6 +398,7 @@ fn render(args: &RenderArgs) -> Result<(), String> {
     if !(scale.fps.is_finite() && scale.fps > 0.0) {
         return Err(format!("--fps {}: must be positive", scale.fps));
     }
+    let display = display(&args.options)?;
     let devices = scale.devices.clone().or_else(|| {
         std::env::var("WAVETRACE_DEVICE")
             .ok()
@@ -437,7 +438,7 @@ fn render(args: &RenderArgs) -> Result<(), String> {
                 wavetrace::scale::write_partial(&output, &film).map_err(|e| e.to_string())?;
             } else {
                 let image = film.mean().map_err(|e| e.to_string())?;
-                wavetrace::film::write_image(&output, &image, &display(&args.options)?).map_err(|e| e.to_string())?;
+                wavetrace::film::write_image(&output, &image, &display).map_err(|e| e.to_string())?;
             }
         }
     }

@@ -86,6 +86,7 @@ fn ranges_tiles_and_devices_are_checked_before_rendering() {
             "is not a non-empty part of the 32x24 image",
         ),
         (vec!["--frames", "2..2"], "needs A < B"),
+        (vec!["--frames", "0..2", "--fps", "0"], "--fps 0: must be positive"),
         (vec!["--devices", "0,,1"], "entry 2 of the list is empty"),
         (vec!["--devices", "no-such-gpu"], "matches no Vulkan device"),
     ] {
