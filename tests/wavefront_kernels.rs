@@ -9,6 +9,7 @@ use wavetrace::gpu::{Buffer, BufferUsage, CommandBuffer, Context, Profiler, Text
 use wavetrace::integrator::wavefront::kernel_graph::Kernel;
 use wavetrace::integrator::wavefront::path_state::{PathState, Sorts};
 use wavetrace::integrator::wavefront::{tiled_pixel, StepInputs, WavefrontKernels};
+use wavetrace::integrator::Crop;
 use wavetrace::integrator::KernelFeatures;
 use wavetrace::interface::{KernelCounters, PassConstants, QueueState};
 use wavetrace::primitives::{CountingSort, SortArrays, SortLaunch};
@@ -136,12 +137,14 @@ fn write(context: &Context, target: &Buffer, data: &[u32]) {
         .unwrap();
 }
 
-/// The image camera paths come from, in the regeneration tests.
+/// The image camera paths come from, in the regeneration tests, and the pixels of it they
+/// cover.
 #[derive(Clone, Copy)]
 struct Image {
     width: u32,
     height: u32,
     tile: u32,
+    crop: Crop,
 }
 
 /// Runs one regeneration step over `state` from `queue_state`; returns the queue state buffer.
@@ -169,6 +172,10 @@ fn regenerate(
         width: image.width,
         height: image.height,
         tile_size: image.tile,
+        crop_x: image.crop.x,
+        crop_y: image.crop.y,
+        crop_width: image.crop.width,
+        crop_height: image.crop.height,
         max_depth: 8,
         camera_origin: Vec3::new(0.5, 1.0, 4.0),
         camera_forward: Vec3::NEG_Z,
@@ -196,8 +203,8 @@ fn regenerate(
 
 /// Random busy slots (under half, so the step regenerates) with random state; after the
 /// step, the busy paths' state fills the first slots unchanged (those already there stay put),
-/// the freed slots after them hold the next camera paths in tile order, and the extend queue
-/// lists every slot in order.
+/// the freed slots after them hold the next camera paths in tile order (over the whole image,
+/// or over a crop of it every other case), and the extend queue lists every slot in order.
 #[test]
 fn regeneration_compacts_busy_paths_and_fills_the_rest_from_the_tiles() {
     let gpu = common::gpu();
@@ -206,8 +213,18 @@ fn regeneration_compacts_busy_paths_and_fills_the_rest_from_the_tiles() {
     let kernels = WavefrontKernels::new(context, backend, KernelFeatures::ALL, 0, false, false).unwrap();
     let mut random = Random(0xc0ffee);
     let (width, height, tile) = (37u32, 29u32, 16u32);
-    let pixels = width * height;
-    for slots in [1u32, 2, 63, 64, 65, 1000, 4097, 65_537] {
+    let crops = [
+        Crop::whole(width, height),
+        Crop {
+            x: 5,
+            y: 3,
+            width: 23,
+            height: 19,
+        },
+    ];
+    for (case, slots) in [1u32, 2, 63, 64, 65, 1000, 4097, 65_537].into_iter().enumerate() {
+        let crop = crops[case % 2];
+        let pixels = crop.width * crop.height;
         for busy_share in [0.0, 0.1, 0.49] {
             let busy_count = ((f64::from(slots) * busy_share) as u32).min((slots - 1) / 2);
             let state = PathState::new(context, slots, Sorts::default()).unwrap();
@@ -220,7 +237,7 @@ fn regeneration_compacts_busy_paths_and_fills_the_rest_from_the_tiles() {
             let mut pixel_words = vec![u32::MAX; slots as usize];
             let mut extend_queue = vec![0u32; slots as usize];
             for (i, &slot) in busy.iter().enumerate() {
-                pixel_words[slot as usize] = random.below(pixels);
+                pixel_words[slot as usize] = random.below(width * height);
                 extend_queue[i] = slot;
             }
             let words = |n: usize, random: &mut Random| -> Vec<u32> { (0..n).map(|_| random.next() as u32).collect() };
@@ -256,7 +273,12 @@ fn regeneration_compacts_busy_paths_and_fills_the_rest_from_the_tiles() {
                 camera_paths: first + u64::from(slots) * 3,
                 ..QueueState::default()
             };
-            let image = Image { width, height, tile };
+            let image = Image {
+                width,
+                height,
+                tile,
+                crop,
+            };
             let queues = regenerate(context, &kernels, &state, queue_state, image);
 
             let after = read_paths(context, &state, slots as usize);
@@ -281,7 +303,7 @@ fn regeneration_compacts_busy_paths_and_fills_the_rest_from_the_tiles() {
                 let camera_path = first + i as u64;
                 let sample = (camera_path / u64::from(pixels)) as u32;
                 let within = (camera_path % u64::from(pixels)) as u32;
-                assert_eq!(path.pixel, tiled_pixel(width, height, tile, within), "new path {i}");
+                assert_eq!(path.pixel, tiled_pixel(width, crop, tile, within), "new path {i}");
                 assert_eq!(path.sample, sample);
                 let one = 1.0f32.to_bits();
                 assert_eq!(path.throughput, [one, one, one, 0]);
@@ -330,6 +352,7 @@ fn regeneration_waits_until_under_half_the_slots_are_busy() {
         width: 10,
         height: 10,
         tile: 16,
+        crop: Crop::whole(10, 10),
     };
     let queues = regenerate(context, &kernels, &state, queue_state, image);
     let pixels: Vec<u32> = state

@@ -11,7 +11,7 @@
 use crate::gpu::shaders::ids;
 use crate::gpu::TextureSet;
 use crate::gpu::{Buffer, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuResult, Profiler};
-use crate::integrator::KernelFeatures;
+use crate::integrator::{Crop, KernelFeatures};
 use crate::interface::{PassConstants, QueueState, WavefrontPush, FEATURE_ALPHA};
 use crate::primitives::{CountingSort, SortArrays, SortLaunch};
 use crate::trace::{self, barrier, timed, TraceBackend, TraceKernel, TraceShaders};
@@ -336,24 +336,27 @@ pub fn connect_kernel(
     )
 }
 
-/// The pixel of the `index`-th camera path of a sample: the CPU twin of generate.comp's
-/// `tiled_pixel`. Tiles of `tile` pixels square in row-major order (clipped at the right and
-/// bottom edges), row-major pixels inside a tile.
-pub fn tiled_pixel(width: u32, height: u32, tile: u32, index: u32) -> u32 {
+/// The pixel of the `index`-th camera path of a sample over `crop` of an image `image_width`
+/// pixels wide: the CPU twin of wavefront.glsl's `tiled_pixel`. Tiles of `tile` pixels square
+/// in row-major order over the crop (clipped at its right and bottom edges), row-major pixels
+/// inside a tile.
+pub fn tiled_pixel(image_width: u32, crop: Crop, tile: u32, index: u32) -> u32 {
+    let (width, height) = (crop.width, crop.height);
     let tile_row = index / (tile * width);
     let mut rest = index - tile_row * tile * width;
     let tile_height = tile.min(height - tile_row * tile);
     let tile_column = rest / (tile * tile_height);
     rest -= tile_column * tile * tile_height;
     let tile_width = tile.min(width - tile_column * tile);
-    let x = tile_column * tile + rest % tile_width;
-    let y = tile_row * tile + rest / tile_width;
-    y * width + x
+    let x = crop.x + tile_column * tile + rest % tile_width;
+    let y = crop.y + tile_row * tile + rest / tile_width;
+    y * image_width + x
 }
 
 #[cfg(test)]
 mod tests {
     use super::tiled_pixel;
+    use crate::integrator::Crop;
 
     #[test]
     fn tile_order_visits_every_pixel_once() {
@@ -367,13 +370,32 @@ mod tests {
         ] {
             let mut seen = vec![false; (width * height) as usize];
             for index in 0..width * height {
-                let pixel = tiled_pixel(width, height, tile, index) as usize;
+                let pixel = tiled_pixel(width, Crop::whole(width, height), tile, index) as usize;
                 assert!(!seen[pixel], "{width}x{height} tile {tile}: pixel {pixel} twice");
                 seen[pixel] = true;
             }
             // Consecutive paths stay inside one tile: the first tile's pixels come first.
-            let first = tiled_pixel(width, height, tile, 0);
+            let first = tiled_pixel(width, Crop::whole(width, height), tile, 0);
             assert_eq!(first, 0);
+        }
+    }
+
+    #[test]
+    fn a_crop_visits_its_own_pixels_once() {
+        let crop = Crop {
+            x: 5,
+            y: 3,
+            width: 23,
+            height: 19,
+        };
+        let image_width = 40;
+        let mut seen = vec![false; 40 * 30];
+        for index in 0..crop.width * crop.height {
+            let pixel = tiled_pixel(image_width, crop, 16, index);
+            let (x, y) = (pixel % image_width, pixel / image_width);
+            assert!(crop.contains(x, y), "pixel ({x}, {y}) outside the crop");
+            assert!(!seen[pixel as usize], "pixel ({x}, {y}) twice");
+            seen[pixel as usize] = true;
         }
     }
 }
