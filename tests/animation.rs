@@ -12,66 +12,6 @@ use glam::{Quat, Vec3};
 use serde_json::{json, Value};
 use wavetrace::scene::{ImportOptions, Scene};
 
-/// The hostile tests' small scene with three animations: the lamp slides along x (LINEAR,
-/// keys at 0, 1, 2 s), the room (the lamp's parent, scale 2) turns a quarter about y at 1 s
-/// (STEP), and the camera rises by 1 (CUBICSPLINE, zero tangents: smoothstep) over 0..1 s.
-fn animated(times: [f32; 3]) -> Value {
-    let mut document = hostile::base_scene();
-    let mut offsets = Vec::new();
-    let quarter = Quat::from_rotation_y(std::f32::consts::FRAC_PI_2).to_array();
-    let blocks: Vec<Vec<f32>> = vec![
-        times.to_vec(),
-        vec![0.0, 0.2, 0.0, 0.5, 0.2, 0.0, 1.0, 0.2, 0.0],
-        [[0.0, 0.0, 0.0, 1.0], quarter, quarter].concat(),
-        // (in-tangent, value, out-tangent) for keys 0 and 1 s.
-        vec![
-            0.0, 0.0, 0.0, 0.0, 1.0, 4.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 4.0, 0.0, 0.0, 0.0,
-        ],
-        times[..2].to_vec(),
-    ];
-    let mut length = 0;
-    hostile::mutate_buffer(&mut document, |bin| {
-        for block in &blocks {
-            bin.resize(bin.len().next_multiple_of(4), 0);
-            offsets.push(bin.len());
-            bin.extend(block.iter().flat_map(|v| v.to_le_bytes()));
-        }
-        length = bin.len();
-    });
-    document["buffers"][0]["byteLength"] = json!(length);
-    let first_view = document["bufferViews"].as_array().unwrap().len();
-    let first_accessor = document["accessors"].as_array().unwrap().len();
-    for (block, offset) in blocks.iter().zip(&offsets) {
-        document["bufferViews"]
-            .as_array_mut()
-            .unwrap()
-            .push(json!({"buffer": 0, "byteOffset": offset, "byteLength": 4 * block.len()}));
-    }
-    let accessor = |k: usize, count: usize, kind: &str| json!({"bufferView": first_view + k, "componentType": 5126, "count": count, "type": kind});
-    let accessors = document["accessors"].as_array_mut().unwrap();
-    accessors.push(
-        json!({"bufferView": first_view, "componentType": 5126, "count": 3, "type": "SCALAR",
-                          "min": [times[0]], "max": [times[2]]}),
-    );
-    accessors.push(accessor(1, 3, "VEC3"));
-    accessors.push(accessor(2, 3, "VEC4"));
-    accessors.push(accessor(3, 6, "VEC3"));
-    accessors.push(
-        json!({"bufferView": first_view + 4, "componentType": 5126, "count": 2, "type": "SCALAR",
-                          "min": [times[0]], "max": [times[1]]}),
-    );
-    let a = first_accessor;
-    document["animations"] = json!([
-        {"name": "slide", "samplers": [{"input": a, "output": a + 1}],
-         "channels": [{"sampler": 0, "target": {"node": 2, "path": "translation"}}]},
-        {"name": "turn", "samplers": [{"input": a, "output": a + 2, "interpolation": "STEP"}],
-         "channels": [{"sampler": 0, "target": {"node": 0, "path": "rotation"}}]},
-        {"name": "rise", "samplers": [{"input": a + 4, "output": a + 3, "interpolation": "CUBICSPLINE"}],
-         "channels": [{"sampler": 0, "target": {"node": 3, "path": "translation"}}]}
-    ]);
-    document
-}
-
 fn write(folder: &Path, name: &str, document: &Value) -> PathBuf {
     std::fs::create_dir_all(folder).unwrap();
     let path = folder.join(name);
@@ -103,7 +43,7 @@ fn close(a: Vec3, b: Vec3) -> bool {
 #[test]
 fn nodes_take_the_pose_their_animations_give_at_a_time() {
     let dir = folder("pose");
-    let path = write(&dir, "animated.gltf", &animated([0.0, 1.0, 2.0]));
+    let path = write(&dir, "animated.gltf", &hostile::animated_scene([0.0, 1.0, 2.0]));
     let rest = at(&path, None).unwrap();
     assert!(
         rest.warnings.iter().any(|w| w.contains("3 animation(s) ignored")),
@@ -141,7 +81,7 @@ fn nodes_take_the_pose_their_animations_give_at_a_time() {
 #[test]
 fn a_malformed_sampler_is_an_error_naming_its_animation() {
     let dir = folder("malformed");
-    let path = write(&dir, "backwards.gltf", &animated([0.0, 2.0, 1.0]));
+    let path = write(&dir, "backwards.gltf", &hostile::animated_scene([0.0, 2.0, 1.0]));
     let error = at(&path, Some(0.5)).unwrap_err();
     assert!(
         error.contains("backwards.gltf") && error.contains("animation slide") && error.contains("increasing"),
@@ -149,7 +89,7 @@ fn a_malformed_sampler_is_an_error_naming_its_animation() {
     );
     // The rest pose does not read the animations at all.
     at(&path, None).unwrap();
-    let mut short = animated([0.0, 1.0, 2.0]);
+    let mut short = hostile::animated_scene([0.0, 1.0, 2.0]);
     // The slide's values (accessor 6, after the scene's 5 and the key times) one short.
     short["accessors"][6]["count"] = json!(2);
     let path = write(&dir, "short.gltf", &short);
@@ -162,9 +102,47 @@ fn a_malformed_sampler_is_an_error_naming_its_animation() {
 }
 
 #[test]
+fn channels_of_missing_nodes_are_errors_and_channels_without_one_are_skipped() {
+    let dir = folder("channels");
+    // The glTF crate checks a channel's sampler, not its node, and indexes the node unchecked.
+    let mut dangling = hostile::animated_scene([0.0, 1.0, 2.0]);
+    dangling["animations"][0]["channels"][0]["target"]["node"] = json!(99);
+    let path = write(&dir, "dangling.gltf", &dangling);
+    let error = at(&path, Some(0.5)).unwrap_err();
+    assert!(
+        error.contains("dangling.gltf") && error.contains("animations[0].channels[0] targets node 99"),
+        "{error}"
+    );
+    // A path the crate cannot read stays `Invalid` in its model, which it unwraps unchecked.
+    let mut unknown = hostile::animated_scene([0.0, 1.0, 2.0]);
+    unknown["animations"][2]["channels"][0]["target"]["path"] = json!("scal");
+    let path = write(&dir, "unknown-path.gltf", &unknown);
+    let error = at(&path, Some(0.5)).unwrap_err();
+    assert!(error.contains("animations[2].channels[0].target.path"), "{error}");
+    // No node: valid glTF (an extension names the target); skipped with a warning, the rest posed.
+    let mut pointer = hostile::animated_scene([0.0, 1.0, 2.0]);
+    pointer["animations"][1]["channels"][0]["target"] = json!({"path": "rotation"});
+    let path = write(&dir, "pointer.gltf", &pointer);
+    let scene = at(&path, Some(1.5)).unwrap();
+    assert!(
+        scene
+            .warnings
+            .iter()
+            .any(|w| w.contains("1 animation channel(s) without a target node ignored")),
+        "{:?}",
+        scene.warnings
+    );
+    assert!(
+        close(lamp_position(&scene), Vec3::new(1.5, 0.4, 0.0)),
+        "slid, not turned"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn render_frames_writes_a_posed_image_a_frame() {
     let dir = folder("frames");
-    let path = write(&dir, "animated.gltf", &animated([0.0, 1.0, 2.0]));
+    let path = write(&dir, "animated.gltf", &hostile::animated_scene([0.0, 1.0, 2.0]));
     let wavetrace = || Command::new(env!("CARGO_BIN_EXE_wavetrace"));
     let common = ["--res", "16", "12", "--spp", "2", "--max-depth", "3", "--fps", "2"];
     let output = wavetrace()

@@ -457,6 +457,12 @@ fn drive(target: Target, bytes: &[u8], folder: &Path) {
         Target::Gltf | Target::Glb => {
             let path = folder.join(format!("fuzz.{}", target.extension()));
             let _ = wavetrace::scene::gltf::import_bytes(&path, bytes, &ImportOptions::default());
+            // Posed at a time, the animations are read too (`render --frames`).
+            let posed = ImportOptions {
+                time: Some(0.7),
+                ..ImportOptions::default()
+            };
+            let _ = wavetrace::scene::gltf::import_bytes(&path, bytes, &posed);
         }
         Target::Image => {
             // OpenEXR also goes through the reader `wavetrace compare` uses for references.
@@ -515,8 +521,8 @@ fn fuzzing_the_importer_and_the_image_loaders_finds_no_panic() {
                 .as_secs()
         });
     let folder = temp_dir("fuzz");
-    let base = hostile::base_scene();
-    let glb = hostile::to_glb(&base);
+    let bases = [hostile::base_scene(), hostile::animated_scene([0.0, 1.0, 2.0])];
+    let glb = hostile::to_glb(&bases[0]);
     let images = [
         hostile::png(4, 4),
         hostile::png(37, 5),
@@ -536,7 +542,7 @@ fn fuzzing_the_importer_and_the_image_loaders_finds_no_panic() {
         let choice = mutator.rng.random_range(0..10);
         let (target, bytes) = match choice {
             0..=4 => {
-                let mut document = base.clone();
+                let mut document = bases[mutator.rng.random_range(0..2)].clone();
                 mutator.mutate_json(&mut document);
                 if mutator.rng.random_bool(0.2) {
                     hostile::mutate_buffer(&mut document, |bytes| mutator.mutate_bytes(bytes, 0));

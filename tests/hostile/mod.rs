@@ -125,6 +125,66 @@ pub fn base_scene() -> Value {
     })
 }
 
+/// `base_scene` with three animations (`render --frames`, tests/animation.rs): the lamp slides along x (LINEAR,
+/// keys at 0, 1, 2 s), the room (the lamp's parent, scale 2) turns a quarter about y at 1 s
+/// (STEP), and the camera rises by 1 (CUBICSPLINE, zero tangents: smoothstep) over 0..1 s.
+pub fn animated_scene(times: [f32; 3]) -> Value {
+    let mut document = base_scene();
+    let mut offsets = Vec::new();
+    let quarter = glam::Quat::from_rotation_y(std::f32::consts::FRAC_PI_2).to_array();
+    let blocks: Vec<Vec<f32>> = vec![
+        times.to_vec(),
+        vec![0.0, 0.2, 0.0, 0.5, 0.2, 0.0, 1.0, 0.2, 0.0],
+        [[0.0, 0.0, 0.0, 1.0], quarter, quarter].concat(),
+        // (in-tangent, value, out-tangent) for keys 0 and 1 s.
+        vec![
+            0.0, 0.0, 0.0, 0.0, 1.0, 4.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 4.0, 0.0, 0.0, 0.0,
+        ],
+        times[..2].to_vec(),
+    ];
+    let mut length = 0;
+    mutate_buffer(&mut document, |bin| {
+        for block in &blocks {
+            bin.resize(bin.len().next_multiple_of(4), 0);
+            offsets.push(bin.len());
+            bin.extend(block.iter().flat_map(|v| v.to_le_bytes()));
+        }
+        length = bin.len();
+    });
+    document["buffers"][0]["byteLength"] = json!(length);
+    let first_view = document["bufferViews"].as_array().unwrap().len();
+    let first_accessor = document["accessors"].as_array().unwrap().len();
+    for (block, offset) in blocks.iter().zip(&offsets) {
+        document["bufferViews"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"buffer": 0, "byteOffset": offset, "byteLength": 4 * block.len()}));
+    }
+    let accessor = |k: usize, count: usize, kind: &str| json!({"bufferView": first_view + k, "componentType": 5126, "count": count, "type": kind});
+    let accessors = document["accessors"].as_array_mut().unwrap();
+    accessors.push(
+        json!({"bufferView": first_view, "componentType": 5126, "count": 3, "type": "SCALAR",
+                          "min": [times[0]], "max": [times[2]]}),
+    );
+    accessors.push(accessor(1, 3, "VEC3"));
+    accessors.push(accessor(2, 3, "VEC4"));
+    accessors.push(accessor(3, 6, "VEC3"));
+    accessors.push(
+        json!({"bufferView": first_view + 4, "componentType": 5126, "count": 2, "type": "SCALAR",
+                          "min": [times[0]], "max": [times[1]]}),
+    );
+    let a = first_accessor;
+    document["animations"] = json!([
+        {"name": "slide", "samplers": [{"input": a, "output": a + 1}],
+         "channels": [{"sampler": 0, "target": {"node": 2, "path": "translation"}}]},
+        {"name": "turn", "samplers": [{"input": a, "output": a + 2, "interpolation": "STEP"}],
+         "channels": [{"sampler": 0, "target": {"node": 0, "path": "rotation"}}]},
+        {"name": "rise", "samplers": [{"input": a + 4, "output": a + 3, "interpolation": "CUBICSPLINE"}],
+         "channels": [{"sampler": 0, "target": {"node": 3, "path": "translation"}}]}
+    ]);
+    document
+}
+
 /// The scene as a GLB: its buffer moved into the binary chunk.
 pub fn to_glb(document: &Value) -> Vec<u8> {
     let mut document = document.clone();

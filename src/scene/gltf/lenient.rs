@@ -52,6 +52,32 @@ fn array_len(root: &Map<String, Value>, key: &str) -> usize {
     root.get(key).and_then(Value::as_array).map_or(0, Vec::len)
 }
 
+/// Channels whose target has no `node` (valid: an extension such as KHR_animation_pointer
+/// names what they move) animate nothing wavetrace poses; the glTF crate requires the node.
+fn drop_channels_without_node(root: &mut Map<String, Value>, warnings: &mut Vec<String>) {
+    let mut dropped = 0;
+    for animation in root
+        .get_mut("animations")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_object_mut)
+    {
+        if let Some(Value::Array(channels)) = animation.get_mut("channels") {
+            let before = channels.len();
+            channels.retain(|c| {
+                c.get("target")
+                    .and_then(Value::as_object)
+                    .is_some_and(|t| present(t, "node"))
+            });
+            dropped += before - channels.len();
+        }
+    }
+    if dropped > 0 {
+        warnings.push(format!("{dropped} animation channel(s) without a target node ignored"));
+    }
+}
+
 /// A still image of the rest pose: animations (unless `animated`), skins and morph targets
 /// are dropped.
 fn drop_animation(root: &mut Map<String, Value>, animated: bool, warnings: &mut Vec<String>) {
@@ -66,6 +92,9 @@ fn drop_animation(root: &mut Map<String, Value>, animated: bool, warnings: &mut 
                 "{count} {what}(s) ignored: wavetrace renders the rest pose (render --frames poses animations)"
             ));
         }
+    }
+    if animated {
+        drop_channels_without_node(root, warnings);
     }
     let mut morphed = 0;
     if let Some(Value::Array(meshes)) = root.get_mut("meshes") {

@@ -188,6 +188,24 @@ impl Importer {
             }
         };
         let accessor_count = root.accessors.len();
+        // The crate checks a channel's sampler but not its target, whose node it then indexes
+        // and whose path it unwraps unchecked.
+        for (a, animation) in root.animations.iter().enumerate() {
+            for (c, channel) in animation.channels.iter().enumerate() {
+                let node = channel.target.node.value();
+                if node >= root.nodes.len() {
+                    return Err(self.malformed(format!(
+                        "animations[{a}].channels[{c}] targets node {node}, but there are only {}",
+                        root.nodes.len()
+                    )));
+                }
+                if matches!(channel.target.path, gltf::json::validation::Checked::Invalid) {
+                    return Err(self.malformed(format!(
+                        "animations[{a}].channels[{c}].target.path is not translation, rotation, scale or weights"
+                    )));
+                }
+            }
+        }
         for (m, mesh) in root.meshes.iter().enumerate() {
             for (p, primitive) in mesh.primitives.iter().enumerate() {
                 // The crate's own check of POSITION's bounds indexes the accessor list
