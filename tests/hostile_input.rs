@@ -470,6 +470,10 @@ fn drive(target: Target, bytes: &[u8], folder: &Path) {
                 let path = folder.join(format!("fuzz-{:?}.exr", std::thread::current().id()));
                 std::fs::write(&path, bytes).unwrap();
                 let _ = wavetrace::film::read_exr(&path);
+                // And the reader `wavetrace merge` uses for partial films.
+                if let Ok(film) = wavetrace::scale::read_partial(&path) {
+                    let _ = film.mean();
+                }
             }
             if let Ok(image) = wavetrace::input::decode_image(bytes) {
                 let rgb = image.into_rgb32f();
@@ -478,6 +482,33 @@ fn drive(target: Target, bytes: &[u8], folder: &Path) {
             }
         }
     }
+}
+
+/// A small partial film (`render --samples`) as the fuzzer's base for `merge`'s reader: a tile
+/// with samples, splats outside it, two parts.
+fn partial_film(folder: &Path) -> Vec<u8> {
+    use wavetrace::integrator::Crop;
+    use wavetrace::scale::{Fingerprint, Part, PartialFilm};
+    let fingerprint = Fingerprint {
+        lines: vec!["scene 00".into(), "seed 1".into()],
+    };
+    let sums: Vec<u64> = (0..3 * 6 * 5).map(|i| (i as u64) << 30).collect();
+    let tile = Crop {
+        x: 1,
+        y: 1,
+        width: 3,
+        height: 2,
+    };
+    let part = |first_sample, end_sample| Part {
+        tile,
+        first_sample,
+        end_sample,
+    };
+    let mut film = PartialFilm::of_render(6, 5, sums, part(0, 4), fingerprint);
+    film.parts.push(part(4, 9));
+    let path = folder.join("partial-base.exr");
+    wavetrace::scale::write_partial(&path, &film).unwrap();
+    std::fs::read(&path).unwrap()
 }
 
 fn regressions_folder() -> PathBuf {
@@ -532,6 +563,7 @@ fn fuzzing_the_importer_and_the_image_loaders_finds_no_panic() {
     let exr =
         std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenes/cornell-box/ref/cornell-box-64-d2.exr"))
             .unwrap();
+    let partial = partial_film(&folder);
     let mut mutator = hostile::Mutator::new(seed);
     let findings_folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/fuzz-findings");
     let mut findings = Vec::new();
@@ -555,8 +587,9 @@ fn fuzzing_the_importer_and_the_image_loaders_finds_no_panic() {
                 (Target::Glb, bytes)
             }
             _ => {
-                let mut bytes = match mutator.rng.random_range(0..5) {
+                let mut bytes = match mutator.rng.random_range(0..6) {
                     4 => exr.clone(),
+                    5 => partial.clone(),
                     i => images[i].clone(),
                 };
                 mutator.mutate_bytes(&mut bytes, 16);

@@ -290,6 +290,20 @@ fn parts_of_other_settings_twice_held_samples_and_gaps_are_refused() {
     std::fs::write(&path, bytes).unwrap();
     let error = scale::read_partial(&path).unwrap_err().to_string();
     assert!(error.contains("part-0.exr") && error.contains("fingerprint"), "{error}");
+    // A data window past the image's edge: the EXR reader would allocate it before any check.
+    let path = folder.join("wide.exr");
+    scale::write_partial(&path, &a.1).unwrap();
+    let mut bytes = std::fs::read(&path).unwrap();
+    let name = b"dataWindow\0box2i\0";
+    let at = bytes.windows(name.len()).position(|w| w == name).unwrap() + name.len() + 4;
+    // box2i: x min, y min, x max, y max (inclusive); x max one past the last column.
+    bytes[at + 8..at + 12].copy_from_slice(&(WIDTH as i32).to_le_bytes());
+    std::fs::write(&path, bytes).unwrap();
+    let error = scale::read_partial(&path).unwrap_err().to_string();
+    assert!(
+        error.contains("wide.exr") && error.contains("data window lies outside"),
+        "{error}"
+    );
     // A header listing more parts than a merge checks against each other.
     let crowded = PartialFilm {
         parts: (0..10_001).map(|i| part(i, i + 1)).collect(),

@@ -165,6 +165,20 @@ pub fn read_partial(path: &Path) -> std::result::Result<PartialFilm, FilmError> 
     if display.position != Vec2(0, 0) {
         return Err(file_error(path, "its display window does not start at (0, 0)"));
     }
+    // The reader allocates every layer's data window before a pixel is read: each must lie
+    // inside the display window (the image).
+    for header in &meta.headers {
+        let position = header.own_attributes.layer_position;
+        let window = Crop {
+            x: u32::try_from(position.x()).unwrap_or(u32::MAX),
+            y: u32::try_from(position.y()).unwrap_or(u32::MAX),
+            width: u32::try_from(header.layer_size.width()).unwrap_or(u32::MAX),
+            height: u32::try_from(header.layer_size.height()).unwrap_or(u32::MAX),
+        };
+        if !window.fits(width, height) {
+            return Err(file_error(path, "a data window lies outside its display window"));
+        }
+    }
     let image = read()
         .no_deep_data()
         .largest_resolution_level()
