@@ -649,33 +649,32 @@ fn merge(args: &MergeArgs) -> Result<(), String> {
 
 /// `--frames A..B`: frames A to B - 1.
 fn parse_frame_range(text: &str) -> Result<(u32, u32), String> {
-    let (first, end) = text
-        .split_once("..")
-        .ok_or_else(|| format!("`{text}`: a frame range is A..B (frames A to B - 1)"))?;
-    let parse = |n: &str| n.trim().parse::<u32>().map_err(|e| format!("`{text}`: `{n}`: {e}"));
-    let (first, end) = (parse(first)?, parse(end)?);
-    if first >= end {
-        return Err(format!("`{text}`: needs A < B (frames A to B - 1)"));
-    }
-    Ok((first, end))
+    parse_range(text, "frame", u32::MAX)
 }
 
 /// `--samples A..B`: 0 <= A < B <= the sample sequence's length.
 fn parse_sample_range(text: &str) -> Result<(u32, u32), String> {
+    parse_range(text, "sample", Renderer::MAX_SAMPLES)
+}
+
+/// `A..B` with A < B <= `most`: the `what`s A to B - 1.
+fn parse_range(text: &str, what: &str, most: u32) -> Result<(u32, u32), String> {
     let (first, end) = text
         .split_once("..")
-        .ok_or_else(|| format!("`{text}`: a sample range is A..B"))?;
+        .ok_or_else(|| format!("`{text}`: a {what} range is A..B ({what}s A to B - 1)"))?;
     let parse = |n: &str| {
         n.trim()
             .parse::<u32>()
-            .map_err(|e| format!("`{text}`: `{n}` is not a sample index ({e})"))
+            .map_err(|e| format!("`{text}`: `{n}` is not a {what} index ({e})"))
     };
     let (first, end) = (parse(first)?, parse(end)?);
-    if first >= end || end > Renderer::MAX_SAMPLES {
-        return Err(format!(
-            "`{text}`: needs A < B <= {} (the samples A to B - 1)",
-            Renderer::MAX_SAMPLES
-        ));
+    if first >= end || end > most {
+        let bound = if most == u32::MAX {
+            String::new()
+        } else {
+            format!(" <= {most}")
+        };
+        return Err(format!("`{text}`: needs A < B{bound} (the {what}s A to B - 1)"));
     }
     Ok((first, end))
 }

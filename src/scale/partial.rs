@@ -156,12 +156,30 @@ impl PartialFilm {
     }
 }
 
+/// Films added one at a time, named in messages by the first one's name.
+#[derive(Default)]
+pub struct Merger(Option<(String, PartialFilm)>);
+
+impl Merger {
+    pub fn add(&mut self, name: String, film: PartialFilm) -> Result<(), MergeError> {
+        match &mut self.0 {
+            None => self.0 = Some((name, film)),
+            Some((first, sum)) => sum.add(&film, (first, &name))?,
+        }
+        Ok(())
+    }
+
+    /// The sum and the first film's name; `None` when nothing was added.
+    pub fn finish(self) -> Option<(String, PartialFilm)> {
+        self.0
+    }
+}
+
 /// Merges parts in order; `named` pairs each with its name for messages (a file's path).
 pub fn merge(named: Vec<(String, PartialFilm)>) -> Result<PartialFilm, MergeError> {
-    let mut parts = named.into_iter();
-    let (first_name, mut merged) = parts.next().ok_or(MergeError::Nothing)?;
-    for (name, part) in parts {
-        merged.add(&part, (&first_name, &name))?;
+    let mut merger = Merger::default();
+    for (name, film) in named {
+        merger.add(name, film)?;
     }
-    Ok(merged)
+    merger.finish().map(|(_, film)| film).ok_or(MergeError::Nothing)
 }

@@ -13,7 +13,7 @@ use crate::film::FilmError;
 use crate::integrator::Crop;
 
 use super::fingerprint::Fingerprint;
-use super::partial::{Part, PartialFilm, MAX_MERGED_PARTS};
+use super::partial::{Merger, Part, PartialFilm, MAX_MERGED_PARTS};
 
 const FORMAT_KEY: &str = "wavetrace";
 const FORMAT: &str = "partial film 1";
@@ -284,14 +284,12 @@ pub fn merge_files(paths: &[std::path::PathBuf], threads: usize) -> std::result:
 
 /// One thread's files merged, named by the first.
 fn merge_share(paths: &[&std::path::PathBuf]) -> std::result::Result<Option<(String, PartialFilm)>, String> {
-    let mut merged: Option<(String, PartialFilm)> = None;
+    let mut merger = Merger::default();
     for path in paths {
         let film = read_partial(path).map_err(|e| e.to_string())?;
-        let name = path.display().to_string();
-        match &mut merged {
-            None => merged = Some((name, film)),
-            Some((first, sum)) => sum.add(&film, (first, &name)).map_err(|e| e.to_string())?,
-        }
+        merger
+            .add(path.display().to_string(), film)
+            .map_err(|e| e.to_string())?;
     }
-    Ok(merged)
+    Ok(merger.finish())
 }
