@@ -8,6 +8,8 @@ use std::path::Path;
 
 /// The most pixels an image of the scene may decode to (1 GiB of RGBA8, 3 GiB of float RGB).
 pub const MAX_IMAGE_PIXELS: u64 = 1 << 28;
+/// The most bytes a decoder may allocate for an image, or an OpenEXR layer or block.
+pub const MAX_DECODED_BYTES: u64 = MAX_IMAGE_PIXELS * 16;
 
 /// The whole of a regular file. Anything else (a directory, FIFO, socket or device) is
 /// refused without being opened for reading.
@@ -73,11 +75,17 @@ fn decode_checked<R: BufRead + Seek>(mut source: R, format: image::ImageFormat) 
         .map_err(|e| e.to_string())?;
     check_image_size(width, height)?;
     source.seek(SeekFrom::Start(start)).map_err(|e| e.to_string())?;
+    if format == image::ImageFormat::OpenExr {
+        // The size above is the display window's; the decoder allocates the data windows.
+        let meta = exr::meta::MetaData::read_from_buffered(&mut source, false).map_err(|e| e.to_string())?;
+        check_exr_meta(&meta)?;
+        source.seek(SeekFrom::Start(start)).map_err(|e| e.to_string())?;
+    }
     let mut reader = image::ImageReader::with_format(source, format);
     // The decoder's default limit (512 MiB) would refuse large but reasonable panoramas; the
     // pixel count is already bounded above.
     let mut limits = image::Limits::no_limits();
-    limits.max_alloc = Some(MAX_IMAGE_PIXELS * 16);
+    limits.max_alloc = Some(MAX_DECODED_BYTES);
     reader.limits(limits);
     reader.decode().map_err(|e| e.to_string())
 }
@@ -91,6 +99,53 @@ pub fn check_image_size(width: u32, height: u32) -> Result<(), String> {
         return Err(format!(
             "{width}x{height} pixels: more than wavetrace takes ({MAX_IMAGE_PIXELS} pixels)"
         ));
+    }
+    Ok(())
+}
+
+/// Refuses an OpenEXR file whose layers (data windows), or whose blocks, would decode to more
+/// than `MAX_DECODED_BYTES`, and deep data: the exr crate allocates a layer from its header and
+/// a block from the header's block size before reading either, and an allocation it cannot
+/// make aborts the process (a fuzzed file whose data window passed its display window asked
+/// for 25.8 GB). Checked arithmetic throughout: the header's sizes are the file's word.
+pub fn check_exr_meta(meta: &exr::meta::MetaData) -> Result<(), String> {
+    use exr::meta::BlockDescription;
+    for (index, header) in meta.headers.iter().enumerate() {
+        if header.deep {
+            return Err(format!("layer {index} holds deep data, which wavetrace does not read"));
+        }
+        let (width, height) = (header.layer_size.width() as u64, header.layer_size.height() as u64);
+        let bytes_per_pixel: u64 = header
+            .channels
+            .list
+            .iter()
+            .map(|c| c.sample_type.bytes_per_sample() as u64)
+            .sum();
+        let block_pixels = match header.blocks {
+            BlockDescription::ScanLines => (header.compression.scan_lines_per_block() as u64).checked_mul(width),
+            BlockDescription::Tiles(tiles) => {
+                (tiles.tile_size.width() as u64).checked_mul(tiles.tile_size.height() as u64)
+            }
+        };
+        let too_large = |pixels: Option<u64>| {
+            pixels
+                .and_then(|p| p.checked_mul(bytes_per_pixel))
+                .is_none_or(|bytes| bytes > MAX_DECODED_BYTES)
+        };
+        let layer = width.checked_mul(height);
+        if layer.is_none_or(|p| p == 0 || p > MAX_IMAGE_PIXELS) || too_large(layer) {
+            return Err(format!(
+                "layer {index}: a data window of {width}x{height} pixels of {bytes_per_pixel} bytes: more than wavetrace \
+                 takes ({MAX_IMAGE_PIXELS} pixels, {MAX_DECODED_BYTES} bytes)"
+            ));
+        }
+        if too_large(block_pixels) {
+            return Err(format!(
+                "layer {index}: blocks of {} pixels of {bytes_per_pixel} bytes: more than wavetrace takes \
+                 ({MAX_DECODED_BYTES} bytes)",
+                block_pixels.map_or_else(|| "too many".to_string(), |p| p.to_string())
+            ));
+        }
     }
     Ok(())
 }

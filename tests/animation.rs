@@ -102,7 +102,7 @@ fn a_malformed_sampler_is_an_error_naming_its_animation() {
 }
 
 #[test]
-fn channels_of_missing_nodes_are_errors_and_channels_without_one_are_skipped() {
+fn channels_of_missing_nodes_are_errors_and_channels_without_one_or_without_data_are_skipped() {
     let dir = folder("channels");
     // The glTF crate checks a channel's sampler, not its node, and indexes the node unchecked.
     let mut dangling = hostile::animated_scene([0.0, 1.0, 2.0]);
@@ -129,6 +129,27 @@ fn channels_of_missing_nodes_are_errors_and_channels_without_one_are_skipped() {
             .warnings
             .iter()
             .any(|w| w.contains("1 animation channel(s) without a target node ignored")),
+        "{:?}",
+        scene.warnings
+    );
+    assert!(
+        close(lamp_position(&scene), Vec3::new(1.5, 0.4, 0.0)),
+        "slid, not turned"
+    );
+    // Values with no buffer view: valid glTF (the accessor holds zeros; the glTF-Validator's
+    // animation/valid_full.gltf has such keys), nothing a sampler can play: that channel is
+    // skipped with a warning, the rest posed.
+    let mut unstored = hostile::animated_scene([0.0, 1.0, 2.0]);
+    let turn_values = unstored["animations"][1]["samplers"][0]["output"].as_u64().unwrap() as usize;
+    unstored["accessors"][turn_values]
+        .as_object_mut()
+        .unwrap()
+        .remove("bufferView");
+    let path = write(&dir, "unstored.gltf", &unstored);
+    let scene = at(&path, Some(1.5)).unwrap();
+    let expected = format!("animation turn: channel 0: its values (accessor {turn_values}) have no buffer view");
+    assert!(
+        scene.warnings.iter().any(|w| w.contains(&expected)),
         "{:?}",
         scene.warnings
     );

@@ -134,6 +134,11 @@ fn uris_are_percent_decoded_and_data_uris_need_not_be_base64() {
     let scene = load(&dir, "remote.gltf", &document).unwrap();
     assert!(warned(&scene, &["buffer 0", "scheme https"]), "{:?}", scene.warnings);
     assert!(scene.meshes.is_empty());
+    // An empty URI is valid glTF (RFC 3986: the document itself), and holds no binary data.
+    document["buffers"][0]["uri"] = json!("");
+    let scene = load(&dir, "empty-uri.gltf", &document).unwrap();
+    assert!(warned(&scene, &["buffer 0", "empty URI"]), "{:?}", scene.warnings);
+    assert!(scene.meshes.is_empty());
 }
 
 #[test]
@@ -146,8 +151,15 @@ fn valid_files_the_strict_model_refuses_are_taken_with_warnings() {
     document["materials"][0]["extras"] = json!([1, 2]);
     document["animations"] = json!([{"channels": [{"sampler": 0, "target": {"path": "translation"}}],
                                      "samplers": [{"input": 0, "output": 0}]}]);
+    document["skins"] = json!([{"joints": [1]}]);
     let scene = load(&dir, "extras.gltf", &document).unwrap();
     assert!(warned(&scene, &["1 animation(s) ignored"]), "{:?}", scene.warnings);
+    // Skinning is done at no time, so its warning does not send the user to --frames.
+    assert!(
+        warned(&scene, &["1 skin(s) ignored", "bind pose"]),
+        "{:?}",
+        scene.warnings
+    );
     assert_eq!(scene.meshes.len(), 2);
 
     // A scene without nodes; a second scene that is the default.
@@ -384,6 +396,28 @@ fn image_headers_are_checked_before_decoding() {
     std::fs::write(&path, hostile::hdr(8, 4)).unwrap();
     let map = EnvironmentMap::load(&path).unwrap();
     assert_eq!((map.width, map.height), (8, 4));
+
+    // An OpenEXR data window far larger than its display window (the size the image crate
+    // reports): found by the fuzzer in CI, where the exr crate's allocation of 25.8 GB for a
+    // block aborted the process. Every EXR reader now sizes the data windows first.
+    let mut exr =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenes/cornell-box/ref/cornell-box-64-d2.exr"))
+            .unwrap();
+    let attribute = b"dataWindow\0box2i\0";
+    let at = exr.windows(attribute.len()).position(|w| w == attribute).unwrap() + attribute.len() + 4;
+    // xMax, after xMin and yMin: 2^27 columns.
+    exr[at + 8..at + 12].copy_from_slice(&((1i32 << 27) - 1).to_le_bytes());
+    let error = wavetrace::input::decode_image(&exr).unwrap_err();
+    assert!(error.contains("data window of 134217728x64"), "{error}");
+    let path = dir.join("wide-data-window.exr");
+    std::fs::write(&path, &exr).unwrap();
+    let error = wavetrace::film::read_exr(&path).unwrap_err().to_string();
+    assert!(
+        error.contains("wide-data-window.exr") && error.contains("data window"),
+        "{error}"
+    );
+    let error = wavetrace::scale::read_partial(&path).unwrap_err().to_string();
+    assert!(error.contains("data window"), "{error}");
 }
 
 #[test]
@@ -551,6 +585,11 @@ fn fuzzing_the_importer_and_the_image_loaders_finds_no_panic() {
                 .unwrap()
                 .as_secs()
         });
+    // Straight to the process's stderr, past the test harness's capture: an input that aborts
+    // the process (an allocation that fails) loses the captured output, and the seed replays
+    // the same inputs (`WAVETRACE_FUZZ_SEED`).
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "fuzz: seed {seed}");
     let folder = temp_dir("fuzz");
     let bases = [hostile::base_scene(), hostile::animated_scene([0.0, 1.0, 2.0])];
     let glb = hostile::to_glb(&bases[0]);

@@ -54,21 +54,7 @@ pub fn read_exr(path: &Path) -> Result<RgbImage, FilmError> {
     // The image is allocated from the header's size, so that size is checked first.
     crate::input::check_regular_file(path).map_err(|e| file_error(path, e))?;
     let meta = exr::meta::MetaData::read_from_file(path, false).map_err(|e| file_error(path, e))?;
-    for header in &meta.headers {
-        let size = header.layer_size;
-        let (width, height) = (u32::try_from(size.width()), u32::try_from(size.height()));
-        match (width, height) {
-            (Ok(width), Ok(height)) => {
-                crate::input::check_image_size(width, height).map_err(|e| file_error(path, e))?
-            }
-            _ => {
-                return Err(file_error(
-                    path,
-                    format!("{}x{} pixels: too large", size.width(), size.height()),
-                ))
-            }
-        }
-    }
+    crate::input::check_exr_meta(&meta).map_err(|e| file_error(path, e))?;
     let image = read_first_rgba_layer_from_file(
         path,
         |resolution, _| RgbImage::new(resolution.width(), resolution.height()),

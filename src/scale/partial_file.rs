@@ -154,16 +154,16 @@ fn parse_parts(path: &Path, listed: &str) -> std::result::Result<Vec<Part>, Film
         .collect()
 }
 
-pub fn read_partial(path: &Path) -> std::result::Result<PartialFilm, FilmError> {
-    crate::input::check_regular_file(path).map_err(|e| file_error(path, e))?;
-    // The film is allocated from the header's sizes, so those are checked first.
-    let meta = exr::meta::MetaData::read_from_file(path, false).map_err(|e| file_error(path, e))?;
-    let header = meta.headers.first().ok_or_else(|| file_error(path, "no layer"))?;
+/// The image size of a partial film's header (its display window, from (0, 0)), once every
+/// layer's data window is known to lie inside it and to be of a size the reader may allocate.
+fn check_windows(meta: &exr::meta::MetaData) -> std::result::Result<(u32, u32), String> {
+    crate::input::check_exr_meta(meta)?;
+    let header = meta.headers.first().ok_or("no layer")?;
     let display = header.shared_attributes.display_window;
     let (width, height) = (display.size.width() as u32, display.size.height() as u32);
-    crate::input::check_image_size(width, height).map_err(|e| file_error(path, e))?;
+    crate::input::check_image_size(width, height)?;
     if display.position != Vec2(0, 0) {
-        return Err(file_error(path, "its display window does not start at (0, 0)"));
+        return Err("its display window does not start at (0, 0)".into());
     }
     // The reader allocates every layer's data window before a pixel is read: each must lie
     // inside the display window (the image).
@@ -176,9 +176,17 @@ pub fn read_partial(path: &Path) -> std::result::Result<PartialFilm, FilmError> 
             height: u32::try_from(header.layer_size.height()).unwrap_or(u32::MAX),
         };
         if !window.fits(width, height) {
-            return Err(file_error(path, "a data window lies outside its display window"));
+            return Err("a data window lies outside its display window".into());
         }
     }
+    Ok((width, height))
+}
+
+pub fn read_partial(path: &Path) -> std::result::Result<PartialFilm, FilmError> {
+    crate::input::check_regular_file(path).map_err(|e| file_error(path, e))?;
+    // The film is allocated from the header's sizes, so those are checked first.
+    let meta = exr::meta::MetaData::read_from_file(path, false).map_err(|e| file_error(path, e))?;
+    let (width, height) = check_windows(&meta).map_err(|e| file_error(path, e))?;
     let image = read()
         .no_deep_data()
         .largest_resolution_level()

@@ -31,15 +31,22 @@ impl Pose {
     }
 }
 
-/// The poses of the nodes the animations move at `time` seconds, by node index; the second
-/// value counts the channels skipped (morph weights).
-pub(super) fn poses_at(
-    document: &gltf::Document,
-    buffers: &[Option<Vec<u8>>],
-    time: f32,
-) -> Result<(HashMap<usize, Pose>, usize), String> {
-    let mut poses: HashMap<usize, Pose> = HashMap::new();
-    let mut skipped = 0;
+/// The animations at one time, and what they could not move.
+#[derive(Default)]
+pub(super) struct Posed {
+    /// The poses of the nodes the animations move, by node index.
+    pub poses: HashMap<usize, Pose>,
+    /// Channels of morph target weights, which wavetrace does not animate.
+    pub morph_channels: usize,
+    /// Channels whose keys or values are not stored (valid glTF: an accessor without a buffer
+    /// view holds zeros, which no sampler can play), each said in a sentence.
+    pub channels_without_data: Vec<String>,
+}
+
+/// The poses of the nodes the animations move at `time` seconds.
+pub(super) fn poses_at(document: &gltf::Document, buffers: &[Option<Vec<u8>>], time: f32) -> Result<Posed, String> {
+    let mut posed = Posed::default();
+    let poses = &mut posed.poses;
     for animation in document.animations() {
         let name = animation.name().map_or_else(
             || format!("animation {}", animation.index()),
@@ -48,6 +55,17 @@ pub(super) fn poses_at(
         for channel in animation.channels() {
             let target = channel.target();
             let sampler = channel.sampler();
+            let unstored = [("key times", sampler.input()), ("values", sampler.output())]
+                .into_iter()
+                .find(|(_, accessor)| accessor.view().is_none() && accessor.sparse().is_none());
+            if let Some((what, accessor)) = unstored {
+                posed.channels_without_data.push(format!(
+                    "{name}: channel {}: its {what} (accessor {}) have no buffer view, so no data: not animated",
+                    channel.index(),
+                    accessor.index()
+                ));
+                continue;
+            }
             let times: Vec<f32> = read_floats::<1>(&sampler.input(), buffers)
                 .map_err(|e| format!("{name}: {e}"))?
                 .into_iter()
@@ -76,11 +94,11 @@ pub(super) fn poses_at(
                     }
                     pose.rotation = Some(q);
                 }
-                Property::MorphTargetWeights => skipped += 1,
+                Property::MorphTargetWeights => posed.morph_channels += 1,
             }
         }
     }
-    Ok((poses, skipped))
+    Ok(posed)
 }
 
 fn check_times(times: &[f32]) -> Result<(), String> {

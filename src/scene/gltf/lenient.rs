@@ -81,16 +81,21 @@ fn drop_channels_without_node(root: &mut Map<String, Value>, warnings: &mut Vec<
 /// A still image of the rest pose: animations (unless `animated`), skins and morph targets
 /// are dropped.
 fn drop_animation(root: &mut Map<String, Value>, animated: bool, warnings: &mut Vec<String>) {
-    let dropped: &[(&str, &str)] = match animated {
-        true => &[("skins", "skin")],
-        false => &[("animations", "animation"), ("skins", "skin")],
+    // Skinning is not done at any time, so its warning points nowhere else.
+    let animations = (
+        "animations",
+        "animation",
+        "wavetrace renders the rest pose (render --frames poses animations)",
+    );
+    let skins = ("skins", "skin", "wavetrace renders skinned meshes in their bind pose");
+    let dropped = match animated {
+        true => vec![skins],
+        false => vec![animations, skins],
     };
-    for &(key, what) in dropped {
+    for (key, what, consequence) in dropped {
         let count = array_len(root, key);
         if root.remove(key).is_some() && count > 0 {
-            warnings.push(format!(
-                "{count} {what}(s) ignored: wavetrace renders the rest pose (render --frames poses animations)"
-            ));
+            warnings.push(format!("{count} {what}(s) ignored: {consequence}"));
         }
     }
     if animated {

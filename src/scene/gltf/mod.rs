@@ -508,14 +508,17 @@ impl Importer {
         if document.animations().len() == 0 {
             self.warn("no animations: every frame is the rest pose".to_string());
         }
-        let (poses, skipped) =
-            animation::poses_at(document, buffers, time).map_err(|problem| self.malformed(problem))?;
-        if skipped > 0 {
+        let posed = animation::poses_at(document, buffers, time).map_err(|problem| self.malformed(problem))?;
+        if posed.morph_channels > 0 {
             self.warn(format!(
-                "{skipped} morph weight channel(s) not animated: wavetrace renders base shapes"
+                "{} morph weight channel(s) not animated: wavetrace renders base shapes",
+                posed.morph_channels
             ));
         }
-        self.poses = poses;
+        for problem in posed.channels_without_data {
+            self.warn(problem);
+        }
+        self.poses = posed.poses;
         Ok(())
     }
 

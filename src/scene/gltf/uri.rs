@@ -28,6 +28,13 @@ pub(super) enum UriError {
 }
 
 pub(super) fn read(scene: &Path, uri: &str, options: &ImportOptions) -> Result<Vec<u8>, UriError> {
+    if uri.is_empty() {
+        // Valid glTF (the glTF-Validator's accessor/valid_full.gltf has one); by RFC 3986 it
+        // refers to the document itself, which is JSON, not the data the buffer or image needs.
+        return Err(UriError::Unfetchable(
+            "an empty URI, which names the glTF file itself rather than data".into(),
+        ));
+    }
     if let Some(data) = uri.strip_prefix("data:") {
         return data_uri(data).map_err(UriError::Unreadable);
     }
