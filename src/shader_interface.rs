@@ -586,21 +586,27 @@ gpu_structs! {
         pad0: u32,
     }
 
-    /// Push constants of the radix sort's passes (`primitives/radix_count`, `radix_scatter`):
-    /// `count` (key, value) pairs sorted by the digit at bit `shift` from the `_in` arrays to
-    /// the `_out` ones. `histograms` holds a count per digit and tile, digit-major, and
-    /// `scanned` its inclusive prefix sum.
+    /// Push constants of the radix sort's passes (`primitives/radix_count`, `radix_offsets`,
+    /// `radix_scatter`): `count` (key, value) pairs sorted by the digit at bit `shift` from the
+    /// `_in` arrays to the `_out` ones. `histograms` holds this digit's count per tile and
+    /// value, tile-major; the scatter counts the next digit into `next_histograms` (0 after the
+    /// last digit). `prefixes` (each tile's exclusive prefix over the tiles before it) and
+    /// `totals` come from `radix_offsets` when the table is too long for every scatter
+    /// workgroup to sum it itself; 0 otherwise. The count clears `clear_words` words after
+    /// its own table, the later digits' tables.
     struct RadixSortPush {
         keys_in: u64,
         values_in: u64,
         keys_out: u64,
         values_out: u64,
         histograms: u64,
-        scanned: u64,
+        next_histograms: u64,
+        prefixes: u64,
+        totals: u64,
         count: u32,
         shift: u32,
         tiles: u32,
-        pad0: u32,
+        clear_words: u32,
     }
 
     /// One node of the light BVH (light_bvh.glsl): the spatial bounds of its emitters, their
@@ -627,7 +633,7 @@ gpu_structs! {
     /// `direction_bits` of its normal's direction bucket) to `keys` and its index to
     /// `values`. After the sort, `keys`/`values` are in order; `nodes` receives the tree
     /// (interior nodes first, then the leaves in sorted order), `parents` each node's parent,
-    /// `leaf_of` each light's node; `counters` are the bottom-up pass's arrival counters.
+    /// `leaf_of` each light's node; `counters` are the climb's split slots.
     struct LightBvhPush {
         map: u64,
         positions: u64,

@@ -10,11 +10,13 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use wavetrace::gpu::shaders::ids;
 use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline, Context, DispatchSize, MemoryLocation};
+use wavetrace::interface::RADIX_TILE;
 use wavetrace::interface::{GpuLightBvhNode, GpuLightBvhProbePoint, LightBvhProbePush};
 use wavetrace::lights::bvh::importance::{probabilities, structure_problem, LightContext};
 use wavetrace::lights::bvh::reference;
 use wavetrace::lights::bvh::{saoh, LightBvh};
 use wavetrace::lights::{LightSampler, LightSelection};
+use wavetrace::primitives::radix_sort::DIRECT_TILES;
 use wavetrace::primitives::{RadixArrays, RadixSort};
 use wavetrace::scene::{GpuScene, Instance, Material, Mesh, PunctualKind, PunctualLight, Scene};
 
@@ -25,8 +27,12 @@ fn radix_sort_is_a_stable_sort() {
     let gpu = common::gpu();
     let context = &gpu.context;
     let mut rng = SmallRng::seed_from_u64(3);
-    let sort = RadixSort::new(context, 100_007).unwrap();
-    for count in [1usize, 2, 31, 33, 1000, 2047, 2049, 100_007] {
+    // Up to 64 tiles of 2048 keys the scatter sums the count table itself; past it (200,001
+    // keys: 98 tiles) a scan pass gives it each tile's offsets.
+    let longest = 200_001;
+    assert!(longest > (DIRECT_TILES * RADIX_TILE) as usize);
+    let sort = RadixSort::new(context, longest as u32).unwrap();
+    for count in [1usize, 2, 31, 33, 1000, 2047, 2049, 100_007, 131_072, longest] {
         for key_range in [4u32, 1 << 30] {
             let keys: Vec<u32> = (0..count).map(|_| rng.random_range(0..key_range)).collect();
             let values: Vec<u32> = (0..count as u32).collect();

@@ -1,8 +1,9 @@
 #version 460
 //
-// Radix sort, pass 1 of each digit: each workgroup counts the digits of its tile of
-// RADIX_TILE keys in a shared histogram and writes it to column `tile` of the digit-major
-// histogram table, whose prefix sum then gives every (digit, tile) its first output place.
+// Radix sort, before the first digit: each workgroup counts the first digit of its tile of
+// RADIX_TILE keys in a shared histogram and writes it to row `tile` of the tile-major table.
+// The later digits are counted by the scatter of the digit before them, into tables this
+// pass clears.
 #extension GL_GOOGLE_include_directive : require
 
 #include "common.glsl"
@@ -24,6 +25,11 @@ void main() {
     if (tile >= push.tiles) {
         return;
     }
+    Words tables = Words(push.histograms);
+    uint table_words = push.tiles * RADIX_BUCKETS;
+    for (uint w = tile * RADIX_GROUP + thread; w < push.clear_words; w += push.tiles * RADIX_GROUP) {
+        tables.v[table_words + w] = 0;
+    }
     for (uint b = thread; b < RADIX_BUCKETS; b += RADIX_GROUP) {
         histogram[b] = 0;
     }
@@ -37,6 +43,6 @@ void main() {
     }
     barrier();
     for (uint b = thread; b < RADIX_BUCKETS; b += RADIX_GROUP) {
-        Words(push.histograms).v[b * push.tiles + tile] = histogram[b];
+        tables.v[tile * RADIX_BUCKETS + b] = histogram[b];
     }
 }

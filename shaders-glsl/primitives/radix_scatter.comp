@@ -1,14 +1,20 @@
 #version 460
 //
-// Radix sort, pass 2 of each digit: each workgroup moves its tile's (key, value) pairs to
-// their places, stably. The tile is taken in rounds of RADIX_GROUP items in index order; in
-// a round an item's rank among the earlier items of its digit is found without ordering
-// atomics: a subgroup matches equal digits with one ballot per digit bit, the counts of the
-// subgroups before it come from shared memory, and the rounds before add theirs. Stability is
-// what lets an LSD sort take the digits one after another.
+// Radix sort, one dispatch a digit: each workgroup moves its tile's (key, value) pairs to
+// their places, stably. A tile's first place for each digit value is the count of smaller
+// values over all tiles plus the count of its value in the tiles before it: summed here from
+// the per-tile table when it is short (no scan pass between count and scatter), read from
+// `radix_offsets` when it is long. The tile is then taken in rounds of RADIX_GROUP items in
+// index order; in a round an item's rank among the earlier items of its digit is found
+// without ordering atomics: a subgroup matches equal digits with one ballot per digit bit,
+// the counts of the subgroups before it come from shared memory, and the rounds before add
+// theirs. Stability is what lets an LSD sort take the digits one after another. Each item
+// placed is counted at once in the next digit's table, in the row of the tile it lands in,
+// so that no count pass separates two digits either.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
 
 #include "common.glsl"
 #include "dispatch.glsl"
@@ -29,6 +35,7 @@ shared uint next_place[RADIX_BUCKETS];
 // the subgroup size), which keeps 32 subgroups of 8 lanes within 32 KiB of shared memory.
 shared uint subgroup_counts[SUBGROUPS][RADIX_BUCKETS / 2];
 shared uint round_totals[RADIX_BUCKETS];
+shared uint subgroup_sums[SUBGROUPS];
 
 uint subgroup_count(uint subgroup, uint digit) {
     return (subgroup_counts[subgroup][digit / 2] >> (16 * (digit % 2))) & 0xffffu;
@@ -40,14 +47,50 @@ void main() {
     if (tile >= push.tiles) {
         return;
     }
-    for (uint b = thread; b < RADIX_BUCKETS; b += RADIX_GROUP) {
-        uint slot = b * push.tiles + tile;
-        // The scan is inclusive: this tile's first place is the sum before its own count.
-        next_place[b] = Words(push.scanned).v[slot] - Words(push.histograms).v[slot];
-    }
-    uint subgroup = gl_SubgroupID;
+    // The tile's pairs are fetched first, all at once, so that their latency overlaps the
+    // offsets' and the rounds below wait on no global load.
     Words keys_in = Words(push.keys_in);
     Words values_in = Words(push.values_in);
+    uint tile_keys[RADIX_ITEMS_PER_THREAD];
+    uint tile_values[RADIX_ITEMS_PER_THREAD];
+    for (uint round = 0; round < RADIX_ITEMS_PER_THREAD; ++round) {
+        uint item = tile * RADIX_TILE + round * RADIX_GROUP + thread;
+        tile_keys[round] = item < push.count ? keys_in.v[item] : 0;
+        tile_values[round] = item < push.count ? values_in.v[item] : 0;
+    }
+    // One thread a digit value (RADIX_GROUP == RADIX_BUCKETS, which radix_sort.rs asserts).
+    uint value = thread;
+    uint in_tiles_before = 0;
+    uint total = 0;
+    if (push.prefixes != 0) {
+        in_tiles_before = Words(push.prefixes).v[tile * RADIX_BUCKETS + value];
+        total = Words(push.totals).v[value];
+    } else {
+        // Eight rows a step, loaded before any is added: the loads are in flight together.
+        Words table = Words(push.histograms);
+        for (uint first = 0; first < push.tiles; first += 8) {
+            uint counts[8];
+            for (uint i = 0; i < 8; ++i) {
+                uint t = first + i;
+                counts[i] = t < push.tiles ? table.v[t * RADIX_BUCKETS + value] : 0;
+            }
+            for (uint i = 0; i < 8; ++i) {
+                in_tiles_before += first + i < tile ? counts[i] : 0;
+                total += counts[i];
+            }
+        }
+    }
+    uint subgroup = gl_SubgroupID;
+    uint inclusive = subgroupInclusiveAdd(total);
+    if (gl_SubgroupInvocationID == gl_SubgroupSize - 1) {
+        subgroup_sums[subgroup] = inclusive;
+    }
+    barrier();
+    uint smaller_values = inclusive - total;
+    for (uint s = 0; s < subgroup; ++s) {
+        smaller_values += subgroup_sums[s];
+    }
+    next_place[value] = smaller_values + in_tiles_before;
     for (uint round = 0; round < RADIX_ITEMS_PER_THREAD; ++round) {
         for (uint b = thread; b < SUBGROUPS * RADIX_BUCKETS / 2; b += RADIX_GROUP) {
             subgroup_counts[b / (RADIX_BUCKETS / 2)][b % (RADIX_BUCKETS / 2)] = 0;
@@ -55,7 +98,7 @@ void main() {
         barrier();
         uint item = tile * RADIX_TILE + round * RADIX_GROUP + thread;
         bool valid = item < push.count;
-        uint key = valid ? keys_in.v[item] : 0;
+        uint key = tile_keys[round];
         uint digit = (key >> push.shift) & (RADIX_BUCKETS - 1);
         uvec4 same = subgroupBallot(valid);
         for (uint bit = 0; bit < RADIX_BITS; ++bit) {
@@ -87,7 +130,11 @@ void main() {
             }
             uint place = next_place[digit] + before + earlier;
             Words(push.keys_out).v[place] = key;
-            Words(push.values_out).v[place] = values_in.v[item];
+            Words(push.values_out).v[place] = tile_values[round];
+            if (push.next_histograms != 0) {
+                uint next_digit = (key >> (push.shift + RADIX_BITS)) & (RADIX_BUCKETS - 1);
+                atomicAdd(Words(push.next_histograms).v[(place / RADIX_TILE) * RADIX_BUCKETS + next_digit], 1u);
+            }
         }
         barrier();
         for (uint b = thread; b < RADIX_BUCKETS; b += RADIX_GROUP) {

@@ -270,8 +270,8 @@ impl LightSampler {
                 map: &self.flattening.map,
                 punctual_lights,
             };
-            return timed(commands, profiler, "light_bvh", &|commands| {
-                bvh.record_build(commands, &sources)
+            return timed_nested(commands, profiler, "light_bvh", &|commands, inner| {
+                bvh.record_build(commands, &sources, inner)
             });
         }
         let Some(tree) = &self.tree else {
@@ -290,9 +290,10 @@ impl LightSampler {
         Ok(())
     }
 
-    /// Scopes `record_flatten` and `record_build` open, for sizing a profiler.
+    /// Scopes `record_flatten` and `record_build` open, for sizing a profiler: the light
+    /// BVH's build has one for each of its three steps inside its own.
     pub fn profiler_scopes(&self) -> u32 {
-        3
+        3 + 3
     }
 
     pub fn tables(&self) -> LightTables {
@@ -324,15 +325,25 @@ pub(super) fn timed(
     name: &str,
     record: &dyn Fn(&mut CommandBuffer) -> GpuResult<()>,
 ) -> GpuResult<()> {
+    timed_nested(commands, profiler, name, &|commands, _| record(commands))
+}
+
+/// As `timed`, lending the profiler to `record` for scopes of its own inside this one.
+pub(super) fn timed_nested(
+    commands: &mut CommandBuffer,
+    profiler: Option<&mut Profiler>,
+    name: &str,
+    record: &dyn Fn(&mut CommandBuffer, Option<&mut Profiler>) -> GpuResult<()>,
+) -> GpuResult<()> {
     match profiler {
         Some(profiler) => {
             let scope = profiler.begin(commands, name)?;
-            record(commands)?;
+            record(commands, Some(&mut *profiler))?;
             profiler.end(commands, scope)
         }
         None => {
             commands.begin_label(name);
-            record(commands)?;
+            record(commands, None)?;
             commands.end_label();
             Ok(())
         }

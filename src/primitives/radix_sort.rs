@@ -1,13 +1,18 @@
 //! Stable least-significant-digit radix sort of (u32 key, u32 value) pairs on the GPU: the
-//! light BVH sorts its emitters by Morton code with it.
+//! light BVH sorts its emitters by Morton code with it, and rebuilds every frame where lights
+//! move, so its cost is mostly the number of dispatches (each with its barrier, several
+//! microseconds on an H100), not the work.
 //!
-//! Each digit of `RADIX_BITS` bits takes three steps: `radix_count` (a shared histogram per
-//! tile of `RADIX_TILE` keys, written digit-major), the existing prefix sum over that table
-//! (which gives each digit of each tile its first output place), and `radix_scatter` (each
-//! tile ranks its items stably with subgroup ballots and writes them to their places). Keys
-//! and values ping-pong between the caller's arrays and the sort's own; only as many digits
-//! are sorted as `key_bits` needs. No workgroup waits on another (unlike Onesweep's
-//! decoupled look-back, which Vulkan's forward-progress rules do not allow).
+//! One dispatch counts the first digit (`radix_count`: a shared histogram per tile of
+//! `RADIX_TILE` keys, tile-major rows); then one dispatch a digit, `radix_scatter`: each
+//! tile finds its first place for each digit value from the table, ranks its items stably
+//! with subgroup ballots, writes them there, and counts each item's next digit into the next
+//! table at the tile it lands in (a global atomic an item). A tile sums the table itself when
+//! it has at most `DIRECT_TILES` rows; past that a `radix_offsets` dispatch a digit scans its
+//! columns first, so that the work stays linear in the keys. Keys and values ping-pong
+//! between the caller's arrays and the sort's own; only as many digits are sorted as
+//! `key_bits` needs. No workgroup waits on another (unlike Onesweep's decoupled look-back,
+//! which Vulkan's forward-progress rules do not allow).
 
 use crate::gpu::shaders::ids;
 use crate::gpu::{
@@ -15,18 +20,26 @@ use crate::gpu::{
 };
 use crate::interface::{RadixSortPush, RADIX_BITS, RADIX_BUCKETS, RADIX_GROUP, RADIX_TILE};
 
-use super::scan::{PrefixSum, ScanElement};
-
-/// The most pairs one sort takes: the histogram table and its scan stay within u32 indices.
+/// The most pairs one sort takes: the histogram tables stay within u32 indices.
 pub const MAX_ITEMS: u32 = 1 << 30;
+/// The longest table (in tiles) that every scatter workgroup sums for itself: 64 rows of
+/// RADIX_BUCKETS words, 64 KiB read by each of 64 workgroups. Past it the reads would grow as
+/// the square of the keys; a scan of the columns is one dispatch more a digit.
+pub const DIRECT_TILES: u32 = 64;
+/// Digits of a 32-bit key.
+const MAX_PASSES: u64 = (32 / RADIX_BITS) as u64;
+
+// The scatter takes a thread per digit value for its first places.
+const _: () = assert!(RADIX_GROUP == RADIX_BUCKETS);
 
 pub struct RadixSort {
     count: ComputePipeline<RadixSortPush>,
+    offsets: ComputePipeline<RadixSortPush>,
     scatter: ComputePipeline<RadixSortPush>,
-    scan: PrefixSum,
-    scan_scratch: Buffer,
+    /// MAX_PASSES tables of tiles x RADIX_BUCKETS words, one a digit.
     histograms: Buffer,
-    scanned: Buffer,
+    prefixes: Buffer,
+    totals: Buffer,
     keys: Buffer,
     values: Buffer,
     max_items: u32,
@@ -68,17 +81,14 @@ impl RadixSort {
         let storage = |name: &str, words: u64| {
             Buffer::new(context, name, words * 4, BufferUsage::STORAGE, MemoryLocation::GpuOnly)
         };
+        let subgroups = [RADIX_GROUP / subgroup];
         Ok(Self {
             count: ComputePipeline::new(context, ids::PRIMITIVES_RADIX_COUNT, &[])?,
-            scatter: ComputePipeline::with_full_subgroups(
-                context,
-                ids::PRIMITIVES_RADIX_SCATTER,
-                &[RADIX_GROUP / subgroup],
-            )?,
-            scan: PrefixSum::new(context, ScanElement::U32)?,
-            scan_scratch: PrefixSum::new_scratch(context, table)?,
-            histograms: storage("radix sort histograms", table)?,
-            scanned: storage("radix sort scanned histograms", table)?,
+            offsets: ComputePipeline::with_full_subgroups(context, ids::PRIMITIVES_RADIX_OFFSETS, &subgroups)?,
+            scatter: ComputePipeline::with_full_subgroups(context, ids::PRIMITIVES_RADIX_SCATTER, &subgroups)?,
+            histograms: storage("radix sort histograms", MAX_PASSES * table)?,
+            prefixes: storage("radix sort prefixes", table)?,
+            totals: storage("radix sort totals", u64::from(RADIX_BUCKETS))?,
             keys: storage("radix sort keys", u64::from(max_items))?,
             values: storage("radix sort values", u64::from(max_items))?,
             max_items,
@@ -93,8 +103,9 @@ impl RadixSort {
         digits + digits % 2
     }
 
-    /// Records the sort, with a compute barrier after each step. Earlier writes to the
-    /// arrays must be visible to compute work.
+    /// Records the sort: 1 + digits dispatches (one more a digit past `DIRECT_TILES` tiles),
+    /// with a compute barrier after each. Earlier writes to the arrays must be visible to
+    /// compute work.
     pub fn record(&self, commands: &mut CommandBuffer, arrays: &RadixArrays) -> GpuResult<()> {
         if arrays.count > self.max_items {
             return Err(GpuError::InvalidUse {
@@ -110,29 +121,38 @@ impl RadixSort {
             name: "radix sort".into(),
             problem: format!("{} items exceed the dispatch limits", arrays.count),
         })?;
-        let table = u64::from(tiles) * u64::from(RADIX_BUCKETS);
+        let table_bytes = u64::from(tiles) * u64::from(RADIX_BUCKETS) * 4;
+        let table = |digit: u32| self.histograms.address() + u64::from(digit) * table_bytes;
+        let passes = Self::passes(arrays.key_bits);
+        let direct = tiles <= DIRECT_TILES;
         let ours = (self.keys.address(), self.values.address());
         let theirs = (arrays.keys, arrays.values);
-        commands.begin_label("radix_sort");
-        for pass in 0..Self::passes(arrays.key_bits) {
+        let push = |pass: u32| {
             let (from, to) = if pass % 2 == 0 { (theirs, ours) } else { (ours, theirs) };
-            let push = RadixSortPush {
+            RadixSortPush {
                 keys_in: from.0,
                 values_in: from.1,
                 keys_out: to.0,
                 values_out: to.1,
-                histograms: self.histograms.address(),
-                scanned: self.scanned.address(),
+                histograms: table(pass),
+                next_histograms: if pass + 1 < passes { table(pass + 1) } else { 0 },
+                prefixes: if direct { 0 } else { self.prefixes.address() },
+                totals: if direct { 0 } else { self.totals.address() },
                 count: arrays.count,
                 shift: pass * RADIX_BITS,
                 tiles,
-                pad0: 0,
-            };
-            commands.dispatch(&self.count, &push, grid);
-            commands.compute_barrier();
-            self.scan
-                .record(commands, &self.histograms, &self.scanned, table, &self.scan_scratch)?;
-            commands.dispatch(&self.scatter, &push, grid);
+                clear_words: (passes - 1) * tiles * RADIX_BUCKETS,
+            }
+        };
+        commands.begin_label("radix_sort");
+        commands.dispatch(&self.count, &push(0), grid);
+        commands.compute_barrier();
+        for pass in 0..passes {
+            if !direct {
+                commands.dispatch(&self.offsets, &push(pass), DispatchSize { x: RADIX_BUCKETS, y: 1 });
+                commands.compute_barrier();
+            }
+            commands.dispatch(&self.scatter, &push(pass), grid);
             commands.compute_barrier();
         }
         commands.end_label();

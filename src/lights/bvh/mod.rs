@@ -5,9 +5,9 @@
 //!
 //! Built on the GPU in a few dispatches, all of them replayed when emission or transforms
 //! change: `bvh_leaves` (one leaf and one Morton key per light), a stable radix sort of the
-//! keys, `bvh_link` (Karras 2012: every interior node's children from the sorted keys, in
-//! parallel) and `bvh_bounds` (bounds, cones and power merged from the leaves up, with
-//! survivor counters). `reference` is its CPU twin, which the tests hold it to; `saoh` a
+//! keys, and `bvh_climb` (Karras 2012's tree over the sorted keys, found bottom-up as in
+//! Apetrei 2014 while bounds, cones and power are merged from the leaves up, with survivor
+//! slots). `reference` is its CPU twin, which the tests hold it to; `saoh` a
 //! CPU builder by the surface-area-orientation heuristic, against which its quality is
 //! measured.
 
@@ -20,10 +20,13 @@ use glam::Vec3;
 use crate::gpu::shaders::ids;
 use crate::gpu::{
     Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, MemoryLocation,
+    Profiler,
 };
 use crate::interface::{GpuLightBvhNode, LightBvhPush, LIGHT_BVH_GROUP};
 use crate::primitives::{RadixArrays, RadixSort};
 use crate::scene::GpuScene;
+
+use super::sampler::timed;
 
 /// Bits of the sort keys: a 30-bit Morton code, or a 3-bit direction bucket over 27 bits.
 pub const KEY_BITS: u32 = 30;
@@ -79,8 +82,7 @@ pub struct LightBvh {
     counters: Buffer,
     sort: RadixSort,
     make_leaves: ComputePipeline<LightBvhPush>,
-    link: ComputePipeline<LightBvhPush>,
-    bounds: ComputePipeline<LightBvhPush>,
+    climb: ComputePipeline<LightBvhPush>,
     max_groups_x: u32,
 }
 
@@ -97,7 +99,7 @@ impl LightBvh {
         let node_bytes = std::mem::size_of::<GpuLightBvhNode>() as u64;
         let storage =
             |name: &str, bytes: u64| Buffer::new(context, name, bytes, BufferUsage::STORAGE, MemoryLocation::GpuOnly);
-        let counters = storage("light bvh arrival counters", (count - 1).max(1) * 4)?;
+        let counters = storage("light bvh split slots", (count - 1).max(1) * 4)?;
         // The counters start at zero; the bounds pass leaves them at zero after every build.
         context.run_once("clear light bvh counters", |commands| {
             commands.fill_buffer(&counters, 0, counters.size(), 0);
@@ -116,8 +118,7 @@ impl LightBvh {
             counters,
             sort: RadixSort::new(context, count as u32)?,
             make_leaves: ComputePipeline::new(context, ids::LIGHTS_BVH_LEAVES, &[])?,
-            link: ComputePipeline::new(context, ids::LIGHTS_BVH_LINK, &[])?,
-            bounds: ComputePipeline::new(context, ids::LIGHTS_BVH_BOUNDS, &[])?,
+            climb: ComputePipeline::new(context, ids::LIGHTS_BVH_CLIMB, &[])?,
             max_groups_x: context.adapter().capabilities.max_compute_workgroup_count[0],
         })
     }
@@ -192,30 +193,43 @@ impl LightBvh {
         }
     }
 
-    /// Records the whole build (leaves, sort, link, bounds) with compute barriers between the
-    /// steps and after the last. The flattened light map must be visible to compute work.
-    pub fn record_build(&self, commands: &mut CommandBuffer, sources: &BvhSources) -> GpuResult<()> {
+    /// Records the whole build (leaves, sort, climb) with compute barriers between the steps
+    /// and after the last, each step in a profiler scope of its own when given one
+    /// (`light_bvh_leaves`, `_sort`, `_climb`). The flattened light map must be visible to
+    /// compute work.
+    pub fn record_build(
+        &self,
+        commands: &mut CommandBuffer,
+        sources: &BvhSources,
+        mut profiler: Option<&mut Profiler>,
+    ) -> GpuResult<()> {
         let push = self.push(sources);
         let grid = DispatchSize::covering(u64::from(self.count.div_ceil(LIGHT_BVH_GROUP)), self.max_groups_x)
             .ok_or_else(|| GpuError::InvalidUse {
                 name: "light bvh".into(),
                 problem: format!("{} lights exceed the dispatch limits", self.count),
             })?;
-        commands.dispatch(&self.make_leaves, &push, grid);
-        commands.compute_barrier();
-        self.sort.record(
-            commands,
-            &RadixArrays {
-                keys: self.sort_keys.address(),
-                values: self.sort_values.address(),
-                count: self.count,
-                key_bits: KEY_BITS,
-            },
-        )?;
-        commands.dispatch(&self.link, &push, grid);
-        commands.compute_barrier();
-        commands.dispatch(&self.bounds, &push, grid);
-        commands.compute_barrier();
-        Ok(())
+        let step = |commands: &mut CommandBuffer, pipeline: &ComputePipeline<LightBvhPush>| {
+            commands.dispatch(pipeline, &push, grid);
+            commands.compute_barrier();
+            Ok(())
+        };
+        timed(commands, profiler.as_deref_mut(), "light_bvh_leaves", &|commands| {
+            step(commands, &self.make_leaves)
+        })?;
+        timed(commands, profiler.as_deref_mut(), "light_bvh_sort", &|commands| {
+            self.sort.record(
+                commands,
+                &RadixArrays {
+                    keys: self.sort_keys.address(),
+                    values: self.sort_values.address(),
+                    count: self.count,
+                    key_bits: KEY_BITS,
+                },
+            )
+        })?;
+        timed(commands, profiler, "light_bvh_climb", &|commands| {
+            step(commands, &self.climb)
+        })
     }
 }

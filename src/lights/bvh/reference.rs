@@ -184,7 +184,8 @@ fn karras_children(keys: &[u32], i: i64) -> (u32, u32) {
     (left, right)
 }
 
-/// The tree `bvh_leaves`, the radix sort, `bvh_link` and `bvh_bounds` build from `leaves`.
+/// The tree `bvh_leaves`, the radix sort and `bvh_climb` build from `leaves`: Karras' tree,
+/// found here top-down by Karras' own construction, which the GPU reaches bottom-up.
 pub fn build(leaves: &[GpuLightBvhNode], keys: &BvhKeys) -> BvhTree {
     let all_keys: Vec<u32> = leaves.iter().map(|l| sort_key(l, keys)).collect();
     let mut order: Vec<u32> = (0..leaves.len() as u32).collect();
@@ -241,7 +242,7 @@ fn angle_between(a: Vec3, b: Vec3) -> f32 {
     }
 }
 
-/// The cone holding cones (a, cos_a) and (b, cos_b), as `bvh_bounds` computes it.
+/// The cone holding cones (a, cos_a) and (b, cos_b), as `bvh_climb` computes it.
 pub fn cone_union(a: Vec3, cos_a: f32, b: Vec3, cos_b: f32) -> (Vec3, f32) {
     use std::f32::consts::PI;
     let theta_a = cos_a.clamp(-1.0, 1.0).acos();
@@ -266,7 +267,7 @@ pub fn cone_union(a: Vec3, cos_a: f32, b: Vec3, cos_b: f32) -> (Vec3, f32) {
     )
 }
 
-/// Two children merged into their parent, as `bvh_bounds` merges them.
+/// Two children merged into their parent, as `bvh_climb` merges them.
 pub fn merged(a: &GpuLightBvhNode, b: &GpuLightBvhNode, children: glam::UVec2) -> GpuLightBvhNode {
     let mut node = match (a.power > 0.0, b.power > 0.0) {
         (true, true) => {

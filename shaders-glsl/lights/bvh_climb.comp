@@ -1,0 +1,157 @@
+#version 460
+//
+// Light BVH build, after the sort: the tree's shape, bounds, cones and power in one dispatch,
+// bottom-up (Apetrei 2014, "Fast and Simple Agglomerative LBVH Construction"). Each sorted
+// leaf's thread climbs towards the root holding the range of leaves its subtree covers. A
+// range's parent splits it from its neighbour on the side whose keys share the longer
+// prefix (ties between equal keys broken by position, as in Karras 2012), so the tree is
+// Karras' binary radix tree, numbered as Karras numbers it (an interior node is indexed by
+// the end of its range that meets its sibling; the root is 0), without Karras' binary
+// searches. At each split the first of the two children to arrive leaves its far end in the
+// split's slot and stops; the second, which then knows both children are done, merges them
+// and climbs on. No thread waits on another; slots are left at zero for the next build.
+#extension GL_GOOGLE_include_directive : require
+
+#include "common.glsl"
+#include "dispatch.glsl"
+
+layout(local_size_x = LIGHT_BVH_GROUP) in;
+
+layout(push_constant, scalar) uniform PushBlock {
+    LightBvhPush push;
+};
+
+layout(buffer_reference, scalar) coherent buffer Nodes { GpuLightBvhNode v[]; };
+layout(buffer_reference, scalar) readonly buffer Keys { uint v[]; };
+layout(buffer_reference, scalar) buffer Words { uint v[]; };
+layout(buffer_reference, scalar) coherent buffer Slots { uint v[]; };
+
+const float PI = 3.14159265358979;
+
+// The angle between unit vectors, accurate near 0 and pi.
+float angle_between(vec3 a, vec3 b) {
+    return dot(a, b) < 0.0 ? PI - 2.0 * asin(min(length(a + b) / 2.0, 1.0)) : 2.0 * asin(min(length(b - a) / 2.0, 1.0));
+}
+
+// The smallest cone (in pbrt-v4's construction) holding the cones (a, cos_a) and (b, cos_b).
+void cone_union(vec3 a, float cos_a, vec3 b, float cos_b, out vec3 axis, out float cos_o) {
+    float theta_a = acos(clamp(cos_a, -1.0, 1.0));
+    float theta_b = acos(clamp(cos_b, -1.0, 1.0));
+    float theta_d = angle_between(a, b);
+    axis = a;
+    cos_o = -1.0;
+    if (min(theta_d + theta_b, PI) <= theta_a) {
+        cos_o = cos_a;
+        return;
+    }
+    if (min(theta_d + theta_a, PI) <= theta_b) {
+        axis = b;
+        cos_o = cos_b;
+        return;
+    }
+    float theta_o = 0.5 * (theta_a + theta_d + theta_b);
+    vec3 turn = cross(a, b);
+    if (theta_o >= PI || !(dot(turn, turn) > 0.0)) {
+        return;
+    }
+    // Rotate a towards b by theta_o - theta_a about their common perpendicular.
+    float theta_r = theta_o - theta_a;
+    vec3 k = normalize(turn);
+    axis = normalize(a * cos(theta_r) + cross(k, a) * sin(theta_r));
+    cos_o = cos(theta_o);
+}
+
+GpuLightBvhNode merged(GpuLightBvhNode a, GpuLightBvhNode b, uvec2 children) {
+    GpuLightBvhNode node;
+    bool has_a = a.power > 0.0;
+    bool has_b = b.power > 0.0;
+    if (has_a && has_b) {
+        node.lower = min(a.lower, b.lower);
+        node.upper = max(a.upper, b.upper);
+        node.power = a.power + b.power;
+        cone_union(a.axis, a.cos_theta_o, b.axis, b.cos_theta_o, node.axis, node.cos_theta_o);
+        node.cos_theta_e = min(a.cos_theta_e, b.cos_theta_e);
+    } else {
+        // A dark child adds nothing an importance could see: the node is the other child's.
+        node = has_b ? b : a;
+    }
+    node.children = children;
+    node.pad0 = 0;
+    node.pad1 = 0;
+    return node;
+}
+
+// The common prefix of sorted keys i and i + 1, the position breaking ties (bvh_link's
+// measure in Karras 2012); -1 past either end, so that an end of the leaves never splits.
+int neighbours_prefix(Keys keys, int i) {
+    if (i < 0 || i + 1 >= int(push.count)) {
+        return -1;
+    }
+    uint a = keys.v[i];
+    uint b = keys.v[i + 1];
+    return a == b ? 63 - findMSB(uint(i ^ (i + 1))) : 31 - findMSB(a ^ b);
+}
+
+uint leaf_node(uint k) {
+    return push.count - 1 + k;
+}
+
+void main() {
+    uint k = flat_workgroup_index(gl_NumWorkGroups.x) * LIGHT_BVH_GROUP + gl_LocalInvocationID.x;
+    if (k >= push.count) {
+        return;
+    }
+    Keys keys = Keys(push.keys);
+    Nodes nodes = Nodes(push.nodes);
+    Words parents = Words(push.parents);
+    Slots slots = Slots(push.counters);
+    uint light = Keys(push.values).v[k];
+    GpuLightBvhNode subtree = Nodes(push.leaves).v[light];
+    Words(push.leaf_of).v[light] = leaf_node(k);
+    uint last = push.count - 1;
+    uint first_leaf = k;
+    uint last_leaf = k;
+    uint node = leaf_node(k);
+    uvec2 children = uvec2(LIGHT_BVH_NO_PARENT);
+    // One round trip a level is what a climb costs: the two prefixes at the range's ends and
+    // the sibling's subtree are fetched together after the slot answers.
+    int prefix_before = neighbours_prefix(keys, int(first_leaf) - 1);
+    int prefix_after = neighbours_prefix(keys, int(last_leaf));
+    for (;;) {
+        bool root = first_leaf == 0 && last_leaf == last;
+        bool left_child = first_leaf == 0 || (last_leaf != last && prefix_after > prefix_before);
+        if (last_leaf > first_leaf) {
+            node = root ? 0 : (left_child ? last_leaf : first_leaf);
+            parents.v[children.x] = node;
+            parents.v[children.y] = node;
+        }
+        nodes.v[node] = subtree;
+        if (root) {
+            parents.v[node] = LIGHT_BVH_NO_PARENT;
+            return;
+        }
+        uint split = left_child ? last_leaf : first_leaf - 1;
+        memoryBarrierBuffer();
+        uint far_end = atomicExchange(slots.v[split], (left_child ? first_leaf : last_leaf) + 1);
+        if (far_end == 0) {
+            return;
+        }
+        slots.v[split] = 0u;
+        memoryBarrierBuffer();
+        far_end -= 1;
+        uint sibling;
+        if (left_child) {
+            last_leaf = far_end;
+            sibling = split + 1 == last_leaf ? leaf_node(split + 1) : split + 1;
+            children = uvec2(node, sibling);
+            prefix_after = neighbours_prefix(keys, int(last_leaf));
+        } else {
+            first_leaf = far_end;
+            sibling = first_leaf == split ? leaf_node(split) : split;
+            children = uvec2(sibling, node);
+            prefix_before = neighbours_prefix(keys, int(first_leaf) - 1);
+        }
+        GpuLightBvhNode other = nodes.v[sibling];
+        subtree = left_child ? merged(subtree, other, children) : merged(other, subtree, children);
+    }
+}
