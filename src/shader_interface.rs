@@ -140,8 +140,10 @@ gpu_constants! {
     const KERNEL_FEATURES_CONSTANT_ID: u32 = 100;
     /// Kernel features: base colour, metallic-roughness or emissive textures; normal maps;
     /// alpha masks or blending; KHR_materials_volume absorption; an environment; punctual
-    /// lights; and the glTF BSDF's lobes beyond the Lambertian base: metal, the dielectric's
-    /// specular layer, glass.
+    /// lights; the glTF BSDF's lobes beyond the Lambertian base: metal, the dielectric's
+    /// specular layer, glass; and how lights are chosen: the light BVH, or a selection by
+    /// power or uniform (`LIGHT_SELECTION_*`), not a feature of the scene but of the render,
+    /// whose code is as large.
     const FEATURE_TEXTURES: u32 = 1 << 0;
     const FEATURE_NORMAL_MAPS: u32 = 1 << 1;
     const FEATURE_ALPHA: u32 = 1 << 2;
@@ -151,7 +153,9 @@ gpu_constants! {
     const FEATURE_METAL: u32 = 1 << 6;
     const FEATURE_SPECULAR_LAYER: u32 = 1 << 7;
     const FEATURE_TRANSMISSION: u32 = 1 << 8;
-    const FEATURES_ALL: u32 = (1 << 9) - 1;
+    const FEATURE_LIGHT_BVH: u32 = 1 << 9;
+    const FEATURE_LIGHT_BY_POWER: u32 = 1 << 10;
+    const FEATURES_ALL: u32 = (1 << 11) - 1;
     /// The viewer's tone maps (`film/display.comp`, and `film::tone_map` on the CPU).
     const TONE_MAP_CLAMP: u32 = 0;
     const TONE_MAP_REINHARD: u32 = 1;

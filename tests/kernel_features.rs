@@ -9,9 +9,11 @@ use wavetrace::environment::Environment;
 use wavetrace::film::metrics;
 use wavetrace::integrator::{IntegratorKind, KernelFeatures, RenderSettings};
 use wavetrace::interface::{
-    FEATURES_ALL, FEATURE_ALPHA, FEATURE_ENVIRONMENT, FEATURE_METAL, FEATURE_NORMAL_MAPS, FEATURE_PUNCTUAL_LIGHTS,
-    FEATURE_SPECULAR_LAYER, FEATURE_TEXTURES, FEATURE_TRANSMISSION, FEATURE_VOLUMES,
+    FEATURES_ALL, FEATURE_ALPHA, FEATURE_ENVIRONMENT, FEATURE_LIGHT_BVH, FEATURE_LIGHT_BY_POWER, FEATURE_METAL,
+    FEATURE_NORMAL_MAPS, FEATURE_PUNCTUAL_LIGHTS, FEATURE_SPECULAR_LAYER, FEATURE_TEXTURES, FEATURE_TRANSMISSION,
+    FEATURE_VOLUMES, LIGHT_SELECTION_BVH, LIGHT_SELECTION_CDF, LIGHT_SELECTION_TREE, LIGHT_SELECTION_UNIFORM,
 };
+use wavetrace::lights::LightSelection;
 use wavetrace::scene::{Material, TextureRef};
 
 #[test]
@@ -35,19 +37,28 @@ fn each_scene_gets_the_features_it_uses() {
         ),
     ];
     for (name, environment, expected) in cases {
-        let features = KernelFeatures::of(&common::load_scene(name), environment);
-        assert_eq!(features.bits(), expected, "{name}: {features}");
+        let features = KernelFeatures::of(&common::load_scene(name), environment, LIGHT_SELECTION_BVH);
+        assert_eq!(features.bits(), expected | FEATURE_LIGHT_BVH, "{name}: {features}");
+    }
+    let cornell_box = common::load_scene("cornell-box");
+    for selection in [LIGHT_SELECTION_TREE, LIGHT_SELECTION_CDF, LIGHT_SELECTION_UNIFORM] {
+        let features = KernelFeatures::of(&cornell_box, false, selection);
+        assert_eq!(
+            features.bits(),
+            FEATURE_LIGHT_BY_POWER,
+            "selection {selection}: {features}"
+        );
     }
     assert_eq!(
-        KernelFeatures::of(&common::load_scene("cornell-box"), false).to_string(),
-        "none"
+        KernelFeatures::of(&cornell_box, false, LIGHT_SELECTION_BVH).to_string(),
+        "light bvh"
     );
     assert_eq!(KernelFeatures::ALL.bits(), FEATURES_ALL);
 }
 
-/// The features of a scene whose one material is `material`.
+/// The material features of a scene whose one material is `material`.
 fn features_of(material: Material) -> u32 {
-    KernelFeatures::of(&common::sphere_scene(material), false).bits()
+    KernelFeatures::of(&common::sphere_scene(material), false, LIGHT_SELECTION_BVH).bits() & !FEATURE_LIGHT_BVH
 }
 
 #[test]
@@ -119,13 +130,21 @@ fn specialised_kernels_make_the_general_kernels_image() {
     let gpu = common::gpu();
     let backend = gpu.context.trace_backends()[0];
     let lavapipe = gpu.context.adapter().device_type == "cpu";
+    // Lights are chosen by the light BVH unless said; the Cornell box and all-features also by
+    // power (the specialisation to the way lights are chosen).
     let scenes = [
-        ("cornell-box", None),
-        ("cornell-glass", None),
-        ("furnace-box", Some(Environment::constant(Vec3::splat(0.8)))),
-        ("all-features", None),
+        ("cornell-box", None, LightSelection::Bvh),
+        ("cornell-box", None, LightSelection::Tree),
+        ("cornell-glass", None, LightSelection::Bvh),
+        (
+            "furnace-box",
+            Some(Environment::constant(Vec3::splat(0.8))),
+            LightSelection::Bvh,
+        ),
+        ("all-features", None, LightSelection::Bvh),
+        ("all-features", None, LightSelection::Tree),
     ];
-    for (name, environment) in scenes {
+    for (name, environment, lights) in scenes {
         let scene = common::load_scene(name);
         for integrator in [
             IntegratorKind::Wavefront,
@@ -135,6 +154,7 @@ fn specialised_kernels_make_the_general_kernels_image() {
             let specialised = RenderSettings {
                 integrator,
                 environment: environment.clone(),
+                light_selection: lights,
                 ..RenderSettings::new(32, 32, 4, 6, backend)
             };
             let general = RenderSettings {
@@ -143,6 +163,7 @@ fn specialised_kernels_make_the_general_kernels_image() {
             };
             let image = common::render(&gpu.context, &scene, &specialised);
             let reference = common::render(&gpu.context, &scene, &general);
+            let name = format!("{name} ({lights:?})");
             assert!(image.mean().iter().all(|&m| m > 0.0), "{name} {integrator:?}: black");
             if lavapipe && integrator != IntegratorKind::Bdpt {
                 assert!(

@@ -23,6 +23,8 @@ const bool HAS_PUNCTUAL_LIGHTS = (KERNEL_FEATURES & FEATURE_PUNCTUAL_LIGHTS) != 
 const bool HAS_METAL = (KERNEL_FEATURES & FEATURE_METAL) != 0u;
 const bool HAS_SPECULAR_LAYER = (KERNEL_FEATURES & FEATURE_SPECULAR_LAYER) != 0u;
 const bool HAS_TRANSMISSION = (KERNEL_FEATURES & FEATURE_TRANSMISSION) != 0u;
+const bool HAS_LIGHT_BVH = (KERNEL_FEATURES & FEATURE_LIGHT_BVH) != 0u;
+const bool HAS_LIGHT_BY_POWER = (KERNEL_FEATURES & FEATURE_LIGHT_BY_POWER) != 0u;
 // Any lobe with a microfacet distribution or a delta: without one, every BSDF is Lambertian.
 const bool HAS_GLOSSY_LOBES = HAS_METAL || HAS_SPECULAR_LAYER || HAS_TRANSMISSION;
 // Texture coordinates and the ray cone's footprint matter only to textures.

@@ -56,6 +56,12 @@ bool sample_light(PassConstants c, uint light, float probability, vec2 u_point, 
     return true;
 }
 
+// Whether lights are chosen by the light BVH (`selection`: PassConstants::light_selection). A
+// kernel specialised to one way of choosing compiles only that way's code.
+bool chooses_by_light_bvh(uint selection) {
+    return HAS_LIGHT_BVH && (!HAS_LIGHT_BY_POWER || selection == LIGHT_SELECTION_BVH);
+}
+
 // The density per unit area with which sample_light picks a point on `triangle` of
 // `instance` (of world-space `area`); 0 for a triangle that is not a light.
 // `ctx`: where the path was when it sampled the direction that hit the light.
@@ -64,7 +70,7 @@ float light_hit_area_density(PassConstants c, LightContext ctx, uint instance, u
     if (c.light_count == 0 || first == NOT_A_LIGHT || !(area > 0.0)) {
         return 0.0;
     }
-    float probability = c.light_selection == LIGHT_SELECTION_BVH
+    float probability = chooses_by_light_bvh(c.light_selection)
         ? light_bvh_probability(c.light_bvh, c.light_bvh_parents, c.light_bvh_leaf_of, ctx, first + triangle)
         : light_selection_probability(c.light_selection, c.light_tree, c.light_cdf, c.light_count,
                                       c.light_tree_arity, first + triangle);
@@ -147,7 +153,7 @@ bool sample_direct_light(PassConstants c, LightContext ctx, float u_light, vec2 
         punctual_light_sample(c, index, outside * p_punctual * probability, s);
         return s.pdf > 0.0;
     }
-    bool bvh = c.light_selection == LIGHT_SELECTION_BVH;
+    bool bvh = chooses_by_light_bvh(c.light_selection);
     if (bvh ? c.light_bvh == 0ul : c.light_count == 0) {
         return false;
     }

@@ -8,8 +8,9 @@ use std::fmt;
 
 use crate::gpu::SpecializationConstant;
 use crate::interface::{
-    FEATURES_ALL, FEATURE_ALPHA, FEATURE_ENVIRONMENT, FEATURE_METAL, FEATURE_NORMAL_MAPS, FEATURE_PUNCTUAL_LIGHTS,
-    FEATURE_SPECULAR_LAYER, FEATURE_TEXTURES, FEATURE_TRANSMISSION, FEATURE_VOLUMES, KERNEL_FEATURES_CONSTANT_ID,
+    FEATURES_ALL, FEATURE_ALPHA, FEATURE_ENVIRONMENT, FEATURE_LIGHT_BVH, FEATURE_LIGHT_BY_POWER, FEATURE_METAL,
+    FEATURE_NORMAL_MAPS, FEATURE_PUNCTUAL_LIGHTS, FEATURE_SPECULAR_LAYER, FEATURE_TEXTURES, FEATURE_TRANSMISSION,
+    FEATURE_VOLUMES, KERNEL_FEATURES_CONSTANT_ID, LIGHT_SELECTION_BVH,
 };
 use crate::scene::{AlphaMode, Material, Scene};
 
@@ -17,7 +18,7 @@ use crate::scene::{AlphaMode, Material, Scene};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KernelFeatures(u32);
 
-const NAMES: [(u32, &str); 9] = [
+const NAMES: [(u32, &str); 11] = [
     (FEATURE_TEXTURES, "textures"),
     (FEATURE_NORMAL_MAPS, "normal maps"),
     (FEATURE_ALPHA, "alpha"),
@@ -27,6 +28,8 @@ const NAMES: [(u32, &str); 9] = [
     (FEATURE_METAL, "metal"),
     (FEATURE_SPECULAR_LAYER, "specular layer"),
     (FEATURE_TRANSMISSION, "transmission"),
+    (FEATURE_LIGHT_BVH, "light bvh"),
+    (FEATURE_LIGHT_BY_POWER, "lights by power"),
 ];
 
 impl KernelFeatures {
@@ -34,8 +37,15 @@ impl KernelFeatures {
     pub const ALL: Self = Self(FEATURES_ALL);
 
     /// What `scene` uses, lit by an environment or not.
-    pub fn of(scene: &Scene, environment: bool) -> Self {
+    /// What `scene` uses, with an environment or not, its lights chosen as `light_selection`
+    /// (`LIGHT_SELECTION_*`) says.
+    pub fn of(scene: &Scene, environment: bool, light_selection: u32) -> Self {
         let mut bits = scene.materials.iter().fold(0, |bits, m| bits | material_features(m));
+        bits |= if light_selection == LIGHT_SELECTION_BVH {
+            FEATURE_LIGHT_BVH
+        } else {
+            FEATURE_LIGHT_BY_POWER
+        };
         if environment {
             bits |= FEATURE_ENVIRONMENT;
         }

@@ -162,7 +162,7 @@ impl Renderer {
         let features = if settings.general_kernels {
             KernelFeatures::ALL
         } else {
-            KernelFeatures::of(scene, settings.environment.is_some())
+            KernelFeatures::of(scene, settings.environment.is_some(), constants.light_selection)
         };
         log::info!("kernels specialised to the scene's features: {features}");
         // Created after the scene's buffers, as before the integrator contract: allocated first,
