@@ -11,7 +11,9 @@ use wavetrace::film::{Display, ToneMap};
 use wavetrace::gpu::RenderDoc;
 use wavetrace::gpu::{Context, ContextDesc, TraceBackend};
 use wavetrace::integrator::Renderer;
-use wavetrace::integrator::{Crop, IntegratorKind, RenderSettings, RenderStats, Schedule, SplatFilm};
+use wavetrace::integrator::{
+    Crop, IntegratorKind, MltSettings, MltStart, RenderSettings, RenderStats, Schedule, SplatFilm,
+};
 use wavetrace::lights::{CullingFormat, CullingSettings, LightSelection};
 use wavetrace::scale::{render_split, Chunks, Fingerprint, Part, PartialFilm};
 use wavetrace::scene::{ImportOptions, Scene};
@@ -163,7 +165,8 @@ struct RenderOptions {
     #[arg(long, value_enum, default_value_t = Trace::Auto)]
     trace: Trace,
     /// wavefront: one kernel per stage over queues of paths; megakernel: one kernel traces
-    /// each whole path (the baseline); bdpt: bidirectional path tracing on the wavefront.
+    /// each whole path (the baseline); bdpt: bidirectional path tracing on the wavefront;
+    /// pmlt: parallel Metropolis light transport over bdpt's paths (docs/PMLT.md).
     #[arg(long, value_enum, default_value_t = IntegratorArg::Wavefront)]
     integrator: IntegratorArg,
     /// How next-event estimation picks a light: bvh (by importance at the shading point,
@@ -238,6 +241,30 @@ struct RenderOptions {
     /// subpath vertices (the camera included).
     #[arg(long, num_args = 2, value_names = ["S", "T"], allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..))]
     strategy: Option<Vec<u32>>,
+    /// pmlt: Markov chains, each of one path length (allotted to lengths by their brightness).
+    #[arg(long, default_value_t = MltSettings::default().chains, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
+    mlt_chains: u32,
+    /// pmlt: proposals each chain makes an iteration (1 to 1024), weighed together by
+    /// generalized Metropolis-Hastings.
+    #[arg(long, default_value_t = MltSettings::default().proposals, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=i64::from(wavetrace::interface::MLT_MAX_PROPOSALS)))]
+    mlt_proposals: u32,
+    /// pmlt: uniform samples per path length that measure each length's brightness and start
+    /// the chains in proportion to their contribution.
+    #[arg(long, default_value_t = MltSettings::default().bootstrap, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
+    mlt_bootstrap: u32,
+    /// pmlt: iterations (default: enough for --spp path evaluations per pixel).
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
+    mlt_iterations: Option<u32>,
+    /// pmlt: iterate for this many seconds instead (after the bootstrap).
+    #[arg(long, value_name = "SECONDS", conflicts_with = "mlt_iterations")]
+    time: Option<f64>,
+    /// pmlt: the chance that an iteration's proposals are small steps (else large steps:
+    /// fresh uniform samples).
+    #[arg(long, default_value_t = MltSettings::default().small_step, allow_negative_numbers = true)]
+    mlt_small_step: f32,
+    /// pmlt: a small step's deviation in primary sample space.
+    #[arg(long, default_value_t = MltSettings::default().sigma, allow_negative_numbers = true)]
+    mlt_sigma: f32,
     /// Shader execution reordering (VK_NV_ray_tracing_invocation_reorder) in the extend kernel
     /// (wavefront, bdpt), where the device has it: threads regrouped by the instance they hit.
     #[arg(long, value_enum, default_value_t = Switch::On)]
@@ -286,6 +313,7 @@ enum IntegratorArg {
     Wavefront,
     Megakernel,
     Bdpt,
+    Pmlt,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -731,11 +759,12 @@ fn render_settings(
             IntegratorArg::Wavefront => IntegratorKind::Wavefront,
             IntegratorArg::Megakernel => IntegratorKind::Megakernel,
             IntegratorArg::Bdpt => IntegratorKind::Bdpt,
+            IntegratorArg::Pmlt => IntegratorKind::Pmlt,
         },
         light_selection: args.lights,
         light_culling: CullingSettings {
             format: match (args.light_culling, args.integrator) {
-                (CullingArg::Auto, IntegratorArg::Bdpt) => CullingFormat::Off,
+                (CullingArg::Auto, IntegratorArg::Bdpt | IntegratorArg::Pmlt) => CullingFormat::Off,
                 (CullingArg::Auto, _) => CullingFormat::Lists,
                 (CullingArg::Format(format), _) => format,
             },
@@ -762,6 +791,16 @@ fn render_settings(
         merge_instances: args.merge_instances,
         invocation_reorder: args.reorder == Switch::On,
         crop: None,
+        mlt: MltSettings {
+            chains: args.mlt_chains,
+            proposals: args.mlt_proposals,
+            bootstrap: args.mlt_bootstrap,
+            iterations: args.mlt_iterations,
+            time_seconds: args.time,
+            small_step: args.mlt_small_step,
+            sigma: args.mlt_sigma,
+            start: MltStart::Bootstrap,
+        },
     })
 }
 
@@ -917,6 +956,9 @@ fn print_stats(settings: &RenderSettings, stats: &RenderStats) {
     if let Some(bdpt) = &stats.bdpt {
         print_bdpt_stats(bdpt);
     }
+    if let Some(pmlt) = &stats.pmlt {
+        print_pmlt_stats(pmlt);
+    }
     println!(
         "  {:<20} {:>10} {:>9} {:>9} {:>12} {:>12} {:>11}",
         "kernel", "ms", "launches", "busy", "paths", "lane share", "slot share"
@@ -932,6 +974,32 @@ fn print_stats(settings: &RenderSettings, stats: &RenderStats) {
             optional(kernel.items.map(|v| v.to_string())),
             optional(kernel.active_lane_share.map(|v| format!("{:.1}%", v * 100.0))),
             optional(kernel.slot_share.map(|v| format!("{:.1}%", v * 100.0))),
+        );
+    }
+}
+
+fn print_pmlt_stats(pmlt: &wavetrace::integrator::PmltStats) {
+    println!(
+        "pmlt: {} chains x {} proposals, {} iterations in {:.3} s ({:.1} iterations/s, {:.1} M splats/s); \
+         bootstrap {} samples in {:.3} s",
+        pmlt.chains,
+        pmlt.proposals,
+        pmlt.iterations,
+        pmlt.iteration_seconds,
+        pmlt.iterations_per_second,
+        pmlt.splats_per_second / 1e6,
+        pmlt.bootstrap_samples,
+        pmlt.bootstrap_seconds
+    );
+    for length in &pmlt.lengths {
+        println!(
+            "  length {:>2}: b {:.5}, {:5.1}% of uniform samples lit, {:>6} chains, acceptance {:.3}, moves {:.3}",
+            length.length,
+            length.b,
+            100.0 * length.nonzero_share,
+            length.chains,
+            length.acceptance,
+            length.move_rate
         );
     }
 }

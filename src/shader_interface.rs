@@ -122,6 +122,16 @@ gpu_constants! {
     const SPLAT_PIXEL: u32 = 1 << 31;
     /// `PassConstants::strategy_s`/`strategy_t` when every strategy is MIS-weighted.
     const BDPT_ALL_STRATEGIES: u32 = 0xffff_ffff;
+    /// Metropolis (integrator/pmlt/): a shadow path whose pixel has this bit carries the
+    /// contribution of proposal `pixel & !MLT_RECORD` to its record, not to the film.
+    const MLT_RECORD: u32 = 1 << 30;
+    /// Primary-sample dimensions a bounce of a subpath may draw (mlt.glsl's mlt_dimension).
+    const MLT_DIMENSIONS_PER_BOUNCE: u32 = 8;
+    /// Dimensions before the first bounce's: the strategy, then the image position.
+    const MLT_LEADING_DIMENSIONS: u32 = 3;
+    /// Proposals of one chain an iteration, at most: the acceptance kernel's shared prefix sum.
+    const MLT_MAX_PROPOSALS: u32 = 1024;
+    const MLT_ACCEPT_GROUP: u32 = 64;
     /// `LightVertex::flags`: wo is on the front side; a connection can end here (not delta).
     const LIGHT_VERTEX_FRONT: u32 = 1;
     const LIGHT_VERTEX_CONNECTABLE: u32 = 2;
@@ -243,6 +253,20 @@ gpu_structs! {
         key: u64,
         first_counter: u64,
         count: u32,
+        pad0: u32,
+    }
+
+    /// Push constants of `diagnostics/mlt_probe`: numbers 0 to `count` of the primary sample
+    /// the ids reproduce (mlt.glsl), for the CPU twin's comparison.
+    struct MltProbePush {
+        values: u64,
+        base_key: u64,
+        base_index: u64,
+        offset_key: u64,
+        offset_index: u64,
+        dimensions: u32,
+        count: u32,
+        sigma: f32,
         pad0: u32,
     }
 
@@ -483,6 +507,23 @@ gpu_structs! {
         crop_width: u32,
         crop_height: u32,
         pad_crop: u32,
+        // Metropolis light transport (integrator/pmlt/, mlt.glsl): the chains (`MltChain`),
+        // each proposal's record (`MltRecord`), each path slot's strategy (s | t << 16), the
+        // image scale of each path length's chains, the phase (`MltControl`) and the key of
+        // the bootstrap's samples. `mlt_proposals`: proposals of one chain an iteration (0: not
+        // Metropolis); `mlt_dimensions`: numbers in a primary sample.
+        mlt_chains: u64,
+        mlt_records: u64,
+        mlt_strategies: u64,
+        mlt_scales: u64,
+        mlt_control: u64,
+        mlt_bootstrap_key: u64,
+        mlt_chain_count: u32,
+        mlt_proposals: u32,
+        mlt_dimensions: u32,
+        mlt_large_step: f32,
+        mlt_sigma: f32,
+        pad_mlt: u32,
     }
 
     /// Queue counters and the indirect arguments made from them; all GPU-written. Queue
@@ -904,6 +945,45 @@ gpu_structs! {
         ior: f32,
         pad0: u32,
         pad1: u32,
+    }
+
+    /// A Metropolis chain (pmlt): its key, and its current state as the ids that reproduce
+    /// its primary sample, never the sample itself (mlt.glsl): the base's key and index, and
+    /// the offset's. Beside it what the state's path gave (kept, so that it is not traced
+    /// again): its contribution, luminance (Y*) and pixel; then its path length and, for
+    /// --stats, its moves, iterations and summed acceptance probability.
+    struct MltChain {
+        key: u64,
+        base_key: u64,
+        base_index: u64,
+        offset_key: u64,
+        offset_index: u64,
+        contribution: Vec3,
+        luminance: f32,
+        pixel: u32,
+        path_length: u32,
+        moves: u32,
+        iterations: u32,
+        acceptance: f32,
+        pad0: u32,
+    }
+
+    /// What a proposal's path gave: its contribution (MIS-weighted, over its strategy's
+    /// selection probability) and the pixel it lands on.
+    struct MltRecord {
+        contribution: Vec3,
+        pixel: u32,
+    }
+
+    /// The phase of a Metropolis render, written by the host between submissions:
+    /// `proposals`: an iteration's proposals (every chain's), or the bootstrap's samples;
+    /// `bootstrap`: 1 while the bootstrap's uniform samples are traced; `resolve_scale`: what the
+    /// splat film is multiplied by as it is added to the film.
+    struct MltControl {
+        proposals: u32,
+        bootstrap: u32,
+        resolve_scale: f32,
+        pad0: u32,
     }
 
     /// `argument`: the queue `prepare_launch` prepares (unused by the other kernels).

@@ -9,20 +9,12 @@ mod common;
 
 use glam::Vec3;
 use wavetrace::bsdf::Bsdf;
-use wavetrace::film::{metrics, read_exr, RgbImage};
+use wavetrace::film::{metrics, RgbImage};
 use wavetrace::integrator::bdpt::Bdpt;
 use wavetrace::integrator::{IntegratorKind, RenderSettings, Renderer, SplatFilm, DEFAULT_RR_DEPTH};
 use wavetrace::interface::{LightVertex, LIGHT_VERTEX_CONNECTABLE, LIGHT_VERTEX_FRONT};
 use wavetrace::lights::LightSelection;
 use wavetrace::scene::{PinholeCamera, Scene};
-
-fn reference(scene: &str, resolution: u32, depth: u32) -> RgbImage {
-    read_exr(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join(format!("tests/scenes/{scene}/ref/{scene}-{resolution}-d{depth}.exr")),
-    )
-    .unwrap()
-}
 
 /// The path tracer's image and BDPT's with the same settings.
 fn path_traced_and_bdpt(
@@ -46,7 +38,7 @@ fn path_traced_and_bdpt(
 fn against_reference(scene_name: &str, resolution: u32, depth: u32, spp: u32, rr_depth: u32, allowed: f64) {
     let gpu = common::gpu();
     let scene = common::load_scene(scene_name);
-    let reference = reference(scene_name, resolution, depth);
+    let reference = common::reference(scene_name, resolution, depth);
     let mut bdpt_images = Vec::new();
     for &backend in gpu.context.trace_backends() {
         // BDPT chooses lights by power (its MIS weights need a choice that does not depend on

@@ -18,9 +18,29 @@ void main() {
     }
     uint pixel = Uints(c.path_pixels).v[slot];
     uint sample_index = path_sample(Uints(c.path_samples).v[slot]);
-    vec3 origin;
-    vec3 direction;
-    camera_ray(c, pixel, sample_index, origin, direction);
+    vec3 origin = c.camera_origin;
+    vec3 direction = c.camera_forward;
+    bool started = true;
+    if (metropolis(c)) {
+        // The image position is a primary-sample dimension, uniform over the whole image. A
+        // splat (t = 1) needs no camera subpath: its record has the pixel shade_light saw.
+        started = slot_strategy(c, slot).y >= 2;
+        if (started) {
+            PathNumbers numbers = path_numbers(c, pixel, sample_index);
+            vec2 image =
+                vec2(mlt_number(c, numbers.ids, 1) * float(c.width), mlt_number(c, numbers.ids, 2) * float(c.height));
+            direction = camera_direction(c, image);
+            MltRecords(c.mlt_records).v[pixel].pixel =
+                min(uint(image.y), c.height - 1) * c.width + min(uint(image.x), c.width - 1);
+        }
+    } else {
+        camera_ray(c, pixel, sample_index, origin, direction);
+    }
+    uint extend_slot = enqueue(QUEUE_EXTEND, started);
+    count_subpath_rays(c, 1, started);
+    if (!started) {
+        return;
+    }
     // One light subpath per camera subpath: a light vertex seen by the camera lands anywhere on
     // the image, so the camera's density of directions is over the whole image.
     SubpathMis mis = mis_leave_camera(camera_direction_pdf(c, dot(direction, c.camera_forward)), 1.0);
@@ -29,7 +49,5 @@ void main() {
     Vec4s(c.throughputs).v[slot] = vec4(1.0, 1.0, 1.0, 0.0);
     Vec2s(c.subpath_mis).v[slot] = vec2(mis.d_vcm, mis.d_vc);
     Uints(c.path_samples).v[slot] = sample_index;
-    uint extend_slot = enqueue(QUEUE_EXTEND, true);
-    count_subpath_rays(c, 1, true);
     Uints(c.extend_queue).v[extend_slot] = slot;
 }

@@ -18,17 +18,36 @@ void main() {
         return;
     }
     uint64_t camera_path = queues.q.first_new_camera_path + slot;
-    uint64_t pixels = crop_pixels(c);
-    uint64_t pass_sample = camera_path / pixels;
-    uint sample_index = c.first_sample + uint(pass_sample);
-    uint pixel = tiled_pixel(c, uint(camera_path - pass_sample * pixels));
+    uint sample_index;
+    uint pixel;
+    bool wanted = true;
+    if (metropolis(c)) {
+        // Camera paths are (iteration, proposal) in Metropolis light transport: the proposal
+        // stands where the pixel does, and its path length and strategy are chosen here.
+        uint proposals = mlt_control(c).proposals;
+        sample_index = uint(camera_path / proposals);
+        pixel = uint(camera_path - uint64_t(sample_index) * proposals);
+        PathNumbers numbers = path_numbers(c, pixel, sample_index);
+        uvec2 strategy = mlt_strategy(mlt_path_length(c, pixel), mlt_number(c, numbers.ids, 0));
+        Uints(c.mlt_strategies).v[slot] = strategy.x | (strategy.y << 16);
+        MltRecords(c.mlt_records).v[pixel] = MltRecord(vec3(0.0), 0u);
+        // s = 0 and 1 need no light subpath (next-event estimation samples its own light).
+        wanted = strategy.x >= 2;
+    } else {
+        uint64_t pixels = crop_pixels(c);
+        uint64_t pass_sample = camera_path / pixels;
+        sample_index = c.first_sample + uint(pass_sample);
+        pixel = tiled_pixel(c, uint(camera_path - pass_sample * pixels));
+        // At depth 1 only emitters seen directly count: no light subpath is needed.
+        wanted = c.max_depth > 1;
+    }
+    PathNumbers numbers = path_numbers(c, pixel, sample_index);
     uint bounce = LIGHT_SUBPATH_BOUNCE;
-    float u_light = wt_random(c.seed, pixel, sample_index, bounce, 0);
-    vec2 u_point = vec2(wt_random(c.seed, pixel, sample_index, bounce, 1), wt_random(c.seed, pixel, sample_index, bounce, 2));
-    vec2 u_direction =
-        vec2(wt_random(c.seed, pixel, sample_index, bounce, 3), wt_random(c.seed, pixel, sample_index, bounce, 4));
+    float u_light = path_random(c, numbers, bounce, 0);
+    vec2 u_point = vec2(path_random(c, numbers, bounce, 1), path_random(c, numbers, bounce, 2));
+    vec2 u_direction = vec2(path_random(c, numbers, bounce, 3), path_random(c, numbers, bounce, 4));
     EmissionSample e;
-    bool started = sample_emission(c, u_light, u_point, u_direction, e);
+    bool started = wanted && sample_emission(c, u_light, u_point, u_direction, e);
     Uints(c.light_vertex_counts).v[slot] = 0;
     Uints(c.path_pixels).v[slot] = pixel;
     Uints(c.path_samples).v[slot] = sample_index;

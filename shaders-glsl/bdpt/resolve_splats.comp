@@ -1,12 +1,14 @@
 #version 460
 //
 // After the last batch with the float splat film: adds each pixel's splat sums into the
-// fixed-point film, which the renderer reads.
+// fixed-point film, which the renderer reads; Metropolis light transport's scaled by what its
+// iterations make of it (MltControl::resolve_scale).
 #extension GL_GOOGLE_include_directive : require
 
 #include "wavefront.glsl"
 #include "film.glsl"
 #include "splat_film.glsl"
+#include "mlt.glsl"
 
 layout(local_size_x = WAVEFRONT_GROUP) in;
 
@@ -18,6 +20,9 @@ void main() {
     }
     SplatFilm splats = SplatFilm(c.splat_film);
     vec3 sum = vec3(splats.v[3 * pixel], splats.v[3 * pixel + 1], splats.v[3 * pixel + 2]);
+    if (metropolis(c)) {
+        sum *= mlt_control(c).resolve_scale;
+    }
     film_add(c.film, pixel, film_quantize(sum));
     // Emptied once added, so that a progressive render's next pass adds only its own splats.
     splats.v[3 * pixel] = 0.0;

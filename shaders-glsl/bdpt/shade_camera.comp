@@ -15,9 +15,9 @@ layout(local_size_x = WAVEFRONT_GROUP) in;
 // What a camera subpath that reached the light at its end (s = 0) adds, over what it carries.
 // Seen straight from the camera (one segment) it counts in full: the light point is never
 // connected to the camera (strategy (1, 1)), as the path tracer has it.
-float light_hit_weight(PassConstants c, SubpathMis mis, uint t, float position_pdf, float emission_pdf) {
+float light_hit_weight(PassConstants c, uint path, SubpathMis mis, uint t, float position_pdf, float emission_pdf) {
     float weight = t == 2 ? 1.0 : mis_light_hit_weight(mis, position_pdf, emission_pdf);
-    return strategy_weight(c, 0, t, weight);
+    return strategy_weight(c, path, 0, t, weight);
 }
 
 void main() {
@@ -33,6 +33,7 @@ void main() {
     uint bounce = path_bounce(packed_sample);
     // Camera subpath vertices with this one: the camera and bounce + 1 surfaces.
     uint t = bounce + 2;
+    PathNumbers numbers = path_numbers(c, pixel, sample_index);
     PathHit stored = Hits(c.hits).v[path];
     vec3 origin = Vec3s(c.ray_origins).v[path];
     vec3 direction = Vec3s(c.ray_directions).v[path];
@@ -52,7 +53,7 @@ void main() {
             float position_pdf = c.environment_choice * environment_pdf(c, direction);
             float emission_pdf = position_pdf / (PI * c.scene_radius * c.scene_radius);
             emitted = throughput.xyz * environment_radiance(c, direction)
-                      * light_hit_weight(c, mis, t, position_pdf, emission_pdf);
+                      * light_hit_weight(c, path, mis, t, position_pdf, emission_pdf);
         }
     } else {
         HitRecord hit = HitRecord(stored.t, stored.instance, stored.primitive, 0);
@@ -67,7 +68,7 @@ void main() {
             float position_pdf = light_hit_area_density(c, power_context(), hit.instance, hit.primitive, 0.5 * length(surface.normal));
             float emission_pdf = position_pdf * max(-dot(surface.n, direction), 0.0) / PI;
             emitted = throughput.xyz * material_emission(material, surface.uv, surface.log_footprint)
-                      * light_hit_weight(c, mis, t, position_pdf, emission_pdf);
+                      * light_hit_weight(c, path, mis, t, position_pdf, emission_pdf);
         }
         if (bounce + 1 < c.max_depth) {
             Bsdf bsdf = material_bsdf(material, surface.uv, surface.log_footprint);
@@ -77,11 +78,10 @@ void main() {
 
             // s = 1: next-event estimation, as the path tracer samples it.
             uint dimension_bounce = bounce + 1;
-            float u_light = wt_random(c.seed, pixel, sample_index, dimension_bounce, 2);
-            vec2 u_point = vec2(wt_random(c.seed, pixel, sample_index, dimension_bounce, 3),
-                                wt_random(c.seed, pixel, sample_index, dimension_bounce, 4));
+            float u_light = path_random(c, numbers, dimension_bounce, 2);
+            vec2 u_point = vec2(path_random(c, numbers, dimension_bounce, 3), path_random(c, numbers, dimension_bounce, 4));
             LightSample light;
-            if (connects && strategy_wanted(c, 1, t) && sample_direct_light(c, power_context(), u_light, u_point, light)) {
+            if (connects && strategy_wanted(c, path, 1, t) && sample_direct_light(c, power_context(), u_light, u_point, light)) {
                 vec3 towards = light.at_infinity ? light.point_or_direction : light.point_or_direction - surface.point;
                 vec3 shadow_origin = leaving_point(v, towards);
                 vec3 wl;
@@ -103,22 +103,23 @@ void main() {
                     }
                     float weight = mis_connection_weight(mis_at_light(light.pdf, !light.delta), light_side_pdf, 0.0, mis,
                                                          camera_side_pdf, back_pdf);
-                    vec3 contribution = throughput.xyz * f * arriving / light_pdf * strategy_weight(c, 1, t, weight);
+                    vec3 contribution = throughput.xyz * f * arriving / light_pdf * strategy_weight(c, path, 1, t, weight);
                     has_shadow = any(greaterThan(contribution, vec3(0.0)));
                     shadow = ShadowRay(shadow_origin, distance * (1.0 - 1e-4), wl, contribution);
                 }
             }
 
-            vec3 u = vec3(wt_random(c.seed, pixel, sample_index, dimension_bounce, 0),
-                          wt_random(c.seed, pixel, sample_index, dimension_bounce, 1),
-                          wt_random(c.seed, pixel, sample_index, dimension_bounce, 5));
+            vec3 u = vec3(path_random(c, numbers, dimension_bounce, 0), path_random(c, numbers, dimension_bounce, 1),
+                          path_random(c, numbers, dimension_bounce, 5));
             vec3 next = throughput.xyz;
             SubpathMis after = mis;
             vec3 next_origin;
             vec3 next_direction;
-            continues = continue_subpath(v, frame.wo_local, u, false, next, after, next_origin, next_direction)
+            // A Metropolis proposal's camera subpath ends at its strategy's t vertices.
+            bool needed = !metropolis(c) || t < slot_strategy(c, path).y;
+            continues = needed && continue_subpath(v, frame.wo_local, u, false, next, after, next_origin, next_direction)
                         && russian_roulette(
-                            c, bounce + 1, wt_random(c.seed, pixel, sample_index, dimension_bounce, RR_DIMENSION),
+                            c, bounce + 1, path_random(c, numbers, dimension_bounce, RR_DIMENSION),
                             roulette_radiance_scale(bsdf, v.front, dot(next_direction, v.facing) < 0.0), next);
             if (continues) {
                 Vec3s(c.ray_origins).v[path] = next_origin;
@@ -129,8 +130,9 @@ void main() {
             }
         }
     }
-    film_add(c.film, pixel, film_quantize(emitted));
-    queue_shadow_along(c, has_shadow, shadow.origin, shadow.direction, shadow.t_max, shadow.contribution, pixel);
+    add_found_light(c, pixel, emitted);
+    queue_shadow_along(c, has_shadow, shadow.origin, shadow.direction, shadow.t_max, shadow.contribution,
+                       shadow_target(c, pixel));
     count_strategy(c, 1, t, has_shadow);
 
     // s >= 2: this vertex to each vertex of the light subpath that keeps the path within
@@ -139,7 +141,7 @@ void main() {
     uint light_vertices = connects ? Uints(c.light_vertex_counts).v[path] : 0;
     for (uint i = 0; i + t < c.max_depth; ++i) {
         uint s = i + 2;
-        bool wanted = i < light_vertices && strategy_wanted(c, s, t);
+        bool wanted = i < light_vertices && strategy_wanted(c, path, s, t);
         vec3 from = vec3(0.0);
         vec3 to = vec3(1.0);
         vec3 contribution = vec3(0.0);
@@ -165,12 +167,12 @@ void main() {
             float weight = mis_connection_weight(SubpathMis(stored_light.d_vcm, stored_light.d_vc),
                                                  camera_pdf * geometric_cos(l, w) / distance2, light_back_pdf, mis,
                                                  light_pdf * geometric_cos(v, w) / distance2, camera_back_pdf);
-            contribution = unweighted * strategy_weight(c, s, t, weight);
+            contribution = unweighted * strategy_weight(c, path, s, t, weight);
             wanted = (stored_light.flags & LIGHT_VERTEX_CONNECTABLE) != 0 && any(greaterThan(contribution, vec3(0.0)));
             from = leaving_point(v, w);
             to = leaving_point(l, -w);
         }
-        queue_shadow(c, wanted, from, to, contribution, pixel);
+        queue_shadow(c, wanted, from, to, contribution, shadow_target(c, pixel));
         count_strategy(c, s, t, wanted);
     }
 

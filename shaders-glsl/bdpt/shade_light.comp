@@ -23,6 +23,7 @@ void main() {
     uint sample_index = path_sample(packed_sample);
     // Segments so far; the subpath has one vertex more (s).
     uint segments = path_bounce(packed_sample) + 1;
+    PathNumbers numbers = path_numbers(c, pixel, sample_index);
     PathHit stored = Hits(c.hits).v[path];
     vec3 origin = Vec3s(c.ray_origins).v[path];
     vec3 direction = Vec3s(c.ray_directions).v[path];
@@ -61,7 +62,7 @@ void main() {
         uint s = segments + 1;
         vec2 image;
         float cos_camera;
-        if (bsdf_has_density(bsdf) && strategy_wanted(c, s, 1) && camera_project(c, surface.point, image, cos_camera)) {
+        if (bsdf_has_density(bsdf) && strategy_wanted(c, path, s, 1) && camera_project(c, surface.point, image, cos_camera)) {
             vec3 to_camera = c.camera_origin - surface.point;
             float distance2 = dot(to_camera, to_camera);
             vec3 w = to_camera / sqrt(distance2);
@@ -70,7 +71,7 @@ void main() {
             vec3 f = vertex_eval(v, w, true, pdf, back_pdf);
             float camera_pdf = camera_direction_pdf(c, cos_camera);
             float camera_area_pdf = camera_pdf * geometric_cos(v, w) / distance2;
-            float weight = strategy_weight(c, s, 1, mis_camera_connection_weight(mis, camera_area_pdf, back_pdf));
+            float weight = strategy_weight(c, path, s, 1, mis_camera_connection_weight(mis, camera_area_pdf, back_pdf));
             // One light subpath per camera path: over all of them, this estimates each pixel's
             // mean radiance (the film divides by the samples per pixel).
             splat_contribution = throughput.xyz * f * (camera_pdf / distance2) * weight;
@@ -80,18 +81,27 @@ void main() {
         }
 
         // The next vertex, one segment on, still makes a path of at most max_depth with the camera.
-        if (segments + 2 <= c.max_depth) {
+        // A Metropolis proposal's light subpath ends at its strategy's s vertices.
+        bool needed = !metropolis(c) || segments + 1 < slot_strategy(c, path).x;
+        if (segments + 2 <= c.max_depth && needed) {
             uint bounce = LIGHT_SUBPATH_BOUNCE + segments;
-            vec3 u = vec3(wt_random(c.seed, pixel, sample_index, bounce, 0), wt_random(c.seed, pixel, sample_index, bounce, 1),
-                          wt_random(c.seed, pixel, sample_index, bounce, 2));
+            vec3 u = vec3(path_random(c, numbers, bounce, 0), path_random(c, numbers, bounce, 1),
+                          path_random(c, numbers, bounce, 2));
             vec3 next = throughput.xyz;
             continues = continue_subpath(v, frame.wo_local, u, true, next, mis, origin, direction)
-                        && russian_roulette(c, segments, wt_random(c.seed, pixel, sample_index, bounce, 3),
+                        && russian_roulette(c, segments, path_random(c, numbers, bounce, 3),
                                             roulette_scale, next);
             throughput = vec4(next, roulette_scale);
         }
     }
-    queue_shadow(c, splat, splat_from, c.camera_origin, splat_contribution, splat_pixel | SPLAT_PIXEL);
+    uint splat_target = splat_pixel | SPLAT_PIXEL;
+    if (metropolis(c)) {
+        if (splat) {
+            MltRecords(c.mlt_records).v[pixel].pixel = splat_pixel;
+        }
+        splat_target = shadow_target(c, pixel);
+    }
+    queue_shadow(c, splat, splat_from, c.camera_origin, splat_contribution, splat_target);
     count_strategy(c, segments + 1, 1, splat);
     uint extend_slot = enqueue(QUEUE_EXTEND, continues);
     count_subpath_rays(c, 0, continues);

@@ -17,6 +17,8 @@
 #include "emission.glsl"
 #include "bdpt_mis.glsl"
 #include "queues.glsl"
+#include "mlt.glsl"
+#include "film.glsl"
 
 layout(buffer_reference, scalar) buffer Vec2s { vec2 v[]; };
 layout(buffer_reference, scalar) buffer BdptCounters { uint64_t v[]; };
@@ -183,17 +185,75 @@ bool continue_subpath(BdptVertex v, vec3 wo_local, vec3 u, bool importance, inou
     return true;
 }
 
+// Where a subpath's random numbers come from: the path tracer's (seed, pixel, sample), or, in
+// Metropolis light transport, the primary sample of proposal `pixel` at iteration
+// `sample_index` (mlt.glsl), whose ids are looked up once.
+struct PathNumbers {
+    uint pixel;
+    uint sample_index;
+    bool metropolis;
+    MltIds ids;
+};
+
+PathNumbers path_numbers(PassConstants c, uint pixel, uint sample_index) {
+    MltIds ids = MltIds(0ul, 0ul, 0ul, 0ul);
+    bool mlt = metropolis(c);
+    if (mlt) {
+        ids = mlt_proposal_ids(c, pixel, sample_index);
+    }
+    return PathNumbers(pixel, sample_index, mlt, ids);
+}
+
+float path_random(PassConstants c, PathNumbers numbers, uint bounce, uint dimension) {
+    if (numbers.metropolis) {
+        return mlt_number(c, numbers.ids, mlt_dimension(c, bounce, dimension));
+    }
+    return wt_random(c.seed, numbers.pixel, numbers.sample_index, bounce, dimension);
+}
+
+// The one strategy a Metropolis proposal's slot evaluates (generate_light chose it).
+uvec2 slot_strategy(PassConstants c, uint path) {
+    uint packed = Uints(c.mlt_strategies).v[path];
+    return uvec2(packed & 0xffffu, packed >> 16);
+}
+
+bool strategy_wanted(PassConstants c, uint path, uint s, uint t) {
+    if (metropolis(c)) {
+        uvec2 chosen = slot_strategy(c, path);
+        return s == chosen.x && t == chosen.y;
+    }
+    return c.strategy_s == BDPT_ALL_STRATEGIES || (s == c.strategy_s && t == c.strategy_t);
+}
+
 // The weight strategy (s, t) gets: its MIS weight, or, when one strategy is rendered alone,
-// 1 for it and 0 for the others.
-float strategy_weight(PassConstants c, uint s, uint t, float mis_weight) {
+// 1 for it and 0 for the others. A Metropolis proposal's strategy was chosen uniformly among
+// its length's: its MIS weight over that choice's probability (multiplexed MLT).
+float strategy_weight(PassConstants c, uint path, uint s, uint t, float mis_weight) {
+    if (metropolis(c)) {
+        return strategy_wanted(c, path, s, t) ? mis_weight * float(mlt_strategy_count(s + t - 1)) : 0.0;
+    }
     if (c.strategy_s == BDPT_ALL_STRATEGIES) {
         return mis_weight;
     }
     return s == c.strategy_s && t == c.strategy_t ? 1.0 : 0.0;
 }
 
-bool strategy_wanted(PassConstants c, uint s, uint t) {
-    return c.strategy_s == BDPT_ALL_STRATEGIES || (s == c.strategy_s && t == c.strategy_t);
+// What the pixel field of a shadow path says: the film pixel, or in Metropolis light transport
+// the proposal whose record the contribution goes to (its pixel already there).
+uint shadow_target(PassConstants c, uint pixel) {
+    return metropolis(c) ? pixel | MLT_RECORD : pixel;
+}
+
+// Light a subpath vertex adds straight away (an emitter a camera subpath finds): to the film,
+// or to a Metropolis proposal's record.
+void add_found_light(PassConstants c, uint pixel, vec3 value) {
+    if (metropolis(c)) {
+        if (any(greaterThan(value, vec3(0.0)))) {
+            MltRecords(c.mlt_records).v[pixel].contribution = value;
+        }
+        return;
+    }
+    film_add(c.film, pixel, film_quantize(value));
 }
 
 // Counts, for --stats, the shadow paths of strategy (s, t) this subgroup queues (every lane of

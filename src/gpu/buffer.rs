@@ -151,12 +151,21 @@ impl Buffer {
     pub fn from_slice<T: Pod>(context: &Context, name: &str, data: &[T], usage: BufferUsage) -> GpuResult<Self> {
         let bytes: &[u8] = bytemuck::cast_slice(data);
         let buffer = Self::new(context, name, bytes.len() as u64, usage, MemoryLocation::GpuOnly)?;
+        buffer.upload(context, data)?;
+        Ok(buffer)
+    }
+
+    /// Writes `data` to the start of this (device-local) buffer through a staging buffer, and
+    /// waits for it.
+    pub fn upload<T: Pod>(&self, context: &Context, data: &[T]) -> GpuResult<()> {
+        let bytes: &[u8] = bytemuck::cast_slice(data);
+        self.check_range(0, bytes.len() as u64)?;
         if bytes.is_empty() {
-            return Ok(buffer);
+            return Ok(());
         }
         let mut staging = Self::staging(
             context,
-            &format!("{name} (upload)"),
+            &format!("{} (upload)", self.name),
             bytes.len() as u64,
             MemoryLocation::CpuToGpu,
         )?;
@@ -165,12 +174,12 @@ impl Buffer {
             .zip((0..).step_by(staging.size as usize))
         {
             staging.write(0, piece)?;
-            context.run_once(&format!("upload {name}"), |commands| {
-                commands.copy_buffer(&staging, 0, &buffer, offset, piece.len() as u64);
+            context.run_once(&format!("upload {}", self.name), |commands| {
+                commands.copy_buffer(&staging, 0, self, offset, piece.len() as u64);
                 Ok(())
             })?;
         }
-        Ok(buffer)
+        Ok(())
     }
 
     /// Copies the first `count` elements of this buffer back to the CPU (waits for the GPU).

@@ -7,6 +7,7 @@ use crate::interface::PassConstants;
 use super::bdpt::Bdpt;
 use super::contract::{Integrator, Setup};
 use super::megakernel::Megakernel;
+use super::pmlt::Pmlt;
 use super::settings::{IntegratorKind, RenderSettings};
 use super::wavefront::Wavefront;
 
@@ -16,6 +17,7 @@ pub fn check(settings: &RenderSettings) -> GpuResult<()> {
         IntegratorKind::Wavefront => Wavefront::check(settings),
         IntegratorKind::Megakernel => Ok(()),
         IntegratorKind::Bdpt => Bdpt::check(settings),
+        IntegratorKind::Pmlt => Pmlt::check(settings),
     }
 }
 
@@ -25,5 +27,6 @@ pub fn create(setup: &Setup<'_>, constants: &mut PassConstants) -> GpuResult<Box
         IntegratorKind::Wavefront => Box::new(Wavefront::new(setup, constants)?),
         IntegratorKind::Megakernel => Box::new(Megakernel::new(setup)?),
         IntegratorKind::Bdpt => Box::new(Bdpt::new(setup, constants)?),
+        IntegratorKind::Pmlt => Box::new(Pmlt::new(setup, constants)?),
     })
 }

@@ -378,6 +378,7 @@ impl Renderer {
             light_selection: settings.light_selection,
             kernel_features: self.features.to_string(),
             bdpt: None,
+            pmlt: None,
             culling: match &self.resources.culling {
                 Some(culling) => Some(culling.stats(&self.context)?),
                 None => None,

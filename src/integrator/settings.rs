@@ -57,6 +57,59 @@ pub struct RenderSettings {
     /// The pixels to render (`render --tile`); `None`: the whole image. The film is the whole
     /// image's either way, and a pixel's samples do not depend on the crop.
     pub crop: Option<Crop>,
+    /// Metropolis light transport's chains, proposals and mutations (`--integrator pmlt`).
+    pub mlt: MltSettings,
+}
+
+/// Parallel Metropolis light transport (`pmlt/`, docs/PMLT.md).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct MltSettings {
+    /// Chains, each of one path length, allotted to lengths in proportion to their b_k.
+    pub chains: u32,
+    /// Proposals a chain makes each iteration (at most MLT_MAX_PROPOSALS).
+    pub proposals: u32,
+    /// Uniform samples per path length that estimate b_k and start the chains.
+    pub bootstrap: u32,
+    /// Iterations; `None`: as many as make `spp` path evaluations per pixel (or as fit `time`).
+    pub iterations: Option<u32>,
+    /// Iterate until this many seconds have passed (instead of a count).
+    pub time_seconds: Option<f64>,
+    /// The chance that an iteration's proposals are small steps (else large steps).
+    pub small_step: f32,
+    /// Small steps' deviation in primary sample space.
+    pub sigma: f32,
+    /// Where chains start.
+    pub start: MltStart,
+}
+
+/// Where Metropolis chains start.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub enum MltStart {
+    /// Drawn from the bootstrap's samples in proportion to their contribution: already
+    /// distributed as the chains' target, so no iteration is start-up bias.
+    #[default]
+    Bootstrap,
+    /// Every chain of a path length at one state (the length's first bootstrap sample that
+    /// carries light), the start that leaves start-up bias; for tests that show what the
+    /// bootstrap avoids.
+    FixedState,
+}
+
+impl Default for MltSettings {
+    fn default() -> Self {
+        Self {
+            // Many chains of few proposals converged fastest on the H100 (ajar, docs/PMLT.md);
+            // b_k from 2^18 uniform samples a length is within about a percent there.
+            chains: 1 << 18,
+            proposals: 4,
+            bootstrap: 1 << 18,
+            iterations: None,
+            time_seconds: None,
+            small_step: 0.7,
+            sigma: 1.0 / 64.0,
+            start: MltStart::Bootstrap,
+        }
+    }
 }
 
 /// A rectangle of the image's pixels.
@@ -122,6 +175,7 @@ impl RenderSettings {
             merge_instances: false,
             invocation_reorder: true,
             crop: None,
+            mlt: MltSettings::default(),
         }
     }
 
@@ -183,6 +237,8 @@ pub enum IntegratorKind {
     Megakernel,
     /// Bidirectional path tracing on the wavefront's queues (`bdpt/`).
     Bdpt,
+    /// Parallel Metropolis light transport over BDPT's paths (`pmlt/`).
+    Pmlt,
 }
 
 /// Where bidirectional path tracing's splats (light vertices seen by the camera, which land on

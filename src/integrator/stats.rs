@@ -57,6 +57,8 @@ pub struct RenderStats {
     pub kernel_features: String,
     /// Bidirectional path tracing's own counts.
     pub bdpt: Option<BdptStats>,
+    /// Metropolis light transport's chains (`--integrator pmlt`).
+    pub pmlt: Option<PmltStats>,
     /// What light culling's cells hold, where culling is on.
     pub culling: Option<CullingStats>,
 }
@@ -128,4 +130,36 @@ pub fn kernel_times(timings: &[ScopeTiming], whole_submission: &str) -> (Vec<Ker
         }
     }
     (kernels, gpu_ms)
+}
+
+/// Metropolis light transport's run (`--integrator pmlt`).
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct PmltStats {
+    pub chains: u32,
+    pub proposals: u32,
+    pub iterations: u32,
+    /// The bootstrap's uniform samples (all lengths) and its seconds.
+    pub bootstrap_samples: u64,
+    pub bootstrap_seconds: f64,
+    /// Iterations' seconds, wall clock, after the bootstrap.
+    pub iteration_seconds: f64,
+    pub iterations_per_second: f64,
+    /// Points splatted a second: every proposal and every chain's current state each iteration.
+    pub splats_per_second: f64,
+    pub lengths: Vec<LengthStats>,
+}
+
+/// One path length's chains.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct LengthStats {
+    pub length: u32,
+    /// b_k: the mean Y* of the bootstrap's uniform samples of this length.
+    pub b: f64,
+    /// Share of the bootstrap's samples of this length with Y* > 0.
+    pub nonzero_share: f64,
+    pub chains: u32,
+    /// Mean probability of leaving the current state an iteration (sum over proposals of A).
+    pub acceptance: f64,
+    /// Share of iterations whose drawn next state was a proposal.
+    pub move_rate: f64,
 }

@@ -275,3 +275,12 @@ pub fn agree_as_estimates(
         image == other || (c.block8_rel_mse < block8_limit && c.mean_ratio.iter().all(|r| (r - 1.0).abs() < 0.01));
     (agree, c)
 }
+
+/// Mitsuba 3's reference of a test scene at `resolution` and `depth` (tests/scenes/NAME/ref/).
+pub fn reference(scene: &str, resolution: u32, depth: u32) -> wavetrace::film::RgbImage {
+    wavetrace::film::read_exr(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("tests/scenes/{scene}/ref/{scene}-{resolution}-d{depth}.exr")),
+    )
+    .unwrap()
+}

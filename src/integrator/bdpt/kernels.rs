@@ -76,7 +76,7 @@ impl BdptKernels {
     }
 
     /// Profiler scopes of one batch at `max_depth`.
-    fn batch_scopes(max_depth: u32) -> u32 {
+    pub(crate) fn batch_scopes(max_depth: u32) -> u32 {
         // generate_light and generate_camera, three kernels per light and camera segment.
         2 + 3 * (max_depth - 1) + 3 * max_depth
     }
@@ -143,7 +143,7 @@ impl BdptKernels {
 
     /// One batch: the next camera paths' light subpaths to their end, then their camera
     /// subpaths, a segment a step.
-    fn record_batch(
+    pub(crate) fn record_batch(
         &self,
         pass: &mut CommandBuffer,
         profiler: &mut Profiler,
@@ -155,10 +155,9 @@ impl BdptKernels {
         pass.dispatch(&self.prepare_batch, push, DispatchSize { x: 1, y: 1 });
         barrier(backend, pass);
         timed(backend, profiler, pass, "generate_light", &|pass| {
-            // At depth 1 only emitters seen directly count: no light subpath is needed.
-            if max_depth > 1 {
-                pass.dispatch_indirect(&self.generate_light, push, queues, GENERATE_GROUPS);
-            }
+            // At depth 1 it starts no light subpath (only emitters seen directly count), but a
+            // Metropolis proposal's strategy is chosen there.
+            pass.dispatch_indirect(&self.generate_light, push, queues, GENERATE_GROUPS);
         })?;
         // A light subpath's last vertex is max_depth - 1 segments from its light: with the
         // camera, that makes a path of max_depth.

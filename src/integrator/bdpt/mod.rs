@@ -12,7 +12,7 @@
 //! counters, as the path tracer's are; the extend and connect kernels are the path tracer's.
 //! docs/BDPT.md has the conventions and what was measured.
 
-mod kernels;
+pub(crate) mod kernels;
 pub mod mis;
 
 use crate::gpu::{Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult, MemoryLocation};
@@ -252,8 +252,14 @@ impl Bdpt {
         Ok((vertices, counts))
     }
 
+    /// Where splats are summed: the settings' choice, the CAS loop where float atomics were
+    /// asked of a device without them.
+    pub(crate) fn splat_film(&self) -> SplatFilm {
+        self.splat_film
+    }
+
     /// The counters as --stats reports them.
-    fn read_counters(&self, context: &Context) -> GpuResult<BdptStats> {
+    pub(crate) fn read_counters(&self, context: &Context) -> GpuResult<BdptStats> {
         let counts: Vec<u64> = self.counters.read_back(context, BDPT_COUNTERS as usize)?;
         let mut stats = BdptStats {
             path_slots: self.state.slots(),

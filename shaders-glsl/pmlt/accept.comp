@@ -1,0 +1,121 @@
+#version 460
+// variant: float_atomic SPLAT_FLOAT_ATOMIC
+// variant: float_cas SPLAT_FLOAT_CAS
+//
+// One workgroup per chain, after its proposals' paths are traced: the generalized
+// Metropolis-Hastings step over the current state i and the chain's N proposals j,
+//
+//     A(i, j) = min(1, Y*(x_j) / Y*(x_i)) / N,   A(i, i) = 1 - sum_j A(i, j),
+//
+// a mixture of N independence-sampler Metropolis kernels (mlt.glsl says why each is one).
+// Every point is splatted with its probability (Rao-Blackwellised: the chain's one Monte
+// Carlo sample of the iteration), scaled by its path length's b_k / chains; then the next
+// state is drawn from A by a prefix sum over the proposals and a binary search.
+#extension GL_GOOGLE_include_directive : require
+
+#include "wavefront.glsl"
+#include "mlt.glsl"
+#include "splat_film.glsl"
+
+layout(local_size_x = MLT_ACCEPT_GROUP) in;
+
+// Inclusive prefix sums of the proposals' A(i, j); then each thread's run's total.
+shared float cumulative[MLT_MAX_PROPOSALS];
+shared float run_offsets[MLT_ACCEPT_GROUP];
+
+float acceptance(float current, float proposed) {
+    if (!(proposed > 0.0)) {
+        return 0.0;
+    }
+    // A chain is started in proportion to Y*, so its state has Y* > 0; should it not, any
+    // proposal that carries light is taken.
+    return current > 0.0 ? min(1.0, proposed / current) : 1.0;
+}
+
+void splat(PassConstants c, uint pixel, vec3 contribution, float luminance_value, float weight) {
+    if (weight > 0.0 && luminance_value > 0.0) {
+        splat_add(c.splat_film, pixel, contribution * (weight / luminance_value));
+    }
+}
+
+void main() {
+    PassConstants c = constants();
+    uint chain_index = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    if (chain_index >= c.mlt_chain_count) {
+        return;
+    }
+    MltChains chains = MltChains(c.mlt_chains);
+    MltRecords records = MltRecords(c.mlt_records);
+    MltChain chain = chains.v[chain_index];
+    uint proposals = c.mlt_proposals;
+    uint first = chain_index * proposals;
+    uint iteration = chain.iterations;
+    float scale = MltScales(c.mlt_scales).v[chain.path_length - 1];
+    float share = 1.0 / float(proposals);
+
+    // Each thread takes a consecutive run of proposals, so that the runs' sums, offset by
+    // the runs before them, make the prefix sum.
+    uint lane = gl_LocalInvocationID.x;
+    uint run = (proposals + MLT_ACCEPT_GROUP - 1) / MLT_ACCEPT_GROUP;
+    uint begin = min(lane * run, proposals);
+    uint end = min(begin + run, proposals);
+    float sum = 0.0;
+    for (uint j = begin; j < end; ++j) {
+        MltRecord record = records.v[first + j];
+        float y = mlt_luminance(record.contribution);
+        float a = acceptance(chain.luminance, y) * share;
+        splat(c, record.pixel, record.contribution, y, a * scale);
+        sum += a;
+        cumulative[j] = sum;
+    }
+    run_offsets[lane] = sum;
+    barrier();
+    if (lane == 0) {
+        float total = 0.0;
+        for (uint i = 0; i < MLT_ACCEPT_GROUP; ++i) {
+            float run_sum = run_offsets[i];
+            run_offsets[i] = total;
+            total += run_sum;
+        }
+    }
+    barrier();
+    for (uint j = begin; j < end; ++j) {
+        cumulative[j] += run_offsets[lane];
+    }
+    barrier();
+    if (lane != 0) {
+        return;
+    }
+    float moving = proposals > 0 ? cumulative[proposals - 1] : 0.0;
+    splat(c, chain.pixel, chain.contribution, chain.luminance, max(1.0 - moving, 0.0) * scale);
+
+    // The first proposal whose prefix sum passes u; past them all (u >= moving), the chain stays.
+    float u = mlt_chain_number(c, chain, iteration, MLT_DRAW_NUMBER);
+    if (u < moving) {
+        uint low = 0;
+        uint high = proposals - 1;
+        while (low < high) {
+            uint middle = (low + high) / 2;
+            if (cumulative[middle] > u) {
+                high = middle;
+            } else {
+                low = middle + 1;
+            }
+        }
+        MltRecord record = records.v[first + low];
+        uint64_t index = mlt_index(c, iteration, low + 1);
+        if (mlt_large_step(c, chain, iteration)) {
+            chain.base_key = chain.key;
+            chain.base_index = index;
+        }
+        chain.offset_key = chain.key;
+        chain.offset_index = index;
+        chain.contribution = record.contribution;
+        chain.luminance = mlt_luminance(record.contribution);
+        chain.pixel = record.pixel;
+        chain.moves += 1;
+    }
+    chain.iterations = iteration + 1;
+    chain.acceptance += moving;
+    chains.v[chain_index] = chain;
+}

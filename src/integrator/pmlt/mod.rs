@@ -1,0 +1,621 @@
+//! Parallel Metropolis light transport: multiplexed MLT (Hachisuka et al. 2014) over the
+//! bidirectional path tracer's paths, with the generalized Metropolis-Hastings step over many
+//! proposals a chain (Calderhead 2014), on the GPU wavefront.
+//!
+//! A render is a bootstrap, then iterations:
+//! 1. **Bootstrap**: `bootstrap` uniform samples per path length k are traced as BDPT paths of
+//!    one strategy each (mlt.glsl chooses it from the sample's first number); b_k is their mean
+//!    Y*. Chains are allotted to lengths in proportion to b_k, and each chain's first state is
+//!    drawn from its length's samples in proportion to Y*: chains start in their stationary
+//!    distribution (no start-up bias).
+//! 2. **Iterations**: every chain's `proposals` proposals are one batch of the BDPT kernels
+//!    (their numbers recomputed from the chains' ids, `sample.rs`), each proposal's
+//!    contribution lands in its record; then `pmlt/accept.comp`, a workgroup a chain, splats
+//!    every point with its transition probability and draws the next state. No read-back
+//!    inside an iteration, every BDPT launch indirect from its queue.
+//!
+//! The image is sum_k W H b_k / (chains_k iterations) sum (weight F / Y*), splatted into the
+//! float splat film and scaled by the resolve (docs/PMLT.md).
+
+pub mod sample;
+
+use std::time::Instant;
+
+use crate::gpu::shaders::ids;
+use crate::gpu::{
+    Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, GpuError, GpuResult, MemoryLocation, Profiler,
+};
+use crate::interface::{MltChain, MltControl, MltRecord, PassConstants, QueueState, WavefrontPush, MLT_MAX_PROPOSALS};
+use crate::lights::CullingFormat;
+use crate::rng::{squares_key, squares_uniform};
+use crate::trace::{barrier, timed};
+
+use super::bdpt::kernels::{BdptKernels, Recording};
+use super::bdpt::Bdpt;
+use super::contract::{render_before_record, Frame, Integrator, PassTimings, Setup, SUBMISSION_SCOPE};
+use super::settings::{MltSettings, MltStart, RenderSettings, SplatFilm};
+use super::stats::{LengthStats, PmltStats, RenderStats};
+use super::wavefront::path_state;
+
+/// Iterations are counted in the 24 bits a path keeps its sample index in.
+const MAX_ITERATIONS: u32 = (1 << 24) - 1;
+/// Iterations a submission records at most, and the proposals it aims to cover at least.
+const MAX_ITERATIONS_PER_SUBMISSION: u32 = 16;
+const PROPOSALS_PER_SUBMISSION: u64 = 1 << 21;
+/// `squares_key`'s chain number of the bootstrap's key, apart from every chain's.
+const BOOTSTRAP_KEY_CHAIN: u32 = u32::MAX;
+/// The draw of the chains' first states, apart from every path's numbers.
+const START_DRAW_KEY_CHAIN: u32 = u32::MAX - 1;
+/// Dispatch groups along x; chains beyond go along y.
+const MAX_GROUPS_X: u32 = 65_535;
+
+pub struct Pmlt {
+    bdpt: Bdpt,
+    mlt: MltSettings,
+    width: u32,
+    height: u32,
+    spp: u32,
+    max_depth: u32,
+    seed: u32,
+    chains: Buffer,
+    records: Buffer,
+    scales: Buffer,
+    control: Buffer,
+    accept_groups: Buffer,
+    _by_address: Vec<Buffer>,
+    recorded: Option<Recorded>,
+    stats: PmltStats,
+}
+
+struct Recorded {
+    /// The pipelines the recordings launch, kept alive as long as they are.
+    _kernels: BdptKernels,
+    _accept: ComputePipeline<WavefrontPush>,
+    /// The bootstrap's batches (BDPT's recording: a batch per path slots' worth of samples).
+    bootstrap: Recording,
+    bootstrap_start: CommandBuffer,
+    iterations_start: CommandBuffer,
+    /// A submission of iterations, and one of the plan's last few when they are fewer.
+    iterations: Submission,
+    tail: Option<Submission>,
+}
+
+/// Recorded iterations: each a batch of every chain's proposals, then the acceptance.
+struct Submission {
+    commands: CommandBuffer,
+    profiler: Profiler,
+    iterations: u32,
+}
+
+impl Pmlt {
+    /// What Metropolis asks of the settings: BDPT's, and chains and proposals the kernels hold.
+    pub fn check(settings: &RenderSettings) -> GpuResult<()> {
+        let invalid = |problem: String| {
+            Err(GpuError::InvalidUse {
+                name: "render settings".into(),
+                problem,
+            })
+        };
+        let mlt = &settings.mlt;
+        if settings.crop.is_some() {
+            return invalid("Metropolis light transport covers the whole image: --tile is not supported".into());
+        }
+        if settings.strategy.is_some() {
+            return invalid("--strategy renders BDPT's strategies alone; Metropolis chooses one per path".into());
+        }
+        if settings.light_culling.format != CullingFormat::Off {
+            return invalid(
+                "Metropolis light transport chooses lights by power alone (use --light-culling off)".into(),
+            );
+        }
+        if mlt.chains == 0 || mlt.proposals == 0 || mlt.proposals > MLT_MAX_PROPOSALS || mlt.bootstrap == 0 {
+            return invalid(format!(
+                "--mlt-chains {} --mlt-proposals {} --mlt-bootstrap {}: chains and bootstrap samples must be \
+                 positive, proposals 1 to {MLT_MAX_PROPOSALS}",
+                mlt.chains, mlt.proposals, mlt.bootstrap
+            ));
+        }
+        let slots = u64::from(mlt.chains) * u64::from(mlt.proposals);
+        let bootstrap = u64::from(mlt.bootstrap) * u64::from(settings.max_depth);
+        if slots * u64::from(settings.max_depth) > u64::from(path_state::MAX_SLOTS)
+            || bootstrap > u64::from(u32::MAX >> 2)
+        {
+            return invalid(format!(
+                "{} chains x {} proposals at depth {} ({} bootstrap samples): too many path slots",
+                mlt.chains, mlt.proposals, settings.max_depth, bootstrap
+            ));
+        }
+        if !((0.0..=1.0).contains(&mlt.small_step) && mlt.sigma > 0.0 && mlt.sigma.is_finite()) {
+            return invalid(format!(
+                "--mlt-small-step {} must be in [0, 1] and --mlt-sigma {} positive",
+                mlt.small_step, mlt.sigma
+            ));
+        }
+        if mlt.iterations.is_some_and(|n| n == 0 || n > MAX_ITERATIONS)
+            || mlt.time_seconds.is_some_and(|t| !(t > 0.0 && t.is_finite()))
+        {
+            return invalid(format!(
+                "--mlt-iterations must be 1 to {MAX_ITERATIONS} and --time positive seconds"
+            ));
+        }
+        Bdpt::check(&Self::bdpt_settings(settings))
+    }
+
+    /// BDPT's settings under Metropolis: a path slot per proposal, splats to the float film
+    /// (the acceptance kernel's weights are not integers), no Russian roulette (Y* must be
+    /// a function of the primary sample, not of a coin whose outcome it cannot weigh).
+    fn bdpt_settings(settings: &RenderSettings) -> RenderSettings {
+        let mut bdpt = settings.clone();
+        bdpt.path_slots = Some(settings.mlt.chains * settings.mlt.proposals);
+        bdpt.splat_film = match settings.splat_film {
+            SplatFilm::FloatCas => SplatFilm::FloatCas,
+            SplatFilm::Fixed | SplatFilm::FloatAtomic => SplatFilm::FloatAtomic,
+        };
+        bdpt.rr_depth = 0;
+        bdpt
+    }
+
+    pub fn new(setup: &Setup<'_>, constants: &mut PassConstants) -> GpuResult<Self> {
+        Self::check(setup.settings)?;
+        let settings = Self::bdpt_settings(setup.settings);
+        let bdpt = Bdpt::new(
+            &Setup {
+                settings: &settings,
+                ..*setup
+            },
+            constants,
+        )?;
+        let context = setup.context;
+        let mlt = settings.mlt;
+        let proposals = mlt.chains * mlt.proposals;
+        let bootstrap_samples = mlt.bootstrap * settings.max_depth;
+        let storage = |name: &str, bytes: u64, location: MemoryLocation| {
+            Buffer::new(context, name, bytes.max(4), BufferUsage::STORAGE, location)
+        };
+        let record_bytes = std::mem::size_of::<MltRecord>() as u64;
+        let chains = storage(
+            "mlt chains",
+            u64::from(mlt.chains) * std::mem::size_of::<MltChain>() as u64,
+            MemoryLocation::GpuOnly,
+        )?;
+        let records = storage(
+            "mlt records",
+            u64::from(proposals.max(bootstrap_samples)) * record_bytes,
+            MemoryLocation::GpuOnly,
+        )?;
+        let strategies = storage("mlt strategies", u64::from(proposals) * 4, MemoryLocation::GpuOnly)?;
+        let scales = storage(
+            "mlt scales",
+            u64::from(settings.max_depth) * 4,
+            MemoryLocation::CpuToGpu,
+        )?;
+        let control = storage(
+            "mlt control",
+            std::mem::size_of::<MltControl>() as u64,
+            MemoryLocation::CpuToGpu,
+        )?;
+        let groups_x = mlt.chains.min(MAX_GROUPS_X);
+        let accept_groups = Buffer::from_slice(
+            context,
+            "mlt acceptance groups",
+            &[groups_x, mlt.chains.div_ceil(groups_x), 1, 0],
+            BufferUsage {
+                indirect: true,
+                ..BufferUsage::STORAGE
+            },
+        )?;
+        constants.rr_depth = 0;
+        constants.mlt_chains = chains.address();
+        constants.mlt_records = records.address();
+        constants.mlt_strategies = strategies.address();
+        constants.mlt_scales = scales.address();
+        constants.mlt_control = control.address();
+        constants.mlt_bootstrap_key = squares_key(settings.seed, BOOTSTRAP_KEY_CHAIN);
+        constants.mlt_chain_count = mlt.chains;
+        constants.mlt_proposals = mlt.proposals;
+        constants.mlt_dimensions = sample::dimensions(settings.max_depth);
+        constants.mlt_large_step = 1.0 - mlt.small_step;
+        constants.mlt_sigma = mlt.sigma;
+        Ok(Self {
+            bdpt,
+            mlt,
+            width: settings.width,
+            height: settings.height,
+            spp: settings.spp,
+            max_depth: settings.max_depth,
+            seed: settings.seed,
+            chains,
+            records,
+            scales,
+            control,
+            accept_groups,
+            _by_address: vec![strategies],
+            recorded: None,
+            stats: PmltStats::default(),
+        })
+    }
+
+    fn proposals(&self) -> u32 {
+        self.mlt.chains * self.mlt.proposals
+    }
+
+    fn bootstrap_samples(&self) -> u32 {
+        self.mlt.bootstrap * self.max_depth
+    }
+
+    /// Iterations to run: as asked, else as many as make `spp` path evaluations per pixel,
+    /// else (a time budget) as many as the time allows.
+    fn planned_iterations(&self) -> u32 {
+        match (self.mlt.iterations, self.mlt.time_seconds) {
+            (Some(n), _) => n,
+            (None, Some(_)) => MAX_ITERATIONS,
+            (None, None) => {
+                let evaluations = u64::from(self.width) * u64::from(self.height) * u64::from(self.spp);
+                evaluations
+                    .div_ceil(u64::from(self.proposals()))
+                    .clamp(1, u64::from(MAX_ITERATIONS)) as u32
+            }
+        }
+    }
+
+    fn write_control(&mut self, proposals: u32, bootstrap: bool, resolve_scale: f32) -> GpuResult<()> {
+        self.control.write(
+            0,
+            &[MltControl {
+                proposals,
+                bootstrap: u32::from(bootstrap),
+                resolve_scale,
+                pad0: 0,
+            }],
+        )
+    }
+
+    /// A command buffer that sets the queues to hand out `camera_paths` from the start.
+    fn queue_start(context: &Context, queues: &Buffer, camera_paths: u64, name: &str) -> GpuResult<CommandBuffer> {
+        let mut commands = CommandBuffer::new(context, name)?;
+        commands.begin(context)?;
+        commands.update_buffer(
+            queues,
+            0,
+            &[QueueState {
+                camera_paths,
+                ..QueueState::default()
+            }],
+        );
+        commands.compute_barrier();
+        commands.end()?;
+        Ok(commands)
+    }
+
+    /// From the bootstrap's records: b_k per length, the chains each length gets (in proportion
+    /// to b_k, largest remainders), and each chain's first state drawn in proportion to Y*
+    /// among its length's samples.
+    fn start_chains(&mut self, context: &Context) -> GpuResult<()> {
+        let samples = self.bootstrap_samples() as usize;
+        let records: Vec<MltRecord> = self.records.read_back(context, samples)?;
+        let depth = self.max_depth as usize;
+        let luminances: Vec<f32> = records
+            .iter()
+            .map(|r| sample::luminance(r.contribution.to_array()))
+            .map(|y| if y.is_finite() && y > 0.0 { y } else { 0.0 })
+            .collect();
+        // Sample p has length 1 + p % max_depth (mlt.glsl's mlt_path_length).
+        let mut sums = vec![0f64; depth];
+        let mut nonzero = vec![0u64; depth];
+        for (p, &y) in luminances.iter().enumerate() {
+            sums[p % depth] += f64::from(y);
+            nonzero[p % depth] += u64::from(y > 0.0);
+        }
+        let b: Vec<f64> = sums.iter().map(|s| s / f64::from(self.mlt.bootstrap)).collect();
+        let total: f64 = b.iter().sum();
+        if total <= 0.0 {
+            return Err(GpuError::InvalidUse {
+                name: "pmlt".into(),
+                problem: format!(
+                    "none of the bootstrap's {samples} uniform samples carries light: nothing to start a chain on \
+                     (raise --mlt-bootstrap, or the scene is black)"
+                ),
+            });
+        }
+        let chains_per_length = allot(self.mlt.chains, &b);
+
+        let draw_key = squares_key(self.seed, START_DRAW_KEY_CHAIN);
+        let bootstrap_key = squares_key(self.seed, BOOTSTRAP_KEY_CHAIN);
+        let mut states = Vec::with_capacity(self.mlt.chains as usize);
+        let mut scales = vec![0f32; depth];
+        for (k, &count) in chains_per_length.iter().enumerate() {
+            if count == 0 {
+                continue;
+            }
+            let of_length: Vec<usize> = (k..samples).step_by(depth).collect();
+            let mut cumulative = Vec::with_capacity(of_length.len());
+            let mut sum = 0f64;
+            for &p in &of_length {
+                sum += f64::from(luminances[p]);
+                cumulative.push(sum);
+            }
+            let pixels = f64::from(self.width) * f64::from(self.height);
+            scales[k] = (pixels * b[k] / f64::from(count)) as f32;
+            let first_lit = of_length.iter().position(|&p| luminances[p] > 0.0).unwrap_or(0);
+            for _ in 0..count {
+                let chain = states.len() as u32;
+                let at = match self.mlt.start {
+                    MltStart::Bootstrap => {
+                        let u = f64::from(squares_uniform(u64::from(chain), draw_key)) * sum;
+                        cumulative.partition_point(|&c| c <= u).min(of_length.len() - 1)
+                    }
+                    MltStart::FixedState => first_lit,
+                };
+                let p = of_length[at];
+                let record = records[p];
+                let index = p as u64 + 1;
+                states.push(MltChain {
+                    key: squares_key(self.seed, chain),
+                    base_key: bootstrap_key,
+                    base_index: index,
+                    offset_key: bootstrap_key,
+                    offset_index: index,
+                    contribution: record.contribution,
+                    luminance: luminances[p],
+                    pixel: record.pixel,
+                    path_length: k as u32 + 1,
+                    ..MltChain::default()
+                });
+            }
+        }
+        self.chains.upload(context, &states)?;
+        self.scales.write(0, &scales)?;
+        self.stats.lengths = (0..depth)
+            .map(|k| LengthStats {
+                length: k as u32 + 1,
+                b: b[k],
+                nonzero_share: nonzero[k] as f64 / f64::from(self.mlt.bootstrap),
+                chains: chains_per_length[k],
+                ..LengthStats::default()
+            })
+            .collect();
+        Ok(())
+    }
+
+    /// `count` iterations in one command buffer: each a BDPT batch of every chain's proposals,
+    /// then the acceptance, a workgroup a chain.
+    fn record_iterations(
+        &self,
+        frame: &Frame<'_>,
+        kernels: &BdptKernels,
+        accept: &ComputePipeline<WavefrontPush>,
+        count: u32,
+    ) -> GpuResult<Submission> {
+        let context = frame.context;
+        let backend = frame.settings.backend;
+        let max_depth = frame.settings.max_depth;
+        let push = WavefrontPush {
+            constants: frame.constants_address,
+            argument: 0,
+            pad0: 0,
+        };
+        let mut profiler = Profiler::new(
+            context,
+            "mlt iterations",
+            1 + count * (BdptKernels::batch_scopes(max_depth) + 1),
+        )?;
+        let mut commands = CommandBuffer::new(context, "mlt iterations")?;
+        commands.begin(context)?;
+        commands.use_textures(&frame.scene.textures);
+        profiler.reset(&mut commands);
+        let whole = profiler.begin(&mut commands, SUBMISSION_SCOPE)?;
+        for _ in 0..count {
+            kernels.record_batch(&mut commands, &mut profiler, &push, frame.queues, max_depth)?;
+            timed(backend, &mut profiler, &mut commands, "accept", &|pass| {
+                pass.dispatch_indirect(accept, &push, &self.accept_groups, 0)
+            })?;
+        }
+        profiler.end(&mut commands, whole)?;
+        barrier(backend, &mut commands);
+        commands.end()?;
+        Ok(Submission {
+            commands,
+            profiler,
+            iterations: count,
+        })
+    }
+
+    /// Acceptance and moves per length, from the chains' counters.
+    fn finish_stats(&mut self, context: &Context) -> GpuResult<()> {
+        let chains: Vec<MltChain> = self.chains.read_back(context, self.mlt.chains as usize)?;
+        for length in &mut self.stats.lengths {
+            let of_length = chains.iter().filter(|c| c.path_length == length.length);
+            let (mut acceptance, mut moves, mut iterations) = (0f64, 0u64, 0u64);
+            for chain in of_length {
+                acceptance += f64::from(chain.acceptance);
+                moves += u64::from(chain.moves);
+                iterations += u64::from(chain.iterations);
+            }
+            if iterations > 0 {
+                length.acceptance = acceptance / iterations as f64;
+                length.move_rate = moves as f64 / iterations as f64;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `chains` shared among lengths in proportion to `b` (largest remainders), every length with
+/// light getting one where there are enough.
+fn allot(chains: u32, b: &[f64]) -> Vec<u32> {
+    let total: f64 = b.iter().sum();
+    let lit = b.iter().filter(|&&x| x > 0.0).count() as u32;
+    let floor = u32::from(chains >= lit);
+    let spare = chains - floor * lit;
+    let quotas: Vec<f64> = b.iter().map(|&x| f64::from(spare) * x / total).collect();
+    let mut counts: Vec<u32> = quotas
+        .iter()
+        .zip(b)
+        .map(|(&q, &x)| if x > 0.0 { floor + q.floor() as u32 } else { 0 })
+        .collect();
+    let mut left = chains - counts.iter().sum::<u32>();
+    let mut order: Vec<usize> = (0..b.len()).filter(|&k| b[k] > 0.0).collect();
+    order.sort_by(|&i, &j| (quotas[j] - quotas[j].floor()).total_cmp(&(quotas[i] - quotas[i].floor())));
+    for &k in order.iter().cycle() {
+        if left == 0 {
+            break;
+        }
+        counts[k] += 1;
+        left -= 1;
+    }
+    counts
+}
+
+impl Integrator for Pmlt {
+    fn record(&mut self, frame: &Frame<'_>) -> GpuResult<()> {
+        let context = frame.context;
+        let settings = frame.settings;
+        let splat_film = self.bdpt.splat_film();
+        let kernels = BdptKernels::new(
+            context,
+            settings.backend,
+            frame.features,
+            splat_film,
+            settings.invocation_reorder,
+        )?;
+        let specialization = frame.features.specialization();
+        let accept = ComputePipeline::<WavefrontPush>::specialised(
+            context,
+            match splat_film {
+                SplatFilm::FloatCas => ids::PMLT_ACCEPT_FLOAT_CAS,
+                SplatFilm::Fixed | SplatFilm::FloatAtomic => ids::PMLT_ACCEPT_FLOAT_ATOMIC,
+            },
+            &specialization,
+        )?;
+        let bootstrap_batches = self.bootstrap_samples().div_ceil(self.proposals());
+        let bootstrap = kernels.record(frame, bootstrap_batches.min(MAX_ITERATIONS_PER_SUBMISSION))?;
+        let bootstrap_start = Self::queue_start(
+            context,
+            frame.queues,
+            u64::from(self.bootstrap_samples()),
+            "mlt bootstrap start",
+        )?;
+        let iterations_start = Self::queue_start(
+            context,
+            frame.queues,
+            u64::from(self.proposals()) * u64::from(self.planned_iterations()),
+            "mlt iterations start",
+        )?;
+
+        let per_submission = (PROPOSALS_PER_SUBMISSION / u64::from(self.proposals()))
+            .clamp(1, u64::from(MAX_ITERATIONS_PER_SUBMISSION)) as u32;
+        let planned = self.planned_iterations();
+        let iterations = self.record_iterations(frame, &kernels, &accept, per_submission.min(planned))?;
+        let tail = match (self.mlt.time_seconds, planned % per_submission) {
+            (None, left) if left > 0 && planned > per_submission => {
+                Some(self.record_iterations(frame, &kernels, &accept, left)?)
+            }
+            _ => None,
+        };
+        self.recorded = Some(Recorded {
+            _kernels: kernels,
+            _accept: accept,
+            bootstrap,
+            bootstrap_start,
+            iterations_start,
+            iterations,
+            tail,
+        });
+        Ok(())
+    }
+
+    fn render(
+        &mut self,
+        context: &Context,
+        _camera_paths: u64,
+        progress: &mut dyn FnMut(f64),
+    ) -> GpuResult<PassTimings> {
+        if self.recorded.is_none() {
+            return Err(render_before_record());
+        }
+        let mut timings = Vec::new();
+        let mut submissions = 0u64;
+
+        let started = Instant::now();
+        self.write_control(self.bootstrap_samples(), true, 0.0)?;
+        let samples = u64::from(self.bootstrap_samples());
+        {
+            let recorded = self.recorded.as_mut().ok_or_else(render_before_record)?;
+            recorded.bootstrap_start.submit_and_wait(context)?;
+            recorded.bootstrap.status.write(0, &[QueueState::default()])?;
+            loop {
+                let status: QueueState = recorded.bootstrap.status.read::<QueueState>(0, 1)?[0];
+                if status.next_camera_path >= samples {
+                    break;
+                }
+                recorded.bootstrap.batches.submit_and_wait(context)?;
+                timings.extend(recorded.bootstrap.profiler.resolve()?);
+                submissions += 1;
+            }
+        }
+        self.start_chains(context)?;
+        self.stats.bootstrap_samples = samples;
+        self.stats.bootstrap_seconds = started.elapsed().as_secs_f64();
+
+        self.write_control(self.proposals(), false, 0.0)?;
+        let planned = self.planned_iterations();
+        let budget = self.mlt.time_seconds;
+        let iterating = Instant::now();
+        let mut done = 0u32;
+        {
+            let recorded = self.recorded.as_mut().ok_or_else(render_before_record)?;
+            recorded.iterations_start.submit_and_wait(context)?;
+            while done < planned && budget.is_none_or(|seconds| iterating.elapsed().as_secs_f64() < seconds) {
+                // The plan's last iterations, when fewer than a submission, have their own.
+                let submission = match &mut recorded.tail {
+                    Some(tail) if planned - done < recorded.iterations.iterations => tail,
+                    _ => &mut recorded.iterations,
+                };
+                submission.commands.submit_and_wait(context)?;
+                timings.extend(submission.profiler.resolve()?);
+                submissions += 1;
+                done += submission.iterations;
+                progress(match budget {
+                    Some(seconds) => (iterating.elapsed().as_secs_f64() / seconds).min(1.0),
+                    None => f64::from(done) / f64::from(planned),
+                });
+            }
+        }
+        self.stats.iterations = done;
+        self.stats.iteration_seconds = iterating.elapsed().as_secs_f64();
+        progress(1.0);
+
+        // The film divides by spp; the splats were scaled per iteration's sample.
+        let resolve_scale = self.spp as f32 / done.max(1) as f32;
+        self.write_control(self.proposals(), false, resolve_scale)?;
+        let recorded = self.recorded.as_mut().ok_or_else(render_before_record)?;
+        if let Some(resolve) = recorded.bootstrap.resolve.as_mut() {
+            resolve.submit_and_wait(context)?;
+        }
+        self.finish_stats(context)?;
+        Ok(PassTimings { timings, submissions })
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn record_restart(&self, commands: &mut CommandBuffer, start: &QueueState) {
+        // Every render starts with its own bootstrap and chains; BDPT's slots start empty.
+        self.bdpt.record_restart(commands, start);
+    }
+
+    fn add_stats(&self, context: &Context, stats: &mut RenderStats) -> GpuResult<()> {
+        self.bdpt.add_stats(context, stats)?;
+        let mut pmlt = self.stats.clone();
+        pmlt.chains = self.mlt.chains;
+        pmlt.proposals = self.mlt.proposals;
+        if pmlt.iteration_seconds > 0.0 {
+            pmlt.iterations_per_second = f64::from(pmlt.iterations) / pmlt.iteration_seconds;
+            pmlt.splats_per_second =
+                f64::from(pmlt.iterations) * f64::from(self.proposals() + self.mlt.chains) / pmlt.iteration_seconds;
+        }
+        stats.pmlt = Some(pmlt);
+        Ok(())
+    }
+}
