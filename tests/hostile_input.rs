@@ -142,6 +142,38 @@ fn uris_are_percent_decoded_and_data_uris_need_not_be_base64() {
 }
 
 #[test]
+fn extensions_not_read_are_named_once() {
+    let dir = temp_dir("unread-extensions");
+    let mut document = hostile::base_scene();
+    document["extensionsUsed"] = json!([
+        "KHR_lights_punctual",
+        "KHR_materials_variants",
+        "KHR_materials_emissive_strength",
+        "KHR_materials_sheen",
+        "EXT_mesh_gpu_instancing",
+        "KHR_materials_variants"
+    ]);
+    document["extensions"]["KHR_materials_variants"] = json!({"variants": [{"name": "red"}]});
+    document["meshes"][0]["primitives"][0]["extensions"] =
+        json!({"KHR_materials_variants": {"mappings": [{"material": 1, "variants": [0]}]}});
+    document["materials"][0]["extensions"] = json!({"KHR_materials_sheen": {"sheenRoughnessFactor": 0.5}});
+    let scene = load(&dir, "variants.gltf", &document).unwrap();
+    let named: Vec<&String> = scene.warnings.iter().filter(|w| w.contains("extensionsUsed")).collect();
+    assert_eq!(named.len(), 1, "{:?}", scene.warnings);
+    // Sorted, each once; the material's extension is named with its material instead.
+    assert!(
+        named[0].contains("EXT_mesh_gpu_instancing, KHR_materials_variants, which"),
+        "{named:?}"
+    );
+    assert!(
+        !named[0].contains("sheen") && !named[0].contains("emissive_strength"),
+        "{named:?}"
+    );
+    assert!(warned(&scene, &["KHR_materials_sheen"]), "{:?}", scene.warnings);
+    assert_eq!(scene.meshes.len(), 2);
+}
+
+#[test]
 fn valid_files_the_strict_model_refuses_are_taken_with_warnings() {
     let dir = temp_dir("valid");
     // extras of every JSON type, animations (one without a target node), skins.

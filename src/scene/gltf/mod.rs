@@ -86,6 +86,50 @@ pub fn import_bytes(path: &Path, bytes: &[u8], options: &ImportOptions) -> Resul
 /// Required extensions wavetrace renders although the glTF crate does not know them.
 const EXTENSIONS_READ_HERE: [&str; 1] = ["KHR_mesh_quantization"];
 
+/// Extensions wavetrace renders, in whole or as the warnings of `materials` say.
+const EXTENSIONS_RENDERED: [&str; 10] = [
+    "KHR_lights_punctual",
+    "KHR_materials_emissive_strength",
+    "KHR_materials_ior",
+    "KHR_materials_pbrSpecularGlossiness",
+    "KHR_materials_specular",
+    "KHR_materials_transmission",
+    "KHR_materials_unlit",
+    "KHR_materials_volume",
+    "KHR_texture_transform",
+    "KHR_mesh_quantization",
+];
+
+/// One warning naming the extensions the file uses (`extensionsUsed`) that wavetrace does not
+/// read, where no other warning names them: those on a material are named with the material,
+/// and a texture whose image only an extension holds is named by `lenient`. Optional
+/// extensions have fallbacks, so the file renders, but not always as its author saw it
+/// (KHR_materials_variants' other looks, EXT_mesh_gpu_instancing's copies).
+fn unread_extensions(json: &serde_json::Value) -> Option<String> {
+    let named_elsewhere: Vec<&str> = ["materials", "textures"]
+        .iter()
+        .filter_map(|key| json.get(*key).and_then(serde_json::Value::as_array))
+        .flatten()
+        .filter_map(|item| item.get("extensions").and_then(serde_json::Value::as_object))
+        .flat_map(|extensions| extensions.keys().map(String::as_str))
+        .collect();
+    let mut unread: Vec<&str> = json
+        .get("extensionsUsed")
+        .and_then(serde_json::Value::as_array)?
+        .iter()
+        .filter_map(serde_json::Value::as_str)
+        .filter(|e| !EXTENSIONS_RENDERED.contains(e) && !named_elsewhere.contains(e))
+        .collect();
+    unread.sort_unstable();
+    unread.dedup();
+    (!unread.is_empty()).then(|| {
+        format!(
+            "extensionsUsed names {}, which wavetrace does not read: rendered without (the fallback the file gives)",
+            unread.join(", ")
+        )
+    })
+}
+
 /// Deserialises into the glTF crate's model a JSON field at a time, to name the element at
 /// fault when the whole fails (serde's message alone says neither where nor which).
 fn locate_deserialize_error(root: &serde_json::Value) -> Option<String> {
@@ -180,6 +224,9 @@ impl Importer {
         let mut json: serde_json::Value =
             serde_json::from_slice(container.json).map_err(|e| self.malformed(format!("not valid JSON: {e}")))?;
         lenient::relax(&mut json, self.animated, &mut self.warnings).map_err(|problem| self.malformed(problem))?;
+        if let Some(unread) = unread_extensions(&json) {
+            self.warn(unread);
+        }
         let root: gltf::json::Root = match serde_json::from_value(json.clone()) {
             Ok(root) => root,
             Err(e) => {
