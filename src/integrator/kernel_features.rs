@@ -36,7 +36,6 @@ impl KernelFeatures {
     /// The general kernels: every feature.
     pub const ALL: Self = Self(FEATURES_ALL);
 
-    /// What `scene` uses, lit by an environment or not.
     /// What `scene` uses, with an environment or not, its lights chosen as `light_selection`
     /// (`LIGHT_SELECTION_*`) says.
     pub fn of(scene: &Scene, environment: bool, light_selection: u32) -> Self {

@@ -83,11 +83,10 @@ pub fn import_bytes(path: &Path, bytes: &[u8], options: &ImportOptions) -> Resul
     Ok(scene)
 }
 
-/// Required extensions wavetrace renders although the glTF crate does not know them.
-const EXTENSIONS_READ_HERE: [&str; 1] = ["KHR_mesh_quantization"];
-
-/// Extensions wavetrace renders, in whole or as the warnings of `materials` say.
-const EXTENSIONS_RENDERED: [&str; 10] = [
+/// Extensions wavetrace reads, in whole or as the warnings of `materials` say: a file may
+/// require these, and using them is not warned about. Some the glTF crate does not know
+/// (KHR_mesh_quantization is read by `accessor`).
+const EXTENSIONS_READ: [&str; 10] = [
     "KHR_lights_punctual",
     "KHR_materials_emissive_strength",
     "KHR_materials_ior",
@@ -118,7 +117,7 @@ fn unread_extensions(json: &serde_json::Value) -> Option<String> {
         .and_then(serde_json::Value::as_array)?
         .iter()
         .filter_map(serde_json::Value::as_str)
-        .filter(|e| !EXTENSIONS_RENDERED.contains(e) && !named_elsewhere.contains(e))
+        .filter(|e| !EXTENSIONS_READ.contains(e) && !named_elsewhere.contains(e))
         .collect();
     unread.sort_unstable();
     unread.dedup();
@@ -268,10 +267,7 @@ impl Importer {
         let mut problems: Vec<String> = root
             .extensions_required
             .iter()
-            .filter(|e| {
-                !gltf::json::extensions::ENABLED_EXTENSIONS.contains(&e.as_str())
-                    && !EXTENSIONS_READ_HERE.contains(&e.as_str())
-            })
+            .filter(|e| !EXTENSIONS_READ.contains(&e.as_str()))
             .map(|e| format!("the file requires extension {e}, which wavetrace does not render"))
             .collect();
         root.validate(&root, gltf::json::Path::new, &mut |where_, error| {
