@@ -100,7 +100,7 @@ impl LightBvh {
         let storage =
             |name: &str, bytes: u64| Buffer::new(context, name, bytes, BufferUsage::STORAGE, MemoryLocation::GpuOnly);
         let counters = storage("light bvh split slots", (count - 1).max(1) * 4)?;
-        // The counters start at zero; the bounds pass leaves them at zero after every build.
+        // The split slots start at zero; the climb leaves them at zero after every build.
         context.run_once("clear light bvh counters", |commands| {
             commands.fill_buffer(&counters, 0, counters.size(), 0);
             Ok(())
