@@ -589,6 +589,9 @@ fn target_of(path: &Path) -> Target {
     }
 }
 
+/// An input that takes longer than this is a finding, as one that panics is.
+const SLOW_INPUT: Duration = Duration::from_secs(10);
+
 #[test]
 fn every_earlier_fuzz_finding_stays_fixed() {
     let folder = temp_dir("regressions");
@@ -600,8 +603,11 @@ fn every_earlier_fuzz_finding_stays_fixed() {
             continue;
         }
         let bytes = std::fs::read(file).unwrap();
+        let started = Instant::now();
         let outcome = std::panic::catch_unwind(|| drive(target_of(file), &bytes, &folder));
         assert!(outcome.is_ok(), "{} panics again", file.display());
+        let took = started.elapsed();
+        assert!(took < SLOW_INPUT, "{} takes {took:?} again", file.display());
     }
 }
 
@@ -675,7 +681,7 @@ fn fuzzing_the_importer_and_the_image_loaders_finds_no_panic() {
         if took > slowest.0 {
             slowest = (took, name.clone());
         }
-        if outcome.is_err() || took > Duration::from_secs(10) {
+        if outcome.is_err() || took > SLOW_INPUT {
             std::fs::create_dir_all(&findings_folder).unwrap();
             std::fs::write(findings_folder.join(&name), &bytes).unwrap();
             findings.push(format!("{name} ({})", if outcome.is_err() { "panic" } else { "slow" }));

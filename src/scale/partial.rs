@@ -133,18 +133,17 @@ impl PartialFilm {
         if first > 0 && self.samples.iter().all(|&count| count == first) {
             return Ok(first);
         }
-        let mut counts: Vec<u32> = self.samples.clone();
-        counts.sort_unstable();
-        counts.dedup();
-        let shown: Vec<String> = counts.iter().take(4).map(u32::to_string).collect();
+        let (smallest, more) = smallest_distinct(&self.samples, DISTINCT_COUNTS_KEPT);
+        let shown: Vec<String> = smallest.iter().take(4).map(u32::to_string).collect();
         Err(MergeError::Incomplete {
             covered: self.samples.iter().filter(|&&c| c > 0).count() as u64,
             pixels: self.samples.len() as u64,
             counts: format!(
-                "{} sample counts ({}{})",
-                counts.len(),
+                "{}{} sample counts ({}{})",
+                if more { "more than " } else { "" },
+                smallest.len(),
                 shown.join(", "),
-                if counts.len() > 4 { ", ..." } else { "" }
+                if smallest.len() > 4 { ", ..." } else { "" }
             ),
         })
     }
@@ -154,6 +153,29 @@ impl PartialFilm {
         let spp = self.uniform_samples()?;
         Ok(mean_of_sums(self.width as usize, self.height as usize, &self.sums, spp))
     }
+}
+
+/// How many different sample counts an incomplete film's message counts exactly.
+const DISTINCT_COUNTS_KEPT: usize = 64;
+
+/// The `keep` smallest distinct values, ascending, and whether there were more: one pass and
+/// no copy, since a film may have 2^28 pixels (sorting them all took 16 s in a debug build).
+fn smallest_distinct(values: &[u32], keep: usize) -> (Vec<u32>, bool) {
+    let mut smallest = std::collections::BTreeSet::new();
+    let mut more = false;
+    let mut previous = None;
+    for &value in values {
+        // Neighbouring pixels mostly share their count; the set is asked once a run.
+        if previous == Some(value) {
+            continue;
+        }
+        previous = Some(value);
+        if smallest.insert(value) && smallest.len() > keep {
+            smallest.pop_last();
+            more = true;
+        }
+    }
+    (smallest.into_iter().collect(), more)
 }
 
 /// Films added one at a time, named in messages by the first one's name.
@@ -182,4 +204,18 @@ pub fn merge(named: Vec<(String, PartialFilm)>) -> Result<PartialFilm, MergeErro
         merger.add(name, film)?;
     }
     merger.finish().map(|(_, film)| film).ok_or(MergeError::Nothing)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::smallest_distinct;
+
+    #[test]
+    fn smallest_distinct_keeps_the_least_values_and_says_when_there_were_more() {
+        assert_eq!(smallest_distinct(&[5, 5, 2, 9, 2, 2, 5], 64), (vec![2, 5, 9], false));
+        assert_eq!(smallest_distinct(&[5, 5, 2, 9, 2, 2, 5], 3), (vec![2, 5, 9], false));
+        let descending: Vec<u32> = (0..100).rev().collect();
+        assert_eq!(smallest_distinct(&descending, 4), (vec![0, 1, 2, 3], true));
+        assert_eq!(smallest_distinct(&[], 4), (vec![], false));
+    }
 }
