@@ -8,10 +8,11 @@
 // grid) tests every light of finite range against the cell, conservatively, and writes the
 // ones that can touch it as a flat bit array (FORMAT_BITS: one bit per light, set with
 // atomicOr in shared memory and exported a word per thread, as Wicked Engine after Drobot
-// 2017 does, with a bit per non-empty word above it) or as a compacted index list (one shared atomic per subgroup, ranked by ballot;
-// then sorted, so that lists come out in light order whatever order subgroups appended in,
-// and renders are deterministic). A tile first reduces its primary hits' depths (from the
-// depth kernel's pixel corners) to its depth bounds and 2.5D mask.
+// 2017 does, with a bit per non-empty word above it) or as a compacted index list (one
+// shared atomic per subgroup, ranked by ballot; then sorted, so that lists come out in light
+// order whatever order subgroups appended in, and renders are deterministic). A tile first
+// reduces its primary hits' depths (from the depth kernel's pixel corners) to its depth
+// bounds and 2.5D mask.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_ballot : require
 
@@ -32,6 +33,9 @@ layout(buffer_reference, scalar) writeonly buffer Words { uint v[]; };
 shared uint shared_count;
 #ifdef FORMAT_BITS
 shared uint shared_bits[LIGHT_CULLING_SHARED_WORDS];
+// A bit per word of shared_bits that holds any light, set with the light's bit (hits are few,
+// so the second atomic costs less than a pass over the words after them).
+shared uint shared_summary[LIGHT_CULLING_SHARED_WORDS / 32];
 #else
 shared uint shared_list[LIGHT_CULLING_MAX_LIST];
 #endif
@@ -169,8 +173,7 @@ bool grid_volume(uint cell) {
 // cell's bounding sphere reach into its cone.
 // Every workgroup reads every light: the sphere comes from a packed array of 16 bytes a
 // light, and the rest of the light only when a spot light's cone is to be tested.
-bool touches(uint index) {
-    vec4 sphere = Spheres(push.spheres).v[index];
+bool touches(uint index, vec4 sphere) {
     vec3 position = sphere.xyz;
     float r = sphere.w + push.margin;
     vec3 nearest = clamp(position, box_lower, box_upper);
@@ -210,6 +213,7 @@ bool touches(uint index) {
     return true;
 }
 
+#ifndef FORMAT_BITS
 // One ballot per subgroup: the lanes that hit are counted with one shared atomic, and each
 // gets its place among them.
 uint append(bool hit) {
@@ -220,6 +224,55 @@ uint append(bool hit) {
     }
     return subgroupBroadcastFirst(base) + subgroupBallotExclusiveBitCount(ballot);
 }
+#endif
+
+// A thread tests its lights this many at a time, their spheres loaded together: one memory
+// round trip then serves several tests instead of each waiting on its own.
+const uint LIGHTS_IN_FLIGHT = 4u;
+
+// Records the lights of [first, end) that touch the cell: their bits (FORMAT_BITS, the chunk
+// starting at first) or their places in the list; all threads of the workgroup call it.
+// Returns how many this thread found.
+uint cull_lights(uint first, uint end) {
+    uint found = 0u;
+    for (uint batch = first; batch < end; batch += LIGHTS_IN_FLIGHT * LIGHT_CULLING_GROUP) {
+        vec4 spheres[LIGHTS_IN_FLIGHT];
+        for (uint k = 0u; k < LIGHTS_IN_FLIGHT; ++k) {
+            uint light = batch + k * LIGHT_CULLING_GROUP + gl_LocalInvocationID.x;
+            spheres[k] = light < end ? Spheres(push.spheres).v[light] : vec4(0.0);
+        }
+        for (uint k = 0u; k < LIGHTS_IN_FLIGHT; ++k) {
+            uint light = batch + k * LIGHT_CULLING_GROUP + gl_LocalInvocationID.x;
+            bool hit = light < end && touches(light, spheres[k]);
+            found += hit ? 1u : 0u;
+#ifdef FORMAT_BITS
+            if (hit) {
+                uint word = (light - first) / 32u;
+                atomicOr(shared_bits[word], 1u << (light % 32u));
+                atomicOr(shared_summary[word / 32u], 1u << (word % 32u));
+            }
+#else
+            uint slot = append(hit);
+            if (hit && slot < push.list_capacity) {
+                shared_list[slot] = light;
+            }
+#endif
+        }
+    }
+    return found;
+}
+
+#ifdef FORMAT_BITS
+// Zeroes the bits of a chunk of this many words and their summary.
+void clear_chunk(uint words) {
+    for (uint w = gl_LocalInvocationID.x; w < words; w += LIGHT_CULLING_GROUP) {
+        shared_bits[w] = 0u;
+    }
+    for (uint w = gl_LocalInvocationID.x; w * 32u < words; w += LIGHT_CULLING_GROUP) {
+        shared_summary[w] = 0u;
+    }
+}
+#endif
 
 void main() {
     uint cell = gl_WorkGroupID.x + gl_WorkGroupID.y * push.groups_x;
@@ -228,65 +281,59 @@ void main() {
     if (cell >= tiles) {
         return;
     }
-    bool any = tile_volume(cell);
     uint out_cell = cell;
 #else
     if (cell >= push.grid_x * push.grid_y * push.grid_z) {
         return;
     }
-    bool any = grid_volume(cell);
     uint out_cell = tiles + cell;
 #endif
-    sphere_center = 0.5 * (box_lower + box_upper);
-    sphere_radius = 0.5 * length(box_upper - box_lower);
     uint thread = gl_LocalInvocationID.x;
     if (thread == 0u) {
         shared_count = 0u;
     }
 #ifdef FORMAT_BITS
     uint chunk_lights = LIGHT_CULLING_SHARED_WORDS * 32u;
+    clear_chunk((min(push.count, chunk_lights) + 31u) / 32u);
+#endif
+    // The shared state above is cleared before the volume's barriers, which publish it.
+#ifdef TILES
+    bool any = tile_volume(cell);
+#else
+    bool any = grid_volume(cell);
+    barrier();
+#endif
+    sphere_center = 0.5 * (box_lower + box_upper);
+    sphere_radius = 0.5 * length(box_upper - box_lower);
+#ifdef FORMAT_BITS
     for (uint first = 0u; first < push.count; first += chunk_lights) {
         uint end = min(first + chunk_lights, push.count);
         uint chunk_words = (end - first + 31u) / 32u;
-        for (uint w = thread; w < chunk_words; w += LIGHT_CULLING_GROUP) {
-            shared_bits[w] = 0u;
+        if (first != 0u) {
+            clear_chunk(chunk_words);
+            barrier();
         }
-        barrier();
-        for (uint base = first; base < end; base += LIGHT_CULLING_GROUP) {
-            uint light = base + thread;
-            bool hit = any && light < end && touches(light);
-            append(hit);
-            if (hit) {
-                atomicOr(shared_bits[(light - first) / 32u], 1u << (light % 32u));
-            }
+        uint found = any ? cull_lights(first, end) : 0u;
+        if (found != 0u) {
+            atomicAdd(shared_count, found);
         }
         barrier();
         for (uint w = thread; w < chunk_words; w += LIGHT_CULLING_GROUP) {
             Words(push.bits).v[out_cell * push.words + first / 32u + w] = shared_bits[w];
         }
-        // The summary: a bit per word that holds any light, so that shading skips empty
-        // words (a chunk is a whole number of summary words).
-        for (uint s = thread; s * 32u < chunk_words; s += LIGHT_CULLING_GROUP) {
-            uint summary = 0u;
-            for (uint b = 0u; b < 32u && s * 32u + b < chunk_words; ++b) {
-                summary |= shared_bits[s * 32u + b] != 0u ? 1u << b : 0u;
-            }
-            Words(push.summaries).v[out_cell * push.summary_words + first / 1024u + s] = summary;
+        for (uint w = thread; w * 32u < chunk_words; w += LIGHT_CULLING_GROUP) {
+            Words(push.summaries).v[out_cell * push.summary_words + first / 1024u + w] = shared_summary[w];
         }
-        barrier();
+        if (end < push.count) {
+            barrier();
+        }
     }
     if (thread == 0u) {
         Words(push.counts).v[out_cell] = shared_count;
     }
 #else
-    barrier();
-    for (uint base = 0u; base < push.count; base += LIGHT_CULLING_GROUP) {
-        uint light = base + thread;
-        bool hit = any && light < push.count && touches(light);
-        uint slot = append(hit);
-        if (hit && slot < push.list_capacity) {
-            shared_list[slot] = light;
-        }
+    if (any) {
+        cull_lights(0u, push.count);
     }
     barrier();
     uint count = shared_count;
