@@ -239,6 +239,16 @@ fn valid_files_the_strict_model_refuses_are_taken_with_warnings() {
         .base_color_texture
         .is_some_and(|t| t.texture.is_some()));
     assert!(scene.materials[1].emissive_texture.is_none());
+    // The same texture used by no material: dropped without a word.
+    document["materials"][1]
+        .as_object_mut()
+        .unwrap()
+        .remove("emissiveTexture");
+    let scene = load(&dir, "unused-texture.gltf", &document).unwrap();
+    assert!(!warned(&scene, &["texture 0"]), "{:?}", scene.warnings);
+    assert!(scene.materials[0]
+        .base_color_texture
+        .is_some_and(|t| t.texture.is_some()));
 
     // Trailing bytes after a GLB.
     let mut glb = hostile::to_glb(&hostile::base_scene());

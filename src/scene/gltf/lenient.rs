@@ -226,13 +226,23 @@ fn complete_images(root: &mut Map<String, Value>, warnings: &mut Vec<String>) {
     }
 }
 
+/// Textures without a source are dropped; the ones a material uses are named in a warning
+/// (one no material uses changes nothing that renders).
 fn drop_textures_without_source(root: &mut Map<String, Value>, warnings: &mut Vec<String>) {
+    let mut used = Vec::new();
+    for material in root.get("materials").and_then(Value::as_array).into_iter().flatten() {
+        texture_indices(material, &mut used);
+    }
     let Some(textures) = root.get_mut("textures").and_then(Value::as_array_mut) else {
         return;
     };
     // A source out of range is left for validation to name; only an absent one is dropped.
     let readable = |texture: &Value| texture.as_object().is_some_and(|t| present(t, "source"));
-    for (index, texture) in textures.iter().enumerate().filter(|(_, t)| !readable(t)) {
+    let unread_in_use = textures
+        .iter()
+        .enumerate()
+        .filter(|&(index, texture)| !readable(texture) && used.contains(&(index as u64)));
+    for (index, texture) in unread_in_use {
         let extensions: Vec<&String> = texture
             .get("extensions")
             .and_then(Value::as_object)
@@ -259,6 +269,22 @@ fn drop_textures_without_source(root: &mut Map<String, Value>, warnings: &mut Ve
         .flatten()
     {
         renumber_texture_infos(material, &renumbered);
+    }
+}
+
+/// The textures a material's textureInfos name (see `renumber_texture_infos`).
+fn texture_indices(value: &Value, indices: &mut Vec<u64>) {
+    match value {
+        Value::Object(object) => {
+            for child in object.values() {
+                match child.get("index").and_then(Value::as_u64) {
+                    Some(index) => indices.push(index),
+                    None => texture_indices(child, indices),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| texture_indices(item, indices)),
+        _ => {}
     }
 }
 
