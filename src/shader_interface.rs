@@ -270,15 +270,16 @@ gpu_structs! {
         pad0: u32,
     }
 
-    /// One instance of the scene: object-to-world rows, its mesh, and whether its
-    /// transform mirrors (which flips the front face).
+    /// One instance of the scene: object-to-world rows, its mesh, whether its
+    /// transform mirrors (which flips the front face), and whether its material emits (so
+    /// that a path's last segment can end where it hits without shading anything).
     struct GpuInstance {
         row0: Vec4,
         row1: Vec4,
         row2: Vec4,
         mesh: u32,
         flips_winding: u32,
-        pad0: u32,
+        emits: u32,
         pad1: u32,
     }
 

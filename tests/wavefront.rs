@@ -18,10 +18,13 @@ fn settings(width: u32, height: u32, spp: u32, backend: TraceBackend) -> RenderS
 }
 
 /// The same estimate on the CPU: the same camera rays (same counter-based jitter), the
-/// nearest triangle by brute force, its emission if seen from the front.
-fn cpu_depth_one(scene: &Scene, settings: &RenderSettings) -> RgbImage {
+/// nearest triangle by brute force, its emission if seen from the front. Also how many rays
+/// end on an instance whose material emits (from either side): at depth 1 only those have
+/// anything to shade.
+fn cpu_depth_one(scene: &Scene, settings: &RenderSettings) -> (RgbImage, u64) {
     let (camera, _) = PinholeCamera::for_scene(scene, settings.width, settings.height);
-    RgbImage::from_fn(settings.width as usize, settings.height as usize, |x, y| {
+    let emitter_hits = std::cell::Cell::new(0u64);
+    let image = RgbImage::from_fn(settings.width as usize, settings.height as usize, |x, y| {
         let path = (y * settings.width as usize + x) as u32;
         let mut sum = Vec3::ZERO;
         for sample in 0..settings.spp {
@@ -31,7 +34,7 @@ fn cpu_depth_one(scene: &Scene, settings: &RenderSettings) -> RgbImage {
             );
             let (origin, direction) =
                 camera.ray(Vec2::new(x as f32, y as f32), jitter, settings.width, settings.height);
-            let mut best: Option<(f32, Vec3)> = None;
+            let mut best: Option<(f32, Vec3, bool)> = None;
             for instance in &scene.instances {
                 let mesh = &scene.meshes[instance.mesh as usize];
                 for tri in mesh.indices.chunks_exact(3) {
@@ -44,28 +47,28 @@ fn cpu_depth_one(scene: &Scene, settings: &RenderSettings) -> RgbImage {
                         continue;
                     };
                     let t = t as f32;
-                    if t <= 0.0 || best.is_some_and(|(bt, _)| t >= bt) {
+                    if t <= 0.0 || best.is_some_and(|(bt, _, _)| t >= bt) {
                         continue;
                     }
                     let mut normal = (b - a).cross(c - a);
                     if instance.flips_winding() {
                         normal = -normal;
                     }
-                    let emission = scene.materials[mesh.material as usize].emission;
-                    best = Some((
-                        t,
-                        if normal.dot(direction) < 0.0 {
-                            emission
-                        } else {
-                            Vec3::ZERO
-                        },
-                    ));
+                    let material = &scene.materials[mesh.material as usize];
+                    let seen = if normal.dot(direction) < 0.0 {
+                        material.emission
+                    } else {
+                        Vec3::ZERO
+                    };
+                    best = Some((t, seen, material.is_emissive()));
                 }
             }
-            sum += best.map_or(Vec3::ZERO, |(_, e)| e);
+            sum += best.map_or(Vec3::ZERO, |(_, e, _)| e);
+            emitter_hits.set(emitter_hits.get() + u64::from(best.is_some_and(|(_, _, emits)| emits)));
         }
         (sum / settings.spp as f32).to_array()
-    })
+    });
+    (image, emitter_hits.get())
 }
 
 fn backends(context: &Context) -> Vec<TraceBackend> {
@@ -98,7 +101,7 @@ fn cornell_box_depth_one_equals_the_cpu_twin_on_both_backends() {
     let gpu = common::gpu();
     let scene = common::load_scene("cornell-box");
     let settings_query = settings(64, 56, 3, TraceBackend::Query);
-    let want = cpu_depth_one(&scene, &settings_query);
+    let (want, emitter_hits) = cpu_depth_one(&scene, &settings_query);
     let lit = want.pixels.iter().filter(|p| p[0] > 0.0).count();
     assert!(
         lit > 10,
@@ -106,13 +109,20 @@ fn cornell_box_depth_one_equals_the_cpu_twin_on_both_backends() {
     );
     let mut images = Vec::new();
     for backend in backends(&gpu.context) {
-        let image = common::render(
+        let (image, stats) = common::render_with_stats(
             &gpu.context,
             &scene,
             &RenderSettings {
                 backend,
                 ..settings_query.clone()
             },
+        );
+        // A last segment that ends on a surface which does not emit has nothing to shade, so
+        // it ends where extend finds it (the same rays as the CPU's, up to grazing ones).
+        let shaded = stats.kernels.iter().find(|k| k.name == "shade_surface").and_then(|k| k.items);
+        assert!(
+            shaded.is_some_and(|n| n.abs_diff(emitter_hits) <= 3),
+            "{backend:?}: {shaded:?} paths shaded, {emitter_hits} rays end on the light"
         );
         // Rays that graze the light's edge may land either side in the two intersectors.
         // Equal up to float rounding (the GPU scales the sum by 1/spp, the CPU divides).

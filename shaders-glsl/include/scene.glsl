@@ -15,6 +15,12 @@ layout(buffer_reference, scalar) readonly buffer Instances { GpuInstance v[]; };
 layout(buffer_reference, scalar) readonly buffer Meshes { GpuMesh v[]; };
 layout(buffer_reference, scalar) readonly buffer Materials { GpuMaterial v[]; };
 
+// Whether the instance's material emits: where a path's last segment ends only emission counts,
+// so a hit there on an instance that does not emit is not shaded.
+bool instance_emits(uint64_t instances, uint instance) {
+    return Instances(instances).v[instance].emits != 0;
+}
+
 vec3 to_world(GpuInstance instance, vec3 p) {
     vec4 h = vec4(p, 1.0);
     return vec3(dot(instance.row0, h), dot(instance.row1, h), dot(instance.row2, h));

@@ -22,6 +22,7 @@ void main() {
     uint path = Uints(c.ray_sort_buckets > 0 ? c.sorted_extend_queue : c.extend_queue).v[index];
     vec3 origin = Vec3s(c.ray_origins).v[path];
     vec3 direction = Vec3s(c.ray_directions).v[path];
+    bool last_segment = on_last_segment(c, path);
     log_ray(c, 0, origin, direction, 1e30);
     rayQueryEXT query;
     rayQueryInitializeEXT(query, accelerationStructureEXT(c.top_level), gl_RayFlagsNoneEXT, 0xff,
@@ -36,5 +37,5 @@ void main() {
                            hit_instance(query, true),
                            uint(rayQueryGetIntersectionPrimitiveIndexEXT(query, true)), 0);
     }
-    route_hit(c, path, hit, record);
+    route_hit(c, path, hit, record, last_segment);
 }

@@ -111,7 +111,7 @@ impl GpuScene {
                     row2: rows.z_axis,
                     mesh: i.mesh,
                     flips_winding: u32::from(i.flips_winding()),
-                    pad0: 0,
+                    emits: u32::from(scene.materials[scene.meshes[i.mesh as usize].material as usize].is_emissive()),
                     pad1: 0,
                 }
             })
