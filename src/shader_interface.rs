@@ -375,10 +375,9 @@ gpu_structs! {
         instance_light_offset: u64,
         light_tree: u64,
         light_cdf: u64,
-        // The light BVH (LIGHT_SELECTION_BVH): its nodes, each node's parent and each light's
-        // node; its lights are the `light_count` triangles, then the punctual lights.
+        // The light BVH (LIGHT_SELECTION_BVH): its nodes and each light's node; its lights are
+        // the `light_count` triangles, then the punctual lights.
         light_bvh: u64,
-        light_bvh_parents: u64,
         light_bvh_leaf_of: u64,
         light_count: u32,
         // `LightSelection`: 0 power tree walk, 1 power CDF binary search, 2 uniform, 3 BVH.
@@ -660,6 +659,9 @@ gpu_structs! {
     /// a point or spot light), and the cone of their normals (`axis`, cos_theta_o) widened by
     /// how far off the normal they emit (cos_theta_e), after Conty Estevez and Kulla 2018. An
     /// interior node's `children` are node indices; a leaf's are (light, LIGHT_BVH_LEAF).
+    /// `split`: of a leaf, its position among the leaves from left to right; of an interior
+    /// node, the position of the last leaf under its first child (so that the way from the root
+    /// to a leaf can be found going down).
     struct GpuLightBvhNode {
         lower: Vec3,
         power: f32,
@@ -668,7 +670,7 @@ gpu_structs! {
         axis: Vec3,
         cos_theta_e: f32,
         children: UVec2,
-        pad0: u32,
+        split: u32,
         pad1: u32,
     }
 
@@ -708,7 +710,6 @@ gpu_structs! {
     /// probability of each of `lights` lights into `probabilities` (points x lights).
     struct LightBvhProbePush {
         nodes: u64,
-        parents: u64,
         leaf_of: u64,
         points: u64,
         choices: u64,

@@ -221,6 +221,7 @@ fn assert_leaf_matches(gpu: &GpuLightBvhNode, cpu: &GpuLightBvhNode, what: &str)
 
 fn assert_node_matches(gpu: &GpuLightBvhNode, cpu: &GpuLightBvhNode, what: &str) {
     assert_power_and_bounds_match(gpu, cpu, what);
+    assert_eq!(gpu.split, cpu.split, "{what}: split");
     if cpu.power > 0.0 {
         // Cone merges take acos and cos: float rounding on the GPU's versions of both.
         let angle = |c: f32| c.clamp(-1.0, 1.0).acos();
@@ -369,7 +370,6 @@ fn probe(context: &Context, bvh: &LightBvh, points: &[LightContext], draws: u32)
     for (index, point) in points.iter().enumerate() {
         let push = LightBvhProbePush {
             nodes: bvh.nodes().address(),
-            parents: bvh.parents().address(),
             leaf_of: bvh.leaf_of().address(),
             points: point_buffer.address() + index as u64 * std::mem::size_of::<GpuLightBvhProbePoint>() as u64,
             choices: choices.address(),

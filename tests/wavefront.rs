@@ -119,7 +119,11 @@ fn cornell_box_depth_one_equals_the_cpu_twin_on_both_backends() {
         );
         // A last segment that ends on a surface which does not emit has nothing to shade, so
         // it ends where extend finds it (the same rays as the CPU's, up to grazing ones).
-        let shaded = stats.kernels.iter().find(|k| k.name == "shade_surface").and_then(|k| k.items);
+        let shaded = stats
+            .kernels
+            .iter()
+            .find(|k| k.name == "shade_surface")
+            .and_then(|k| k.items);
         assert!(
             shaded.is_some_and(|n| n.abs_diff(emitter_hits) <= 3),
             "{backend:?}: {shaded:?} paths shaded, {emitter_hits} rays end on the light"

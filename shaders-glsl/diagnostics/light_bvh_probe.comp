@@ -37,6 +37,6 @@ void main() {
     }
     if (index < push.lights) {
         Probabilities(push.probabilities).v[point * push.lights + index] =
-            light_bvh_probability(push.nodes, push.parents, push.leaf_of, ctx, index);
+            light_bvh_probability(push.nodes, push.leaf_of, ctx, index);
     }
 }

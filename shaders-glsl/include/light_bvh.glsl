@@ -4,7 +4,8 @@
 // that the MIS weight of a light hit by BSDF sampling uses exactly the sampler's numbers.
 //
 // Layout: a binary tree of `GpuLightBvhNode`s, interior nodes first (the root is node 0),
-// then one leaf per light; `parents` holds each node's parent, `leaf_of` each light's node.
+// then one leaf per light; `leaf_of` holds each light's node (and the build's `parents` each
+// node's parent, which sampling does not need).
 // docs/LIGHTS.md derives the importance and lists where it fails.
 #ifndef WAVETRACE_LIGHT_BVH_GLSL
 #define WAVETRACE_LIGHT_BVH_GLSL
@@ -166,35 +167,24 @@ uint light_bvh_sample(uint64_t nodes_address, uint count, LightContext ctx, floa
     return node.children.x;
 }
 
-// The probability that light_bvh_sample chooses `light` at `ctx`: the path from the root is
-// found through the parents, then walked down multiplying the same shares in the same order,
-// so that the result is bit for bit the sampler's.
-float light_bvh_probability(uint64_t nodes_address, uint64_t parents_address, uint64_t leaf_of_address,
-                            LightContext ctx, uint light) {
+// The probability that light_bvh_sample chooses `light` at `ctx`: the shares the sampler
+// multiplies, taken down the way from the root to the light's leaf, which each node's `split`
+// gives (the leaf lies under the first child when its position is at most the split), so that
+// the result is bit for bit the sampler's.
+float light_bvh_probability(uint64_t nodes_address, uint64_t leaf_of_address, LightContext ctx, uint light) {
     LightBvhNodes nodes = LightBvhNodes(nodes_address);
-    LightBvhLinks parents = LightBvhLinks(parents_address);
-    uint leaf = LightBvhLinks(leaf_of_address).v[light];
-    if (!(light_bvh_importance(nodes.v[0], ctx) > 0.0)) {
+    uint position = nodes.v[LightBvhLinks(leaf_of_address).v[light]].split;
+    GpuLightBvhNode node = nodes.v[0];
+    if (!(light_bvh_importance(node, ctx) > 0.0)) {
         return 0.0;
     }
-    // Bit d of `turns`: whether the path takes the second child at depth d (the tree is at
-    // most 63 deep: keys of 32 bits, then light indices of 31, split one bit per level).
-    // Climbing, each step shifts the deeper turns up and puts the shallower one at bit 0.
-    uint64_t turns = 0ul;
-    uint depth = 0;
-    for (uint child = leaf, parent = parents.v[leaf]; parent != LIGHT_BVH_NO_PARENT && depth < 64;
-         child = parent, parent = parents.v[parent]) {
-        turns = (turns << 1) | (nodes.v[parent].children.y == child ? 1ul : 0ul);
-        depth += 1;
-    }
     float p = 1.0;
-    GpuLightBvhNode node = nodes.v[0];
-    for (uint level = 0; level < depth; ++level) {
+    while (!light_bvh_is_leaf(node)) {
         vec2 shares = light_bvh_shares(nodes, node, ctx);
         if (shares.x < 0.0) {
             return 0.0;
         }
-        bool second = ((turns >> level) & 1ul) != 0ul;
+        bool second = position > node.split;
         float taken = second ? shares.y : shares.x;
         if (!(taken > 0.0)) {
             return 0.0;

@@ -71,7 +71,7 @@ float light_hit_area_density(PassConstants c, LightContext ctx, uint instance, u
         return 0.0;
     }
     float probability = chooses_by_light_bvh(c.light_selection)
-        ? light_bvh_probability(c.light_bvh, c.light_bvh_parents, c.light_bvh_leaf_of, ctx, first + triangle)
+        ? light_bvh_probability(c.light_bvh, c.light_bvh_leaf_of, ctx, first + triangle)
         : light_selection_probability(c.light_selection, c.light_tree, c.light_cdf, c.light_count,
                                       c.light_tree_arity, first + triangle);
     float unranged = 1.0;

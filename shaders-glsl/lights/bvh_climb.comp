@@ -61,7 +61,7 @@ void cone_union(vec3 a, float cos_a, vec3 b, float cos_b, out vec3 axis, out flo
     cos_o = cos(theta_o);
 }
 
-GpuLightBvhNode merged(GpuLightBvhNode a, GpuLightBvhNode b, uvec2 children) {
+GpuLightBvhNode merged(GpuLightBvhNode a, GpuLightBvhNode b, uvec2 children, uint split) {
     GpuLightBvhNode node;
     bool has_a = a.power > 0.0;
     bool has_b = b.power > 0.0;
@@ -76,7 +76,7 @@ GpuLightBvhNode merged(GpuLightBvhNode a, GpuLightBvhNode b, uvec2 children) {
         node = has_b ? b : a;
     }
     node.children = children;
-    node.pad0 = 0;
+    node.split = split;
     node.pad1 = 0;
     return node;
 }
@@ -107,6 +107,7 @@ void main() {
     Slots slots = Slots(push.counters);
     uint light = Keys(push.values).v[k];
     GpuLightBvhNode subtree = Nodes(push.leaves).v[light];
+    subtree.split = k;
     Words(push.leaf_of).v[light] = leaf_node(k);
     uint last = push.count - 1;
     uint first_leaf = k;
@@ -152,6 +153,6 @@ void main() {
             prefix_before = neighbours_prefix(keys, int(first_leaf) - 1);
         }
         GpuLightBvhNode other = nodes.v[sibling];
-        subtree = left_child ? merged(subtree, other, children) : merged(other, subtree, children);
+        subtree = left_child ? merged(subtree, other, children, split) : merged(other, subtree, children, split);
     }
 }

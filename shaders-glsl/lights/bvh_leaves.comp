@@ -55,7 +55,7 @@ bool finite3(vec3 v) {
 GpuLightBvhNode light_leaf(uint light) {
     GpuLightBvhNode leaf;
     leaf.children = uvec2(light, LIGHT_BVH_LEAF);
-    leaf.pad0 = 0;
+    leaf.split = 0;
     leaf.pad1 = 0;
     leaf.cos_theta_o = 1.0;
     leaf.cos_theta_e = 0.0;

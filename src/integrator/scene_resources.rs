@@ -83,7 +83,6 @@ impl SceneResources {
         constants.light_selection = light_tables.selection;
         constants.light_tree_arity = light_tables.arity;
         constants.light_bvh = light_tables.bvh;
-        constants.light_bvh_parents = light_tables.bvh_parents;
         constants.light_bvh_leaf_of = light_tables.bvh_leaf_of;
         self.punctual.fill(constants);
         if let Some(culling) = &self.culling {

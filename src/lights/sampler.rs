@@ -93,7 +93,6 @@ pub struct LightTables {
     pub selection: u32,
     pub arity: u32,
     pub bvh: u64,
-    pub bvh_parents: u64,
     pub bvh_leaf_of: u64,
 }
 
@@ -108,7 +107,6 @@ enum Bvh {
 
 struct UploadedTree {
     nodes: Buffer,
-    parents: Buffer,
     leaf_of: Buffer,
 }
 
@@ -136,7 +134,6 @@ impl Bvh {
             let upload = |name: &str, words: &[u32]| Buffer::from_slice(context, name, words, BufferUsage::STORAGE);
             return Ok(Some(Self::Cpu(Box::new(UploadedTree {
                 nodes: Buffer::from_slice(context, "light bvh nodes (cpu)", &tree.nodes, BufferUsage::STORAGE)?,
-                parents: upload("light bvh parents (cpu)", &tree.parents)?,
                 leaf_of: upload("light bvh leaf of light (cpu)", &tree.leaf_of)?,
             }))));
         }
@@ -151,10 +148,10 @@ impl Bvh {
         }))
     }
 
-    fn addresses(&self) -> (u64, u64, u64) {
+    fn addresses(&self) -> (u64, u64) {
         match self {
-            Self::Gpu { bvh, .. } => (bvh.nodes().address(), bvh.parents().address(), bvh.leaf_of().address()),
-            Self::Cpu(tree) => (tree.nodes.address(), tree.parents.address(), tree.leaf_of.address()),
+            Self::Gpu { bvh, .. } => (bvh.nodes().address(), bvh.leaf_of().address()),
+            Self::Cpu(tree) => (tree.nodes.address(), tree.leaf_of.address()),
         }
     }
 }
@@ -297,10 +294,9 @@ impl LightSampler {
     }
 
     pub fn tables(&self) -> LightTables {
-        let (bvh, bvh_parents, bvh_leaf_of) = self.bvh.as_ref().map_or((0, 0, 0), Bvh::addresses);
+        let (bvh, bvh_leaf_of) = self.bvh.as_ref().map_or((0, 0), Bvh::addresses);
         LightTables {
             bvh,
-            bvh_parents,
             bvh_leaf_of,
             map: self.flattening.map.address(),
             instance_light_offset: self.flattening.instance_light_offset.address(),

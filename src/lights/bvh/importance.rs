@@ -158,9 +158,45 @@ pub fn structure_problem(tree: &BvhTree) -> Option<String> {
             stack.push(child);
         }
     }
-    seen.iter()
-        .position(|&s| !s)
-        .map(|node| format!("node {node} unreachable"))
+    if let Some(node) = seen.iter().position(|&s| !s) {
+        return Some(format!("node {node} unreachable"));
+    }
+    split_problem(tree)
+}
+
+/// Whether every `split` says what sampling's probability relies on: leaves numbered from left
+/// to right, and each interior node's split the last leaf under its first child. Needs a tree
+/// whose structure is otherwise sound.
+fn split_problem(tree: &BvhTree) -> Option<String> {
+    let is_leaf = |node: u32| tree.nodes[node as usize].children.y == LIGHT_BVH_LEAF;
+    let mut position = 0;
+    let mut stack = vec![0u32];
+    while let Some(node) = stack.pop() {
+        let record = &tree.nodes[node as usize];
+        if is_leaf(node) {
+            if record.split != position {
+                return Some(format!(
+                    "leaf {node} is leaf {position} from the left, its split says {}",
+                    record.split
+                ));
+            }
+            position += 1;
+            continue;
+        }
+        let mut last = record.children.x;
+        while !is_leaf(last) {
+            last = tree.nodes[last as usize].children.y;
+        }
+        if record.split != tree.nodes[last as usize].split {
+            return Some(format!(
+                "node {node}: split {}, but its first child's last leaf is {}",
+                record.split, tree.nodes[last as usize].split
+            ));
+        }
+        stack.push(record.children.y);
+        stack.push(record.children.x);
+    }
+    None
 }
 
 fn child_problem(parent: &GpuLightBvhNode, child: &GpuLightBvhNode) -> Option<String> {

@@ -139,8 +139,9 @@ fn common_prefix(keys: &[u32], i: i64, j: i64) -> i64 {
     }
 }
 
-/// Karras's interior node `i` over `keys` (sorted): its two children as node indices.
-fn karras_children(keys: &[u32], i: i64) -> (u32, u32) {
+/// Karras's interior node `i` over `keys` (sorted): its two children as node indices, and the
+/// position of the last leaf under the first.
+fn karras_children(keys: &[u32], i: i64) -> (u32, u32, u32) {
     let n = keys.len() as i64;
     let leaf = |k: i64| (n - 1 + k) as u32;
     let direction = if common_prefix(keys, i, i + 1) > common_prefix(keys, i, i - 1) {
@@ -181,7 +182,7 @@ fn karras_children(keys: &[u32], i: i64) -> (u32, u32) {
     } else {
         (gamma + 1) as u32
     };
-    (left, right)
+    (left, right, gamma as u32)
 }
 
 /// The tree `bvh_leaves`, the radix sort and `bvh_climb` build from `leaves`: Karras' tree,
@@ -200,12 +201,16 @@ pub fn link(leaves: &[GpuLightBvhNode], sorted_keys: &[u32], order: &[u32]) -> B
     let n = leaves.len();
     let mut tree = BvhTree::with_lights(n);
     for (k, &light) in order.iter().enumerate() {
-        tree.nodes[n - 1 + k] = leaves[light as usize];
+        tree.nodes[n - 1 + k] = GpuLightBvhNode {
+            split: k as u32,
+            ..leaves[light as usize]
+        };
         tree.leaf_of[light as usize] = (n - 1 + k) as u32;
     }
     for i in 0..n.saturating_sub(1) {
-        let (left, right) = karras_children(sorted_keys, i as i64);
+        let (left, right, split) = karras_children(sorted_keys, i as i64);
         tree.nodes[i].children = glam::UVec2::new(left, right);
+        tree.nodes[i].split = split;
         tree.parents[left as usize] = i as u32;
         tree.parents[right as usize] = i as u32;
     }
@@ -215,8 +220,8 @@ pub fn link(leaves: &[GpuLightBvhNode], sorted_keys: &[u32], order: &[u32]) -> B
     tree
 }
 
-/// Fills interior node `node` and those below it from their children (iteratively: Karras
-/// trees over equal keys can be deep).
+/// Fills interior node `node` and those below it from their children, keeping their children
+/// and splits (iteratively: Karras trees over equal keys can be deep).
 fn merge_up(nodes: &mut [GpuLightBvhNode], root: u32) {
     let mut stack = vec![(root, false)];
     while let Some((node, children_done)) = stack.pop() {
@@ -225,7 +230,12 @@ fn merge_up(nodes: &mut [GpuLightBvhNode], root: u32) {
             continue;
         }
         if children_done {
-            nodes[node as usize] = merged(&nodes[n.children.x as usize], &nodes[n.children.y as usize], n.children);
+            nodes[node as usize] = merged(
+                &nodes[n.children.x as usize],
+                &nodes[n.children.y as usize],
+                n.children,
+                n.split,
+            );
         } else {
             stack.push((node, true));
             stack.push((n.children.x, false));
@@ -267,8 +277,9 @@ pub fn cone_union(a: Vec3, cos_a: f32, b: Vec3, cos_b: f32) -> (Vec3, f32) {
     )
 }
 
-/// Two children merged into their parent, as `bvh_climb` merges them.
-pub fn merged(a: &GpuLightBvhNode, b: &GpuLightBvhNode, children: glam::UVec2) -> GpuLightBvhNode {
+/// Two children merged into their parent, as `bvh_climb` merges them; `split` is the position
+/// of the last leaf under `a`.
+pub fn merged(a: &GpuLightBvhNode, b: &GpuLightBvhNode, children: glam::UVec2, split: u32) -> GpuLightBvhNode {
     let mut node = match (a.power > 0.0, b.power > 0.0) {
         (true, true) => {
             let (axis, cos_theta_o) = cone_union(a.axis, a.cos_theta_o, b.axis, b.cos_theta_o);
@@ -286,7 +297,7 @@ pub fn merged(a: &GpuLightBvhNode, b: &GpuLightBvhNode, children: glam::UVec2) -
         _ => *a,
     };
     node.children = children;
-    node.pad0 = 0;
+    node.split = split;
     node.pad1 = 0;
     node
 }

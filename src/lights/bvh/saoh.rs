@@ -61,7 +61,7 @@ pub fn tree_cost(tree: &BvhTree) -> f64 {
 fn union_of(leaves: &[GpuLightBvhNode], members: &[u32]) -> GpuLightBvhNode {
     let mut node = leaves[members[0] as usize];
     for &m in &members[1..] {
-        node = merged(&node, &leaves[m as usize], UVec2::ZERO);
+        node = merged(&node, &leaves[m as usize], UVec2::ZERO, 0);
     }
     node
 }
@@ -127,7 +127,10 @@ pub fn build(leaves: &[GpuLightBvhNode]) -> BvhTree {
     while let Some((node, start, end)) = stack.pop() {
         if end - start == 1 {
             let light = members[start];
-            tree.nodes[node as usize] = leaves[light as usize];
+            tree.nodes[node as usize] = GpuLightBvhNode {
+                split: start as u32,
+                ..leaves[light as usize]
+            };
             tree.leaf_of[light as usize] = node;
             continue;
         }
@@ -135,6 +138,7 @@ pub fn build(leaves: &[GpuLightBvhNode]) -> BvhTree {
         let (left, right) = (next, next + 1);
         next += 2;
         tree.nodes[node as usize].children = UVec2::new(left, right);
+        tree.nodes[node as usize].split = (middle - 1) as u32;
         tree.parents[left as usize] = node;
         tree.parents[right as usize] = node;
         interior.push(node);
@@ -147,6 +151,7 @@ pub fn build(leaves: &[GpuLightBvhNode]) -> BvhTree {
             &tree.nodes[children.x as usize],
             &tree.nodes[children.y as usize],
             children,
+            tree.nodes[node as usize].split,
         );
     }
     tree
