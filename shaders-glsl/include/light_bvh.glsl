@@ -13,7 +13,10 @@
 #include "common.glsl"
 #include "light_tree.glsl"
 
-layout(buffer_reference, scalar) readonly buffer LightBvhNodes { GpuLightBvhNode v[]; };
+// The nodes (`GpuLightBvhNode`, 64 bytes) as four 16-byte words each, so that a node is four
+// 16-byte loads. (Read as structs of scalar layout, the same samples cost 19-30% more shading
+// time on the H100: docs/BENCHMARKS.md.)
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer LightBvhNodeWords { vec4 v[]; };
 layout(buffer_reference, scalar) readonly buffer LightBvhLinks { uint v[]; };
 
 // Where the choice is made. `spatial` false: by power alone, the same for every point (what
@@ -127,12 +130,31 @@ bool light_bvh_is_leaf(GpuLightBvhNode node) {
     return node.children.y == LIGHT_BVH_LEAF;
 }
 
-// The shares of the two children at a node: each one's importance over both children's;
-// negative when neither child can send anything. Each is its own quotient, not one minus the
-// other: a child of importance 0 gets exactly 0 (on NVIDIA x / x can be 1 - 2^-24).
-vec2 light_bvh_shares(LightBvhNodes nodes, GpuLightBvhNode node, LightContext ctx) {
-    float first = light_bvh_importance(nodes.v[node.children.x], ctx);
-    float second = light_bvh_importance(nodes.v[node.children.y], ctx);
+GpuLightBvhNode light_bvh_node(uint64_t nodes_address, uint index) {
+    LightBvhNodeWords words = LightBvhNodeWords(nodes_address);
+    vec4 bounds_low = words.v[4 * index];
+    vec4 bounds_high = words.v[4 * index + 1];
+    vec4 cone = words.v[4 * index + 2];
+    uvec4 links = floatBitsToUint(words.v[4 * index + 3]);
+    GpuLightBvhNode node;
+    node.lower = bounds_low.xyz;
+    node.power = bounds_low.w;
+    node.upper = bounds_high.xyz;
+    node.cos_theta_o = bounds_high.w;
+    node.axis = cone.xyz;
+    node.cos_theta_e = cone.w;
+    node.children = links.xy;
+    node.split = links.z;
+    node.pad1 = links.w;
+    return node;
+}
+
+// The shares of two children: each one's importance over both children's; negative when
+// neither can send anything. Each is its own quotient, not one minus the other: a child of
+// importance 0 gets exactly 0 (on NVIDIA x / x can be 1 - 2^-24).
+vec2 light_bvh_shares(GpuLightBvhNode first_child, GpuLightBvhNode second_child, LightContext ctx) {
+    float first = light_bvh_importance(first_child, ctx);
+    float second = light_bvh_importance(second_child, ctx);
     float total = first + second;
     return total > 0.0 ? vec2(first, second) / total : vec2(-1.0);
 }
@@ -142,14 +164,15 @@ vec2 light_bvh_shares(LightBvhNodes nodes, GpuLightBvhNode node, LightContext ct
 // anything to the point.
 uint light_bvh_sample(uint64_t nodes_address, uint count, LightContext ctx, float u, out float probability) {
     probability = 0.0;
-    LightBvhNodes nodes = LightBvhNodes(nodes_address);
-    GpuLightBvhNode node = nodes.v[0];
+    GpuLightBvhNode node = light_bvh_node(nodes_address, 0);
     if (!(light_bvh_importance(node, ctx) > 0.0)) {
         return count;
     }
     float p = 1.0;
     while (!light_bvh_is_leaf(node)) {
-        vec2 shares = light_bvh_shares(nodes, node, ctx);
+        GpuLightBvhNode first_child = light_bvh_node(nodes_address, node.children.x);
+        GpuLightBvhNode second_child = light_bvh_node(nodes_address, node.children.y);
+        vec2 shares = light_bvh_shares(first_child, second_child, ctx);
         float share = shares.x;
         if (share < 0.0) {
             return count;
@@ -161,7 +184,7 @@ uint light_bvh_sample(uint64_t nodes_address, uint count, LightContext ctx, floa
         }
         u = clamp(first ? u / share : (u - share) / (1.0 - share), 0.0, float_below(1.0));
         p *= taken;
-        node = nodes.v[first ? node.children.x : node.children.y];
+        node = light_bvh_node(nodes_address, first ? node.children.x : node.children.y);
     }
     probability = p;
     return node.children.x;
@@ -172,15 +195,16 @@ uint light_bvh_sample(uint64_t nodes_address, uint count, LightContext ctx, floa
 // gives (the leaf lies under the first child when its position is at most the split), so that
 // the result is bit for bit the sampler's.
 float light_bvh_probability(uint64_t nodes_address, uint64_t leaf_of_address, LightContext ctx, uint light) {
-    LightBvhNodes nodes = LightBvhNodes(nodes_address);
-    uint position = nodes.v[LightBvhLinks(leaf_of_address).v[light]].split;
-    GpuLightBvhNode node = nodes.v[0];
+    uint position = light_bvh_node(nodes_address, LightBvhLinks(leaf_of_address).v[light]).split;
+    GpuLightBvhNode node = light_bvh_node(nodes_address, 0);
     if (!(light_bvh_importance(node, ctx) > 0.0)) {
         return 0.0;
     }
     float p = 1.0;
     while (!light_bvh_is_leaf(node)) {
-        vec2 shares = light_bvh_shares(nodes, node, ctx);
+        GpuLightBvhNode first_child = light_bvh_node(nodes_address, node.children.x);
+        GpuLightBvhNode second_child = light_bvh_node(nodes_address, node.children.y);
+        vec2 shares = light_bvh_shares(first_child, second_child, ctx);
         if (shares.x < 0.0) {
             return 0.0;
         }
@@ -190,7 +214,7 @@ float light_bvh_probability(uint64_t nodes_address, uint64_t leaf_of_address, Li
             return 0.0;
         }
         p *= taken;
-        node = nodes.v[second ? node.children.y : node.children.x];
+        node = light_bvh_node(nodes_address, second ? node.children.y : node.children.x);
     }
     return p;
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Two or more wavetrace binaries on the same renders, interleaved run by run in one call, so
 # that a change is measured against its parent under the same clocks (docs/BENCHMARKS.md).
-# RES (1024 x 1024), $SPP spp (256), default roulette; per render: Msamples/s and the GPU time
-# of the kernels named in $KERNELS.
+# RES (1024 x 1024), $SPP spp (256), default roulette; per render: Msamples/s and, for each
+# kernel or scope named in $KERNELS, its GPU time over its launches ("12.3 ms / 16").
 # BINARIES="name=path ..." (default: old=.device/wavetrace-old new=.device/wavetrace);
 # CASES="scene:depth:integrator[:options] ..." (scene a folder of tests/scenes or a .gltf path;
 # options joined by commas, e.g. "--lights,tree"; default: the Cornell box at depth 3 and 8,
@@ -29,8 +29,8 @@ for case in $cases; do
         --max-depth "$depth" --integrator "$integrator" ${options//,/ } --stats 2>&1)
       line="$(basename "$scene" .gltf) d$depth $integrator ${options//,/ } ${entry%%=*} run$run $(grep -o '[0-9.]* Msamples/s' <<< "$stats" | head -1)"
       for kernel in $kernels; do
-        ms=$(awk -v k="$kernel" '$1 == k {print $2; exit}' <<< "$stats")
-        [ -n "$ms" ] && line="$line  $kernel $ms ms"
+        ms=$(awk -v k="$kernel" '$1 == k {print $2 " ms / " $3; exit}' <<< "$stats")
+        [ -n "$ms" ] && line="$line  $kernel $ms"
       done
       echo "$line"
     done
