@@ -31,3 +31,12 @@ macro_rules! gpu_structs {
 }
 
 include!("shader_interface.rs");
+
+// light_bvh.glsl reads a node as four 16-byte words (`light_bvh_node`), which is only right
+// while the node is four words with no vector straddling two.
+const _: () = {
+    use std::mem::{offset_of, size_of};
+    assert!(size_of::<GpuLightBvhNode>() == 64);
+    assert!(offset_of!(GpuLightBvhNode, upper) == 16 && offset_of!(GpuLightBvhNode, axis) == 32);
+    assert!(offset_of!(GpuLightBvhNode, children) == 48 && offset_of!(GpuLightBvhNode, split) == 56);
+};
