@@ -117,8 +117,8 @@ pub fn probabilities(tree: &BvhTree, ctx: &LightContext) -> Vec<f64> {
 }
 
 /// What a built tree must be: every node reached once from the root, parents that agree with
-/// children, each light at its leaf, power summed, and bounds that hold the lit children.
-/// The first problem found, or None.
+/// children, each light at its leaf, power summed, bounds that hold the lit children, and
+/// splits that say where each leaf lies. The first problem found, or None.
 pub fn structure_problem(tree: &BvhTree) -> Option<String> {
     let n = tree.leaf_of.len();
     if tree.nodes.len() != 2 * n - 1 || tree.parents.len() != 2 * n - 1 {
