@@ -28,11 +28,26 @@ fn corpus_size() -> usize {
         .unwrap_or(240)
 }
 
+/// The corpus is rendered in shards, one test each: a 32 x 32 render is mostly pipeline
+/// creation, on one thread, and the test harness runs the shards side by side.
+const SHARDS: usize = 2;
+
 #[test]
-fn a_corpus_of_hostile_scenes_renders_or_is_refused_cleanly() {
+fn a_corpus_of_hostile_scenes_renders_or_is_refused_cleanly_shard_0() {
+    render_corpus_shard(0);
+}
+
+#[test]
+fn a_corpus_of_hostile_scenes_renders_or_is_refused_cleanly_shard_1() {
+    render_corpus_shard(1);
+}
+
+/// Renders shard `shard` of the corpus: its own mutator seed, its share of the scenes.
+fn render_corpus_shard(shard: usize) {
     let gpu = common::gpu();
-    let mut mutator = hostile::Mutator::new(16);
-    let folder = std::env::temp_dir().join(format!("wavetrace-{}-hostile-render", std::process::id()));
+    let shard_size = corpus_size().div_ceil(SHARDS);
+    let mut mutator = hostile::Mutator::new(16 + shard as u64);
+    let folder = std::env::temp_dir().join(format!("wavetrace-{}-hostile-render-{shard}", std::process::id()));
     std::fs::create_dir_all(&folder).unwrap();
     let (mut refused_on_import, mut refused_by_renderer, mut rendered) = (0, Vec::new(), 0);
     let integrators = [
@@ -43,12 +58,12 @@ fn a_corpus_of_hostile_scenes_renders_or_is_refused_cleanly() {
     let started = Instant::now();
     let mut attempts = 0;
     let mut index = 0;
-    // Generated until `corpus_size()` scenes import (most mutations of a small scene are
+    // Generated until `shard_size` scenes import (most mutations of a small scene are
     // refused by the importer, which the fuzzer covers): these are the ones the GPU must take.
-    while index < corpus_size() {
+    while index < shard_size {
         attempts += 1;
         assert!(
-            attempts < 100 * corpus_size(),
+            attempts < 100 * shard_size,
             "the mutator makes too few importable scenes"
         );
         let mut document = hostile::base_scene();
@@ -94,17 +109,17 @@ fn a_corpus_of_hostile_scenes_renders_or_is_refused_cleanly() {
         }
     }
     println!(
-        "hostile corpus: {} scenes imported of {attempts} generated ({refused_on_import} refused on import) in {:.0} s: {rendered} rendered, {} refused by the renderer: {:?}",
-        corpus_size(),
+        "hostile corpus, shard {shard}: {} scenes imported of {attempts} generated ({refused_on_import} refused on import) in {:.0} s: {rendered} rendered, {} refused by the renderer: {:?}",
+        shard_size,
         started.elapsed().as_secs_f64(),
         refused_by_renderer.len(),
         refused_by_renderer
     );
     // The corpus must exercise the kernels, not only the renderer's refusals.
     assert!(
-        rendered >= corpus_size() / 2,
+        rendered >= shard_size / 2,
         "only {rendered} of {} scenes rendered",
-        corpus_size()
+        shard_size
     );
     gpu.finish();
 }
