@@ -16,6 +16,12 @@ gpu_constants! {
     const WAVEFRONT_GROUP: u32 = 64;
     /// A free path slot has this pixel; every other value is a path in flight.
     const INACTIVE_PATH: u32 = 0xffff_ffff;
+    /// The wavefront regenerates (compacts its paths and fills the freed slots with camera
+    /// paths) when fewer than 1 / REGENERATION_SHARE of the slots hold a path. Compaction reads
+    /// every slot, so rarer and larger refills cost less; a quarter of the usual 2^23 slots
+    /// still fills a GPU. Against a half: compaction 39 -> 19 ms and +3-4% samples/s on the
+    /// Cornell box at depth 8 on the H100 (docs/BENCHMARKS.md). Both schedulers obey it.
+    const REGENERATION_SHARE: u32 = 4;
     /// A path's sample index (low `SAMPLE_BITS` bits) and the segment it is on (the high 8)
     /// share one word.
     const SAMPLE_BITS: u32 = 24;

@@ -11,7 +11,7 @@ use wavetrace::integrator::wavefront::path_state::{PathState, Sorts};
 use wavetrace::integrator::wavefront::{tiled_pixel, StepInputs, WavefrontKernels};
 use wavetrace::integrator::Crop;
 use wavetrace::integrator::KernelFeatures;
-use wavetrace::interface::{KernelCounters, PassConstants, QueueState};
+use wavetrace::interface::{KernelCounters, PassConstants, QueueState, REGENERATION_SHARE};
 use wavetrace::primitives::{CountingSort, SortArrays, SortLaunch};
 
 /// xorshift64*: reproducible inputs without a dependency.
@@ -201,7 +201,7 @@ fn regenerate(
     queues
 }
 
-/// Random busy slots (under half, so the step regenerates) with random state; after the
+/// Random busy slots (under a quarter, so the step regenerates) with random state; after the
 /// step, the busy paths' state fills the first slots unchanged (those already there stay put),
 /// the freed slots after them hold the next camera paths in tile order (over the whole image,
 /// or over a crop of it every other case), and the extend queue lists every slot in order.
@@ -225,8 +225,8 @@ fn regeneration_compacts_busy_paths_and_fills_the_rest_from_the_tiles() {
     for (case, slots) in [1u32, 2, 63, 64, 65, 1000, 4097, 65_537].into_iter().enumerate() {
         let crop = crops[case % 2];
         let pixels = crop.width * crop.height;
-        for busy_share in [0.0, 0.1, 0.49] {
-            let busy_count = ((f64::from(slots) * busy_share) as u32).min((slots - 1) / 2);
+        for busy_share in [0.0, 0.1, 0.24] {
+            let busy_count = ((f64::from(slots) * busy_share) as u32).min((slots - 1) / REGENERATION_SHARE);
             let state = PathState::new(context, slots, Sorts::default()).unwrap();
             // Busy slots anywhere; each with distinct random state.
             let mut order: Vec<u32> = (0..slots).collect();
@@ -321,9 +321,10 @@ fn regeneration_compacts_busy_paths_and_fills_the_rest_from_the_tiles() {
     gpu.finish();
 }
 
-/// With half the slots or more busy, the step changes nothing: no compaction, no camera paths.
+/// With a quarter of the slots or more busy, the step changes nothing: no compaction, no
+/// camera paths.
 #[test]
-fn regeneration_waits_until_under_half_the_slots_are_busy() {
+fn regeneration_waits_until_under_a_quarter_of_the_slots_are_busy() {
     let gpu = common::gpu();
     let context = &gpu.context;
     let kernels = WavefrontKernels::new(
@@ -337,12 +338,13 @@ fn regeneration_waits_until_under_half_the_slots_are_busy() {
     .unwrap();
     let slots = 101u32;
     let state = PathState::new(context, slots, Sorts::default()).unwrap();
+    // 26 busy slots of 101: the fewest that are not under a quarter.
     let busy: Vec<u32> = (0..slots)
-        .map(|i| if i % 2 == 1 || i == 100 { i } else { u32::MAX })
+        .map(|i| if i % 4 == 1 || i == 100 { i } else { u32::MAX })
         .collect();
     write(context, state.buffer("path pixels").unwrap(), &busy);
     let busy_count = busy.iter().filter(|&&p| p != u32::MAX).count() as u32;
-    assert_eq!(2 * busy_count, slots + 1);
+    assert_eq!(REGENERATION_SHARE * busy_count, slots + 3);
     let queue_state = QueueState {
         queued: UVec4::new(busy_count, 0, 0, 0),
         camera_paths: 1000,

@@ -1,7 +1,7 @@
 #version 460
 //
-// One thread at the start of an iteration: when fewer than half of the path slots hold a
-// path and camera paths remain, plan a regeneration: the kept paths are compacted to the
+// One thread at the start of an iteration: when fewer than 1 / REGENERATION_SHARE of the path
+// slots hold a path and camera paths remain, plan a regeneration: the kept paths are compacted to the
 // first slots (compact_find, compact_move) and the next camera paths fill the slots after
 // them (generate). Otherwise every launch of the regeneration is empty. Every busy_paths path
 // waits for extend here (the shade queue is empty in both schedules), so the extend queue's
@@ -21,7 +21,7 @@ void main() {
     Queues queues = Queues(c.queues);
     uint busy_paths = queues.q.queued[QUEUE_EXTEND];
     uint64_t remaining = queues.q.camera_paths - queues.q.next_camera_path;
-    bool refill = 2 * busy_paths < c.path_slots && remaining > 0;
+    bool refill = uint64_t(busy_paths) * REGENERATION_SHARE < uint64_t(c.path_slots) && remaining > 0;
     uint fresh = refill ? uint(min(uint64_t(c.path_slots - busy_paths), remaining)) : 0;
     queues.q.kept_paths = busy_paths;
     queues.q.new_paths = fresh;

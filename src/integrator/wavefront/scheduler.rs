@@ -10,8 +10,8 @@
 //!   profiler), so at most one recording's worth of empty iterations is wasted.
 //! * **Cycles-style**: one recording per kernel step; after each, the CPU reads the queue counts
 //!   (a 256-byte copy to host-visible memory, read after the step's fence) and runs next the
-//!   kernel with the most queued paths, as Cycles does, regenerating when fewer than half of
-//!   the slots are active and the shade queue is empty, and running connect first when shading
+//!   kernel with the most queued paths, as Cycles does, regenerating when fewer than a quarter
+//!   of the slots are active (`REGENERATION_SHARE`, as the GPU-driven schedule does) and the shade queue is empty, and running connect first when shading
 //!   could overflow the shadow-path space. Each step therefore costs a submit and a wait: the
 //!   read-back's price, which `RenderStats::host_wait_seconds` measures.
 
@@ -20,7 +20,7 @@ use crate::gpu::{
 };
 use crate::integrator::contract::SUBMISSION_SCOPE;
 use crate::integrator::Schedule;
-use crate::interface::QueueState;
+use crate::interface::{QueueState, REGENERATION_SHARE};
 use crate::trace::{barrier, TraceBackend};
 
 use super::kernel_graph::{self, Kernel, Queue};
@@ -152,12 +152,12 @@ impl Scheduler {
         })
     }
 
-    /// Every iteration that starts with camera paths left moves at least half the slots one
-    /// segment on, and the last paths need at most max_depth more: a bound that only a bug
-    /// can pass.
+    /// Every iteration that starts with camera paths left moves at least 1 / REGENERATION_SHARE
+    /// of the slots one segment on, and the last paths need at most max_depth more: a bound
+    /// that only a bug can pass.
     fn max_iterations(&self, camera_paths: u64) -> u64 {
         let segments = camera_paths.saturating_mul(u64::from(self.max_depth));
-        2 * segments.div_ceil(u64::from(self.slots)) + u64::from(self.max_depth) + 2
+        u64::from(REGENERATION_SHARE) * segments.div_ceil(u64::from(self.slots)) + u64::from(self.max_depth) + 2
     }
 
     /// Sets the host's copy of the queue state to a render's start, as the renderer sets the
@@ -237,13 +237,16 @@ impl Scheduler {
     }
 }
 
-/// Cycles' choice: regenerate when under half the slots are busy (and nothing waits for
-/// shading, which compaction requires), else the kernel with the most queued paths, but
+/// Cycles' choice: regenerate when under 1 / REGENERATION_SHARE of the slots are busy, as
+/// `prepare_regenerate` decides (and nothing waits for shading, which compaction requires), else the kernel with the most queued paths, but
 /// connect before a shade whose shadow paths might not fit.
 pub fn most_waited_for(status: &QueueState, slots: u32, camera_paths: u64) -> Kernel {
     let queued = |queue: Queue| status.queued.to_array()[queue.index()];
     let active = queued(Queue::Extend) + queued(Queue::Shade);
-    if queued(Queue::Shade) == 0 && 2 * active < slots && status.next_camera_path < camera_paths {
+    if queued(Queue::Shade) == 0
+        && u64::from(active) * u64::from(REGENERATION_SHARE) < u64::from(slots)
+        && status.next_camera_path < camera_paths
+    {
         return Kernel::Generate;
     }
     let busiest = Queue::ALL
@@ -274,8 +277,9 @@ mod tests {
     #[test]
     fn the_cycles_scheduler_runs_what_most_paths_wait_for_with_room_for_shadows() {
         let (slots, paths) = (1000, 10_000);
-        // Under half busy, nothing waiting for shading, camera paths left: regenerate.
-        assert_eq!(most_waited_for(&status(499, 0, 0, 0), slots, paths), Kernel::Generate);
+        // Under a quarter busy, nothing waiting for shading, camera paths left: regenerate.
+        assert_eq!(most_waited_for(&status(249, 0, 0, 0), slots, paths), Kernel::Generate);
+        assert_eq!(most_waited_for(&status(250, 0, 0, 0), slots, paths), Kernel::Extend);
         // Compaction needs every path in the extend queue: shade first.
         assert_eq!(
             most_waited_for(&status(0, 10, 0, 0), slots, paths),
