@@ -28,8 +28,9 @@ fn corpus_size() -> usize {
         .unwrap_or(240)
 }
 
-/// The corpus is rendered in shards, one test each: a 32 x 32 render is mostly pipeline
-/// creation, on one thread, and the test harness runs the shards side by side.
+/// The corpus is rendered in shards, one test each, which the test harness runs side by side:
+/// a 32 x 32 render is driver and validation-layer work on one thread (perf on lavapipe:
+/// the driver 47%, the layer 23%, the shaders themselves under 1%).
 const SHARDS: usize = 2;
 
 #[test]
