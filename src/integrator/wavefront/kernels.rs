@@ -5,8 +5,8 @@
 //! `prepare_regenerate`) turns its queue's count into launch arguments, then the kernel runs.
 //! The shade step first sorts its queue by material (a counting sort); the regenerate step
 //! compacts the active paths to the first slots and fills the slots after them with the next
-//! tiles' camera paths, when fewer than a quarter of the slots are active (`REGENERATION_SHARE`). The schedulers
-//! (`scheduler.rs`) decide in which order steps run.
+//! tiles' camera paths, when fewer than a quarter of the slots are active
+//! (`REGENERATION_SHARE`). The schedulers (`scheduler.rs`) decide in which order steps run.
 
 use crate::gpu::shaders::ids;
 use crate::gpu::TextureSet;

@@ -11,8 +11,9 @@
 //! * **Cycles-style**: one recording per kernel step; after each, the CPU reads the queue counts
 //!   (a 256-byte copy to host-visible memory, read after the step's fence) and runs next the
 //!   kernel with the most queued paths, as Cycles does, regenerating when fewer than a quarter
-//!   of the slots are active (`REGENERATION_SHARE`, as the GPU-driven schedule does) and the shade queue is empty, and running connect first when shading
-//!   could overflow the shadow-path space. Each step therefore costs a submit and a wait: the
+//!   of the slots are active (`REGENERATION_SHARE`, as the GPU-driven schedule does) and the
+//!   shade queue is empty, and running connect first when shading could overflow the
+//!   shadow-path space. Each step therefore costs a submit and a wait: the
 //!   read-back's price, which `RenderStats::host_wait_seconds` measures.
 
 use crate::gpu::{
@@ -238,8 +239,9 @@ impl Scheduler {
 }
 
 /// Cycles' choice: regenerate when under 1 / REGENERATION_SHARE of the slots are busy, as
-/// `prepare_regenerate` decides (and nothing waits for shading, which compaction requires), else the kernel with the most queued paths, but
-/// connect before a shade whose shadow paths might not fit.
+/// `prepare_regenerate` decides (and nothing waits for shading, which compaction requires),
+/// else the kernel with the most queued paths, but connect before a shade whose shadow paths
+/// might not fit.
 pub fn most_waited_for(status: &QueueState, slots: u32, camera_paths: u64) -> Kernel {
     let queued = |queue: Queue| status.queued.to_array()[queue.index()];
     let active = queued(Queue::Extend) + queued(Queue::Shade);
