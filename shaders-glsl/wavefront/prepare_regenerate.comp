@@ -3,9 +3,9 @@
 // One thread at the start of an iteration: when fewer than 1 / REGENERATION_SHARE of the
 // path slots hold a path and camera paths remain, plan a regeneration: the kept paths are
 // compacted to the first slots (compact_find, compact_move) and the next camera paths fill
-// the slots after them (generate). Otherwise every launch of the regeneration is empty. Every busy_paths path
-// waits for extend here (the shade queue is empty in both schedules), so the extend queue's
-// count is the number of busy_paths paths.
+// the slots after them (generate). Otherwise every launch of the regeneration is empty.
+// Every busy_paths path waits for extend here (the shade queue is empty in both schedules),
+// so the extend queue's count is the number of busy_paths paths.
 #extension GL_GOOGLE_include_directive : require
 
 #include "queues.glsl"

@@ -13,8 +13,8 @@
 //!   kernel with the most queued paths, as Cycles does, regenerating when fewer than a quarter
 //!   of the slots are active (`REGENERATION_SHARE`, as the GPU-driven schedule does) and the
 //!   shade queue is empty, and running connect first when shading could overflow the
-//!   shadow-path space. Each step therefore costs a submit and a wait: the
-//!   read-back's price, which `RenderStats::host_wait_seconds` measures.
+//!   shadow-path space. Each step therefore costs a submit and a wait: the read-back's price,
+//!   which `RenderStats::host_wait_seconds` measures.
 
 use crate::gpu::{
     Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult, MemoryLocation, Profiler, ScopeTiming,
