@@ -31,9 +31,11 @@ gpu_constants! {
     const QUEUE_EXTEND: u32 = 0;
     const QUEUE_SHADE: u32 = 1;
     const QUEUE_CONNECT: u32 = 2;
-    /// Not queues of the graph, but lists appended to the same way: compaction's two lists.
-    const LIST_FREE_SLOTS: u32 = 3;
-    const LIST_MOVING_PATHS: u32 = 4;
+    /// compact_find's shape: each thread tests this many slots, a workgroup's worth of them
+    /// apart, and a workgroup appends to each list with one global atomic.
+    const COMPACT_GROUP: u32 = 256;
+    const COMPACT_SLOTS_PER_THREAD: u32 = 8;
+    const COMPACT_SLOTS_PER_GROUP: u32 = COMPACT_GROUP * COMPACT_SLOTS_PER_THREAD;
     /// The film's fixed-point unit is 1 / FILM_SCALE (film.glsl).
     const FILM_SCALE: f32 = 16_777_216.0;
     /// Larger contributions are clamped, so that 2^24 samples of them cannot overflow a sum.

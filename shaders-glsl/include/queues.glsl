@@ -13,7 +13,7 @@
 
 #include "wavefront.glsl"
 
-// QUEUE_* and compaction's LIST_* come from interface.glsl.
+// QUEUE_* come from interface.glsl.
 
 uint queue_reserve(uint queue, uint count) {
     Queues queues = Queues(constants().queues);
@@ -23,17 +23,10 @@ uint queue_reserve(uint queue, uint count) {
     if (queue == QUEUE_SHADE) {
         return atomicAdd(queues.q.queued.y, count);
     }
-    if (queue == QUEUE_CONNECT) {
-        return atomicAdd(queues.q.queued.z, count);
-    }
-    if (queue == LIST_FREE_SLOTS) {
-        return atomicAdd(queues.q.free_slots, count);
-    }
-    return atomicAdd(queues.q.moving_paths, count);
+    return atomicAdd(queues.q.queued.z, count);
 }
 
-// This lane's position in `queue` (or list) where `wants` holds (every lane of the subgroup
-// must call).
+// This lane's position in `queue` where `wants` holds (every lane of the subgroup must call).
 uint enqueue(uint queue, bool wants) {
 #ifdef SUBGROUP_APPEND
     uvec4 ballot = subgroupBallot(wants);

@@ -30,7 +30,8 @@ void main() {
     queues.q.first_new_camera_path = queues.q.next_camera_path;
     queues.q.next_camera_path += fresh;
     // Paths at or past `busy_paths` move into free slots below it: at most min(busy_paths, slots - busy_paths).
-    queues.q.compact_groups = groups_for(refill ? c.path_slots : 0);
+    uint compact_slots = refill ? c.path_slots : 0;
+    queues.q.compact_groups = uvec4((compact_slots + COMPACT_SLOTS_PER_GROUP - 1) / COMPACT_SLOTS_PER_GROUP, 1, 1, 0);
     queues.q.move_groups = groups_for(refill ? min(busy_paths, c.path_slots - busy_paths) : 0);
     queues.q.generate_groups = groups_for(refill ? busy_paths + fresh : 0);
     if (refill) {
