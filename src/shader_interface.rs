@@ -28,9 +28,11 @@ gpu_constants! {
     const SAMPLE_MASK: u32 = (1 << SAMPLE_BITS) - 1;
     /// The wavefront's queues (`integrator::kernel_graph::Queue`), indices into
     /// `QueueState`'s vectors.
+    /// Extend and connect are neighbours, so that the shade kernels, which feed both, reserve
+    /// their runs of both with one 64-bit atomic (`enqueue_extend_and_connect`).
     const QUEUE_EXTEND: u32 = 0;
-    const QUEUE_SHADE: u32 = 1;
-    const QUEUE_CONNECT: u32 = 2;
+    const QUEUE_CONNECT: u32 = 1;
+    const QUEUE_SHADE: u32 = 2;
     /// compact_find's shape: each thread tests this many slots, a workgroup's worth of them
     /// apart, and a workgroup appends to each list with one global atomic.
     const COMPACT_GROUP: u32 = 256;

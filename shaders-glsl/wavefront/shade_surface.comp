@@ -6,6 +6,7 @@
 #extension GL_GOOGLE_include_directive : require
 
 #define SUBGROUP_APPEND
+#define WORKGROUP_APPEND
 #define LIGHT_CULLING_SCALARISED
 #include "queues.glsl"
 #include "path.glsl"
@@ -16,27 +17,36 @@ layout(local_size_x = WAVEFRONT_GROUP) in;
 void main() {
     PassConstants c = constants();
     uint index = gl_GlobalInvocationID.x;
-    // Lanes past the queue's end leave; the subgroup appends count only the lanes running.
-    if (index >= launched(QUEUE_SHADE)) {
-        return;
-    }
-    uint path = Uints(c.sort_buckets > 0 ? c.sorted_shade_queue : c.shade_queue).v[index];
-    uint pixel = Uints(c.path_pixels).v[path];
-    uint packed_sample = Uints(c.path_samples).v[path];
-    PathHit stored = Hits(c.hits).v[path];
-    HitRecord hit = HitRecord(stored.t, stored.instance, stored.primitive, 0);
-    vec3 origin = Vec3s(c.ray_origins).v[path];
-    vec3 direction = Vec3s(c.ray_directions).v[path];
-    vec4 throughput = Vec4s(c.throughputs).v[path];
-    uint light_normal = Uints(c.light_normals).v[path];
-    vec3 emitted;
-    bool has_shadow;
+    // Lanes past the queue's end stay for the workgroup's appends, with nothing to append.
+    bool shading = index < launched(QUEUE_SHADE);
+    uint path = 0;
+    uint pixel = 0;
+    uint packed_sample = 0;
+    vec3 origin = vec3(0.0);
+    vec3 direction = vec3(0.0);
+    vec4 throughput = vec4(0.0);
+    uint light_normal = 0;
+    bool has_shadow = false;
     ShadowRay shadow;
-    bool continues = shade_hit(c, pixel, path_sample(packed_sample), path_bounce(packed_sample), hit, origin,
-                               direction, throughput, light_normal, emitted, has_shadow, shadow);
-    film_add(c.film, pixel, film_quantize(emitted));
-    uint shadow_slot = enqueue(QUEUE_CONNECT, has_shadow);
-    uint extend_slot = enqueue(QUEUE_EXTEND, continues);
+    bool continues = false;
+    if (shading) {
+        path = Uints(c.sort_buckets > 0 ? c.sorted_shade_queue : c.shade_queue).v[index];
+        pixel = Uints(c.path_pixels).v[path];
+        packed_sample = Uints(c.path_samples).v[path];
+        PathHit stored = Hits(c.hits).v[path];
+        HitRecord hit = HitRecord(stored.t, stored.instance, stored.primitive, 0);
+        origin = Vec3s(c.ray_origins).v[path];
+        direction = Vec3s(c.ray_directions).v[path];
+        throughput = Vec4s(c.throughputs).v[path];
+        light_normal = Uints(c.light_normals).v[path];
+        vec3 emitted;
+        continues = shade_hit(c, pixel, path_sample(packed_sample), path_bounce(packed_sample), hit, origin,
+                              direction, throughput, light_normal, emitted, has_shadow, shadow);
+        film_add(c.film, pixel, film_quantize(emitted));
+    }
+    uvec2 slots = enqueue_extend_and_connect(continues, has_shadow);
+    uint extend_slot = slots.x;
+    uint shadow_slot = slots.y;
     // The schedulers make room for every shadow path before shading (kernel_graph.rs); the
     // test only guards memory if one ever did not.
     if (has_shadow && shadow_slot < c.path_slots) {
@@ -58,7 +68,7 @@ void main() {
         if (c.ray_sort_buckets > 0) {
             Uints(c.extend_keys).v[extend_slot] = ray_sort_key(c, origin, direction);
         }
-    } else {
+    } else if (shading) {
         Uints(c.path_pixels).v[path] = INACTIVE_PATH;
     }
 }

@@ -142,12 +142,36 @@ mod tests {
         }
     }
 
-    /// A kernel appends (`enqueue(QUEUE_X`) or writes a queue's list (`c.x_queue).v[...] =`)
-    /// exactly for the queues it declares.
+    /// The queues `source` appends to: those named in the arguments of its `enqueue(...)` calls,
+    /// and extend and connect where it calls `enqueue_extend_and_connect`.
+    fn appended_queues(source: &str) -> HashSet<String> {
+        let mut queues = HashSet::new();
+        if source.contains("enqueue_extend_and_connect(") {
+            queues.extend(["EXTEND", "CONNECT"].map(String::from));
+        }
+        for (start, _) in source.match_indices("enqueue(") {
+            let arguments = &source[start + "enqueue(".len()..];
+            let arguments = &arguments[..arguments.find(')').unwrap_or(arguments.len())];
+            for argument in arguments.split(',') {
+                if let Some(name) = argument.trim().strip_prefix("QUEUE_") {
+                    queues.insert(name.to_string());
+                }
+            }
+        }
+        queues
+    }
+
+    /// A kernel appends (`enqueue(QUEUE_X, ...)`, `enqueue_extend_and_connect(...)`) or writes a
+    /// queue's list (`c.x_queue).v[...] =`) exactly for the queues it declares.
     #[test]
     fn every_kernel_appends_only_where_the_graph_says() {
+        assert_eq!(
+            appended_queues("enqueue(QUEUE_SHADE, a); enqueue_extend_and_connect(b, c)"),
+            ["SHADE", "CONNECT", "EXTEND"].map(String::from).into()
+        );
         for node in &GRAPH {
             let source: String = node.sources.iter().map(|path| shader(path)).collect();
+            let queues_appended = appended_queues(&source);
             let mut appended = HashSet::new();
             for queue in Queue::ALL {
                 let name = glsl_name(queue);
@@ -155,7 +179,7 @@ mod tests {
                 let writes_list = source
                     .lines()
                     .any(|line| line.contains(&list) && line.trim_end().ends_with(';') && line.contains("] ="));
-                if source.contains(&format!("enqueue(QUEUE_{name}")) || writes_list {
+                if queues_appended.contains(name) || writes_list {
                     appended.insert(queue);
                 }
             }
