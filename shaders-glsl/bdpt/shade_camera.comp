@@ -20,6 +20,51 @@ float light_hit_weight(PassConstants c, uint path, SubpathMis mis, uint t, float
     return strategy_weight(c, path, 0, t, weight);
 }
 
+// A connection of the camera vertex `v` to the light subpath's i-th stored vertex (s = i + 2),
+// wanted where it adds light; only the first `connectable` vertices may be connected.
+struct Connection {
+    bool wanted;
+    vec3 from;
+    vec3 to;
+    vec3 contribution;
+};
+
+Connection light_vertex_connection(PassConstants c, uint path, uint i, uint t, uint connectable, BdptVertex v,
+                                   vec3 throughput, vec3 absorption, SubpathMis mis) {
+    uint s = i + 2;
+    Connection connection = Connection(false, vec3(0.0), vec3(1.0), vec3(0.0));
+    if (i >= connectable || !strategy_wanted(c, path, s, t)) {
+        return connection;
+    }
+    LightVertex stored_light = load_light_vertex(c, path, i);
+    BdptVertex l = bdpt_vertex_of(stored_light);
+    vec3 between = l.position - v.position;
+    float distance2 = dot(between, between);
+    float distance = sqrt(distance2);
+    vec3 w = between / distance;
+    float camera_pdf;
+    float camera_back_pdf;
+    float light_pdf;
+    float light_back_pdf;
+    vec3 f_camera = vertex_eval(v, w, false, camera_pdf, camera_back_pdf);
+    vec3 f_light = vertex_eval(l, -w, true, light_pdf, light_back_pdf);
+    vec3 unweighted = throughput * f_camera * f_light * stored_light.throughput / distance2;
+    // A segment into this material's volume (through its front, or back in from its inside
+    // face) is absorbed along its length, as extension segments are.
+    if (HAS_VOLUMES && (dot(w, v.facing) < 0.0) == v.front) {
+        unweighted *= exp(-absorption * distance);
+    }
+    float weight = mis_connection_weight(SubpathMis(stored_light.d_vcm, stored_light.d_vc),
+                                         camera_pdf * geometric_cos(l, w) / distance2, light_back_pdf, mis,
+                                         light_pdf * geometric_cos(v, w) / distance2, camera_back_pdf);
+    connection.contribution = unweighted * strategy_weight(c, path, s, t, weight);
+    connection.wanted = (stored_light.flags & LIGHT_VERTEX_CONNECTABLE) != 0
+                        && any(greaterThan(connection.contribution, vec3(0.0)));
+    connection.from = leaving_point(v, w);
+    connection.to = leaving_point(l, -w);
+    return connection;
+}
+
 void main() {
     PassConstants c = constants();
     uint index = gl_GlobalInvocationID.x;
@@ -131,54 +176,31 @@ void main() {
         }
     }
     add_found_light(c, pixel, emitted);
-    queue_shadow_along(c, has_shadow, shadow.origin, shadow.direction, shadow.t_max, shadow.contribution,
+    uvec2 slots = enqueue_extend_and_connect(continues, has_shadow);
+    store_shadow_along(c, slots.y, has_shadow, shadow.origin, shadow.direction, shadow.t_max, shadow.contribution,
                        shadow_target(c, pixel));
     count_strategy(c, 1, t, has_shadow);
+    count_subpath_rays(c, 1, continues);
+    if (continues) {
+        Uints(c.extend_queue).v[slots.x] = path;
+    }
 
     // s >= 2: this vertex to each vertex of the light subpath that keeps the path within
     // max_depth segments (the light subpath's i-th stored vertex has i + 1 segments behind it,
     // so s + t - 1 <= max_depth while i + t < max_depth; t is the same in the whole launch).
+    // Two a round, so that one atomic reserves both rounds' shadow paths.
     uint light_vertices = connects ? Uints(c.light_vertex_counts).v[path] : 0;
-    for (uint i = 0; i + t < c.max_depth; ++i) {
-        uint s = i + 2;
-        bool wanted = i < light_vertices && strategy_wanted(c, path, s, t);
-        vec3 from = vec3(0.0);
-        vec3 to = vec3(1.0);
-        vec3 contribution = vec3(0.0);
-        if (wanted) {
-            LightVertex stored_light = load_light_vertex(c, path, i);
-            BdptVertex l = bdpt_vertex_of(stored_light);
-            vec3 between = l.position - v.position;
-            float distance2 = dot(between, between);
-            float distance = sqrt(distance2);
-            vec3 w = between / distance;
-            float camera_pdf;
-            float camera_back_pdf;
-            float light_pdf;
-            float light_back_pdf;
-            vec3 f_camera = vertex_eval(v, w, false, camera_pdf, camera_back_pdf);
-            vec3 f_light = vertex_eval(l, -w, true, light_pdf, light_back_pdf);
-            vec3 unweighted = throughput.xyz * f_camera * f_light * stored_light.throughput / distance2;
-            // A segment into this material's volume (through its front, or back in from its
-            // inside face) is absorbed along its length, as extension segments are.
-            if (HAS_VOLUMES && (dot(w, v.facing) < 0.0) == v.front) {
-                unweighted *= exp(-absorption * distance);
-            }
-            float weight = mis_connection_weight(SubpathMis(stored_light.d_vcm, stored_light.d_vc),
-                                                 camera_pdf * geometric_cos(l, w) / distance2, light_back_pdf, mis,
-                                                 light_pdf * geometric_cos(v, w) / distance2, camera_back_pdf);
-            contribution = unweighted * strategy_weight(c, path, s, t, weight);
-            wanted = (stored_light.flags & LIGHT_VERTEX_CONNECTABLE) != 0 && any(greaterThan(contribution, vec3(0.0)));
-            from = leaving_point(v, w);
-            to = leaving_point(l, -w);
+    uint connectable = t < c.max_depth ? min(light_vertices, c.max_depth - t) : 0;
+    uint target = shadow_target(c, pixel);
+    for (uint i = 0; i + t < c.max_depth; i += 2) {
+        Connection first = light_vertex_connection(c, path, i, t, connectable, v, throughput.xyz, absorption, mis);
+        Connection second = light_vertex_connection(c, path, i + 1, t, connectable, v, throughput.xyz, absorption, mis);
+        uvec2 slots = enqueue_two(QUEUE_CONNECT, first.wanted, second.wanted);
+        store_shadow(c, slots.x, first.wanted, first.from, first.to, first.contribution, target);
+        store_shadow(c, slots.y, second.wanted, second.from, second.to, second.contribution, target);
+        count_strategy(c, i + 2, t, first.wanted);
+        if (i + 1 + t < c.max_depth) {
+            count_strategy(c, i + 3, t, second.wanted);
         }
-        queue_shadow(c, wanted, from, to, contribution, shadow_target(c, pixel));
-        count_strategy(c, s, t, wanted);
-    }
-
-    uint extend_slot = enqueue(QUEUE_EXTEND, continues);
-    count_subpath_rays(c, 1, continues);
-    if (continues) {
-        Uints(c.extend_queue).v[extend_slot] = path;
     }
 }

@@ -101,9 +101,10 @@ void main() {
         }
         splat_target = shadow_target(c, pixel);
     }
-    queue_shadow(c, splat, splat_from, c.camera_origin, splat_contribution, splat_target);
+    uvec2 slots = enqueue_extend_and_connect(continues, splat);
+    store_shadow(c, slots.y, splat, splat_from, c.camera_origin, splat_contribution, splat_target);
     count_strategy(c, segments + 1, 1, splat);
-    uint extend_slot = enqueue(QUEUE_EXTEND, continues);
+    uint extend_slot = slots.x;
     count_subpath_rays(c, 0, continues);
     if (continues) {
         Vec3s(c.ray_origins).v[path] = origin;

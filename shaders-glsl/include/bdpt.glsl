@@ -273,12 +273,11 @@ void count_subpath_rays(PassConstants c, uint subpath, bool queued) {
     }
 }
 
-// Queues a shadow path from `origin` along `direction` up to `t_max` (every lane of the
-// subgroup calls; `wanted` says whether this lane has one). The contribution lands on `pixel`
-// if nothing blocks it.
-void queue_shadow_along(PassConstants c, bool wanted, vec3 origin, vec3 direction, float t_max, vec3 contribution,
-                        uint pixel) {
-    uint slot = enqueue(QUEUE_CONNECT, wanted);
+// Stores the shadow path from `origin` along `direction` up to `t_max` at `slot` of the connect
+// queue, where `wanted` says this lane has one. The contribution lands on `pixel` if nothing
+// blocks it.
+void store_shadow_along(PassConstants c, uint slot, bool wanted, vec3 origin, vec3 direction, float t_max,
+                        vec3 contribution, uint pixel) {
     // The integrator makes room for every shadow path a step can queue; the test only guards
     // memory if one ever did not.
     if (wanted && slot < c.shadow_capacity) {
@@ -289,11 +288,17 @@ void queue_shadow_along(PassConstants c, bool wanted, vec3 origin, vec3 directio
     }
 }
 
-// Queues a shadow path from `origin` to just short of `target`.
-void queue_shadow(PassConstants c, bool wanted, vec3 origin, vec3 target, vec3 contribution, uint pixel) {
+// The same, from `origin` to just short of `target`.
+void store_shadow(PassConstants c, uint slot, bool wanted, vec3 origin, vec3 target, vec3 contribution, uint pixel) {
     vec3 to_target = target - origin;
     float distance = length(to_target);
-    queue_shadow_along(c, wanted, origin, to_target / distance, distance * (1.0 - 1e-4), contribution, pixel);
+    store_shadow_along(c, slot, wanted, origin, to_target / distance, distance * (1.0 - 1e-4), contribution, pixel);
+}
+
+// Queues a shadow path from `origin` to just short of `target` (every lane of the subgroup
+// calls; `wanted` says whether this lane has one).
+void queue_shadow(PassConstants c, bool wanted, vec3 origin, vec3 target, vec3 contribution, uint pixel) {
+    store_shadow(c, enqueue(QUEUE_CONNECT, wanted), wanted, origin, target, contribution, pixel);
 }
 
 #endif

@@ -36,6 +36,22 @@ uint enqueue(uint queue, bool wants) {
 }
 
 #ifdef SUBGROUP_APPEND
+// This lane's two positions in `queue`, for `first` and `second` (every lane of the subgroup
+// must call): one atomic for both runs.
+uvec2 enqueue_two(uint queue, bool first, bool second) {
+    uvec4 first_ballot = subgroupBallot(first);
+    uvec4 second_ballot = subgroupBallot(second);
+    uint first_count = subgroupBallotBitCount(first_ballot);
+    uint count = first_count + subgroupBallotBitCount(second_ballot);
+    uint base = 0;
+    if (count > 0 && subgroupElect()) {
+        base = queue_reserve(queue, count);
+    }
+    base = subgroupBroadcastFirst(base);
+    return uvec2(base + subgroupBallotExclusiveBitCount(first_ballot),
+                 base + first_count + subgroupBallotExclusiveBitCount(second_ballot));
+}
+
 // The extend and connect counters as one word (QUEUE_EXTEND's the low half): a run of each
 // reserved with one atomic. Atomics on one counter are served one after another (about 2 ns
 // apart on the H100, as compaction measured) and a lane waits for its result, so a shade

@@ -142,19 +142,22 @@ mod tests {
         }
     }
 
-    /// The queues `source` appends to: those named in the arguments of its `enqueue(...)` calls,
-    /// and extend and connect where it calls `enqueue_extend_and_connect`.
+    /// The queues `source` appends to: those named in the arguments of its `enqueue(...)` and
+    /// `enqueue_two(...)` calls, and extend and connect where it calls
+    /// `enqueue_extend_and_connect`.
     fn appended_queues(source: &str) -> HashSet<String> {
         let mut queues = HashSet::new();
         if source.contains("enqueue_extend_and_connect(") {
             queues.extend(["EXTEND", "CONNECT"].map(String::from));
         }
-        for (start, _) in source.match_indices("enqueue(") {
-            let arguments = &source[start + "enqueue(".len()..];
-            let arguments = &arguments[..arguments.find(')').unwrap_or(arguments.len())];
-            for argument in arguments.split(',') {
-                if let Some(name) = argument.trim().strip_prefix("QUEUE_") {
-                    queues.insert(name.to_string());
+        for call in ["enqueue(", "enqueue_two("] {
+            for (start, _) in source.match_indices(call) {
+                let arguments = &source[start + call.len()..];
+                let arguments = &arguments[..arguments.find(')').unwrap_or(arguments.len())];
+                for argument in arguments.split(',') {
+                    if let Some(name) = argument.trim().strip_prefix("QUEUE_") {
+                        queues.insert(name.to_string());
+                    }
                 }
             }
         }
@@ -168,6 +171,10 @@ mod tests {
         assert_eq!(
             appended_queues("enqueue(QUEUE_SHADE, a); enqueue_extend_and_connect(b, c)"),
             ["SHADE", "CONNECT", "EXTEND"].map(String::from).into()
+        );
+        assert_eq!(
+            appended_queues("enqueue_two(QUEUE_CONNECT, a, b)"),
+            ["CONNECT"].map(String::from).into()
         );
         for node in &GRAPH {
             let source: String = node.sources.iter().map(|path| shader(path)).collect();
