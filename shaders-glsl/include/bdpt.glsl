@@ -295,10 +295,4 @@ void store_shadow(PassConstants c, uint slot, bool wanted, vec3 origin, vec3 tar
     store_shadow_along(c, slot, wanted, origin, to_target / distance, distance * (1.0 - 1e-4), contribution, pixel);
 }
 
-// Queues a shadow path from `origin` to just short of `target` (every lane of the subgroup
-// calls; `wanted` says whether this lane has one).
-void queue_shadow(PassConstants c, bool wanted, vec3 origin, vec3 target, vec3 contribution, uint pixel) {
-    store_shadow(c, enqueue(QUEUE_CONNECT, wanted), wanted, origin, target, contribution, pixel);
-}
-
 #endif

@@ -36,22 +36,6 @@ uint enqueue(uint queue, bool wants) {
 }
 
 #ifdef SUBGROUP_APPEND
-// This lane's two positions in `queue`, for `first` and `second` (every lane of the subgroup
-// must call): one atomic for both runs.
-uvec2 enqueue_two(uint queue, bool first, bool second) {
-    uvec4 first_ballot = subgroupBallot(first);
-    uvec4 second_ballot = subgroupBallot(second);
-    uint first_count = subgroupBallotBitCount(first_ballot);
-    uint count = first_count + subgroupBallotBitCount(second_ballot);
-    uint base = 0;
-    if (count > 0 && subgroupElect()) {
-        base = queue_reserve(queue, count);
-    }
-    base = subgroupBroadcastFirst(base);
-    return uvec2(base + subgroupBallotExclusiveBitCount(first_ballot),
-                 base + first_count + subgroupBallotExclusiveBitCount(second_ballot));
-}
-
 // The extend and connect counters as one word (QUEUE_EXTEND's the low half): a run of each
 // reserved with one atomic. Atomics on one counter are served one after another (about 2 ns
 // apart on the H100, as compaction measured) and a lane waits for its result, so a shade
@@ -66,17 +50,30 @@ uvec2 reserve_extend_and_connect(uint extend_count, uint connect_count) {
     return uvec2(uint(bases), uint(bases >> 32));
 }
 
+// Two runs reserved with one atomic: one in the extend queue and one in the connect queue,
+// or both in one queue (`first_queue` = `second_queue`), the second after the first.
+uvec2 reserve_two(uint first_queue, uint second_queue, uvec2 counts) {
+    if (counts.x + counts.y == 0) {
+        return uvec2(0);
+    }
+    if (first_queue != second_queue) {
+        return reserve_extend_and_connect(counts.x, counts.y);
+    }
+    uint base = queue_reserve(first_queue, counts.x + counts.y);
+    return uvec2(base, base + counts.x);
+}
+
 #ifdef WORKGROUP_APPEND
 shared uint workgroup_counts[2];
 shared uvec2 workgroup_bases;
 #endif
 
-// This lane's positions in the extend and connect queues where `extend` and `connect` hold.
-// With WORKGROUP_APPEND, one atomic a workgroup (every invocation calls, in uniform control
-// flow; the counts are reset before the first barrier and read after the second, the bases
-// written between the second and the third, so back-to-back calls never see each other's);
-// else one a subgroup (every lane calls).
-uvec2 enqueue_extend_and_connect(bool extend, bool connect) {
+// This lane's positions in two runs (see reserve_two) where `first` and `second` hold. With
+// WORKGROUP_APPEND, one atomic a workgroup (every invocation calls, in uniform control flow;
+// the counts are reset before the first barrier and read after the second, the bases written
+// between the second and the third, so back-to-back calls never see each other's); else one
+// a subgroup (every lane calls).
+uvec2 enqueue_two_runs(uint first_queue, uint second_queue, bool first, bool second) {
 #ifdef WORKGROUP_APPEND
     if (gl_LocalInvocationIndex == 0) {
         workgroup_counts[0] = 0;
@@ -84,34 +81,38 @@ uvec2 enqueue_extend_and_connect(bool extend, bool connect) {
     }
     barrier();
 #endif
-    uvec4 extend_ballot = subgroupBallot(extend);
-    uvec4 connect_ballot = subgroupBallot(connect);
-    uint extend_count = subgroupBallotBitCount(extend_ballot);
-    uint connect_count = subgroupBallotBitCount(connect_ballot);
+    uvec4 first_ballot = subgroupBallot(first);
+    uvec4 second_ballot = subgroupBallot(second);
+    uvec2 counts = uvec2(subgroupBallotBitCount(first_ballot), subgroupBallotBitCount(second_ballot));
     uvec2 bases = uvec2(0);
     if (subgroupElect()) {
 #ifdef WORKGROUP_APPEND
-        bases = uvec2(atomicAdd(workgroup_counts[0], extend_count), atomicAdd(workgroup_counts[1], connect_count));
+        bases = uvec2(atomicAdd(workgroup_counts[0], counts.x), atomicAdd(workgroup_counts[1], counts.y));
 #else
-        if (extend_count + connect_count > 0) {
-            bases = reserve_extend_and_connect(extend_count, connect_count);
-        }
+        bases = reserve_two(first_queue, second_queue, counts);
 #endif
     }
     uvec2 slots = subgroupBroadcastFirst(bases)
-                  + uvec2(subgroupBallotExclusiveBitCount(extend_ballot), subgroupBallotExclusiveBitCount(connect_ballot));
+                  + uvec2(subgroupBallotExclusiveBitCount(first_ballot), subgroupBallotExclusiveBitCount(second_ballot));
 #ifdef WORKGROUP_APPEND
     barrier();
     if (gl_LocalInvocationIndex == 0) {
-        uint extend_total = workgroup_counts[0];
-        uint connect_total = workgroup_counts[1];
-        workgroup_bases = extend_total + connect_total > 0 ? reserve_extend_and_connect(extend_total, connect_total)
-                                                           : uvec2(0);
+        workgroup_bases = reserve_two(first_queue, second_queue, uvec2(workgroup_counts[0], workgroup_counts[1]));
     }
     barrier();
     slots += workgroup_bases;
 #endif
     return slots;
+}
+
+// This lane's positions in the extend and connect queues where `extend` and `connect` hold.
+uvec2 enqueue_extend_and_connect(bool extend, bool connect) {
+    return enqueue_two_runs(QUEUE_EXTEND, QUEUE_CONNECT, extend, connect);
+}
+
+// This lane's two positions in `queue`, for `first` and `second`.
+uvec2 enqueue_two(uint queue, bool first, bool second) {
+    return enqueue_two_runs(queue, queue, first, second);
 }
 #endif
 
