@@ -251,9 +251,11 @@ pub fn most_waited_for(status: &QueueState, slots: u32, camera_paths: u64) -> Ke
     {
         return Kernel::Generate;
     }
-    let busiest = Queue::ALL
+    // Ties go to the queue earlier in the graph's flow (`Queue::ALL`), whatever the counters' order.
+    let (_, busiest) = Queue::ALL
         .into_iter()
-        .max_by_key(|&queue| (queued(queue), std::cmp::Reverse(queue.index())))
+        .enumerate()
+        .max_by_key(|&(order, queue)| (queued(queue), std::cmp::Reverse(order)))
         .expect("queues exist");
     let kernel = kernel_graph::consumer(busiest).kernel;
     let shadow_room = slots - queued(Queue::Connect);
@@ -269,8 +271,16 @@ mod tests {
     use glam::UVec4;
 
     fn status(extend: u32, shade: u32, connect: u32, next: u64) -> QueueState {
+        let mut queued = [0; 4];
+        for (queue, count) in [
+            (Queue::Extend, extend),
+            (Queue::Shade, shade),
+            (Queue::Connect, connect),
+        ] {
+            queued[queue.index()] = count;
+        }
         QueueState {
-            queued: UVec4::new(extend, shade, connect, 0),
+            queued: UVec4::from_array(queued),
             next_camera_path: next,
             ..QueueState::default()
         }
@@ -298,5 +308,9 @@ mod tests {
         assert_eq!(most_waited_for(&status(0, 600, 500, 0), slots, paths), Kernel::Connect);
         // Ties go to the earlier queue in the graph.
         assert_eq!(most_waited_for(&status(500, 0, 500, 0), slots, paths), Kernel::Extend);
+        assert_eq!(
+            most_waited_for(&status(0, 400, 400, 0), slots, paths),
+            Kernel::ShadeSurface
+        );
     }
 }
