@@ -73,3 +73,42 @@ pub(crate) fn log_statistics(shared: &Shared, pipeline: vk::Pipeline, name: &str
         log::info!("pipeline statistics of {name} ({stage}): {}", values.join(", "));
     }
 }
+
+/// Logs the stack each shader group of a ray-tracing pipeline needs, which the driver does
+/// report where executables are not listed: a raygen shader's stack holds what it keeps live
+/// across `traceRayEXT`, the state a megakernel pays to save and restore around every ray.
+pub(crate) fn log_ray_tracing_stacks(
+    shared: &Shared,
+    loader: &ash::khr::ray_tracing_pipeline::Device,
+    pipeline: vk::Pipeline,
+    name: &str,
+    groups: &[vk::RayTracingShaderGroupCreateInfoKHR<'_>],
+) {
+    if shared.pipeline_statistics.is_none() {
+        return;
+    }
+    let sizes: Vec<String> = groups
+        .iter()
+        .enumerate()
+        .flat_map(|(index, group)| {
+            // Only shaders the group has may be asked about.
+            let shaders = [
+                ("general", vk::ShaderGroupShaderKHR::GENERAL, group.general_shader),
+                (
+                    "closest hit",
+                    vk::ShaderGroupShaderKHR::CLOSEST_HIT,
+                    group.closest_hit_shader,
+                ),
+                ("any hit", vk::ShaderGroupShaderKHR::ANY_HIT, group.any_hit_shader),
+            ]
+            .into_iter()
+            .filter(|&(_, _, stage)| stage != vk::SHADER_UNUSED_KHR);
+            shaders.map(move |(label, shader, _)| {
+                // SAFETY: the pipeline is alive and `index` is one of its groups.
+                let bytes = unsafe { loader.get_ray_tracing_shader_group_stack_size(pipeline, index as u32, shader) };
+                format!("group {index} {label} {bytes}")
+            })
+        })
+        .collect();
+    log::info!("ray-tracing stack of {name} (bytes): {}", sizes.join(", "));
+}

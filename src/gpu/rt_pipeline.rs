@@ -77,6 +77,7 @@ impl<P: Pod> RayTracingPipeline<P> {
         shared.set_name(raw, name);
         shared.set_name(layout, name);
         pipeline_statistics::log_statistics(shared, raw, name);
+        pipeline_statistics::log_ray_tracing_stacks(shared, loader, raw, name, &groups);
         // From here on, `pipeline_guard` frees both if the table cannot be made.
         let pipeline_guard = PipelineGuard { shared, raw, layout };
         let table = BindingTable::new(context, loader, raw, shaders, groups.len(), name)?;
