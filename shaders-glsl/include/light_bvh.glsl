@@ -12,6 +12,7 @@
 
 #include "common.glsl"
 #include "light_tree.glsl"
+#include "light_bvh_words.glsl"
 
 // The nodes (`GpuLightBvhNode`, 64 bytes) as four 16-byte words each, so that a node is four
 // 16-byte loads. (Read as structs of scalar layout, the same samples cost 19-30% more shading
@@ -132,21 +133,11 @@ bool light_bvh_is_leaf(GpuLightBvhNode node) {
 
 GpuLightBvhNode light_bvh_node(uint64_t nodes_address, uint index) {
     LightBvhNodeWords words = LightBvhNodeWords(nodes_address);
-    vec4 bounds_low = words.v[4 * index];
-    vec4 bounds_high = words.v[4 * index + 1];
-    vec4 cone = words.v[4 * index + 2];
-    uvec4 links = floatBitsToUint(words.v[4 * index + 3]);
-    GpuLightBvhNode node;
-    node.lower = bounds_low.xyz;
-    node.power = bounds_low.w;
-    node.upper = bounds_high.xyz;
-    node.cos_theta_o = bounds_high.w;
-    node.axis = cone.xyz;
-    node.cos_theta_e = cone.w;
-    node.children = links.xy;
-    node.split = links.z;
-    node.pad1 = links.w;
-    return node;
+    LightBvhNodeVec4s node;
+    for (uint w = 0; w < 4; ++w) {
+        node.w[w] = words.v[4 * index + w];
+    }
+    return light_bvh_node_from_words(node);
 }
 
 // The shares of two children: each one's importance over both children's; negative when

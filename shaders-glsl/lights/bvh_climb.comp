@@ -14,6 +14,7 @@
 
 #include "common.glsl"
 #include "dispatch.glsl"
+#include "light_bvh_words.glsl"
 
 layout(local_size_x = LIGHT_BVH_GROUP) in;
 
@@ -21,7 +22,9 @@ layout(push_constant, scalar) uniform PushBlock {
     LightBvhPush push;
 };
 
-layout(buffer_reference, scalar) coherent buffer Nodes { GpuLightBvhNode v[]; };
+// Nodes as 16-byte words (light_bvh_words.glsl): a node is four vector loads or stores.
+layout(buffer_reference, std430, buffer_reference_align = 16) coherent buffer NodeWords { vec4 v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer LeafWords { vec4 v[]; };
 layout(buffer_reference, scalar) readonly buffer Keys { uint v[]; };
 layout(buffer_reference, scalar) buffer Words { uint v[]; };
 layout(buffer_reference, scalar) coherent buffer Slots { uint v[]; };
@@ -92,6 +95,21 @@ int neighbours_prefix(Keys keys, int i) {
     return a == b ? 63 - findMSB(uint(i ^ (i + 1))) : 31 - findMSB(a ^ b);
 }
 
+GpuLightBvhNode load_node(NodeWords nodes, uint index) {
+    LightBvhNodeVec4s words;
+    for (uint w = 0; w < 4; ++w) {
+        words.w[w] = nodes.v[4 * index + w];
+    }
+    return light_bvh_node_from_words(words);
+}
+
+void store_node(NodeWords nodes, uint index, GpuLightBvhNode node) {
+    LightBvhNodeVec4s words = light_bvh_node_words(node);
+    for (uint w = 0; w < 4; ++w) {
+        nodes.v[4 * index + w] = words.w[w];
+    }
+}
+
 uint leaf_node(uint k) {
     return push.count - 1 + k;
 }
@@ -102,11 +120,15 @@ void main() {
         return;
     }
     Keys keys = Keys(push.keys);
-    Nodes nodes = Nodes(push.nodes);
+    NodeWords nodes = NodeWords(push.nodes);
     Words parents = Words(push.parents);
     Slots slots = Slots(push.counters);
     uint light = Keys(push.values).v[k];
-    GpuLightBvhNode subtree = Nodes(push.leaves).v[light];
+    LightBvhNodeVec4s leaf_words;
+    for (uint w = 0; w < 4; ++w) {
+        leaf_words.w[w] = LeafWords(push.leaves).v[4 * light + w];
+    }
+    GpuLightBvhNode subtree = light_bvh_node_from_words(leaf_words);
     subtree.split = k;
     Words(push.leaf_of).v[light] = leaf_node(k);
     uint last = push.count - 1;
@@ -126,7 +148,7 @@ void main() {
             parents.v[children.x] = node;
             parents.v[children.y] = node;
         }
-        nodes.v[node] = subtree;
+        store_node(nodes, node, subtree);
         if (root) {
             parents.v[node] = LIGHT_BVH_NO_PARENT;
             return;
@@ -137,7 +159,9 @@ void main() {
         if (far_end == 0) {
             return;
         }
-        slots.v[split] = 0u;
+        // The sibling's node was made visible before its slot was written. Reading it waits on
+        // no store of this thread: the slot is cleared after the reads (the next level's
+        // barrier, or the end of the dispatch, publishes that).
         memoryBarrierBuffer();
         far_end -= 1;
         uint sibling;
@@ -152,7 +176,8 @@ void main() {
             children = uvec2(sibling, node);
             prefix_before = neighbours_prefix(keys, int(first_leaf) - 1);
         }
-        GpuLightBvhNode other = nodes.v[sibling];
+        GpuLightBvhNode other = load_node(nodes, sibling);
+        slots.v[split] = 0u;
         subtree = left_child ? merged(subtree, other, children, split) : merged(other, subtree, children, split);
     }
 }

@@ -11,6 +11,7 @@
 #include "common.glsl"
 #include "dispatch.glsl"
 #include "scene.glsl"
+#include "light_bvh_words.glsl"
 
 layout(local_size_x = LIGHT_BVH_GROUP) in;
 
@@ -20,7 +21,7 @@ layout(push_constant, scalar) uniform PushBlock {
 
 layout(buffer_reference, scalar) readonly buffer LightMap { uvec2 v[]; };
 layout(buffer_reference, scalar) readonly buffer PunctualTable { GpuPunctualLight v[]; };
-layout(buffer_reference, scalar) writeonly buffer Nodes { GpuLightBvhNode v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 16) writeonly buffer NodeWords { vec4 v[]; };
 layout(buffer_reference, scalar) writeonly buffer Words { uint v[]; };
 
 // Spreads the low 10 bits of x to every third bit.
@@ -108,7 +109,10 @@ void main() {
     if (push.direction_bits != 0) {
         key = (direction_bucket(leaf) << 27) | (key >> 3);
     }
-    Nodes(push.leaves).v[light] = leaf;
+    LightBvhNodeVec4s words = light_bvh_node_words(leaf);
+    for (uint w = 0; w < 4; ++w) {
+        NodeWords(push.leaves).v[4 * light + w] = words.w[w];
+    }
     Words(push.keys).v[light] = key;
     Words(push.values).v[light] = light;
 }
