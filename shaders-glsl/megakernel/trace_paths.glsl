@@ -1,13 +1,26 @@
 // The megakernel's loop, shared by its two backends: a whole path in one thread, from the
 // camera ray to its last vertex, with path.glsl's shade_hit between the backend's
 // trace_closest and trace_occluded. The film gets the same fixed-point additions as from the
-// wavefront kernels, summed in registers (integer sums do not depend on order).
+// wavefront kernels.
 // Returns the rays it traced (extension, shadow), which the backends add to the pass's counts.
 #ifndef WAVETRACE_TRACE_PATHS_GLSL
 #define WAVETRACE_TRACE_PATHS_GLSL
 
 #include "path.glsl"
 #include "film.glsl"
+
+// Adds to the pixel's fixed-point sums at once rather than holding them in registers until the
+// path ends: on the H100 the megakernel is 1-2% faster so (docs/BENCHMARKS.md), its registers
+// being what limits it. One path per pixel per pass: no other thread adds to this pixel now,
+// and integer sums do not depend on their order.
+void add_to_film(PassConstants c, uint pixel, vec3 radiance) {
+    u64vec3 quantized = film_quantize(radiance);
+    if (quantized != u64vec3(0)) {
+        for (uint channel = 0; channel < 3; ++channel) {
+            Film(c.film).v[pixel * 3 + channel] += quantized[channel];
+        }
+    }
+}
 
 uvec2 trace_path(PassConstants c, uint pixel) {
     uint extension_rays = 0;
@@ -18,12 +31,11 @@ uvec2 trace_path(PassConstants c, uint pixel) {
     camera_ray(c, pixel, sample_index, origin, direction);
     vec4 throughput = vec4(1.0, 1.0, 1.0, 0.0);
     uint light_normal = LIGHT_NORMAL_NONE;
-    u64vec3 film = u64vec3(0);
     for (uint bounce = 0; bounce < c.max_depth; ++bounce) {
         HitRecord hit;
         extension_rays += 1;
         if (!trace_closest(c, origin, direction, hit)) {
-            film += film_quantize(environment_seen(c, direction, throughput));
+            add_to_film(c, pixel, environment_seen(c, direction, throughput));
             break;
         }
         vec3 emitted;
@@ -32,20 +44,16 @@ uvec2 trace_path(PassConstants c, uint pixel) {
         bool continues =
             shade_hit(c, pixel, sample_index, bounce, hit, origin, direction, throughput, light_normal, emitted,
                       has_shadow, shadow);
-        film += film_quantize(emitted);
+        add_to_film(c, pixel, emitted);
         if (has_shadow) {
             shadow_rays += 1;
             if (!trace_occluded(c, shadow.origin, shadow.direction, shadow.t_max)) {
-                film += film_quantize(shadow.contribution);
+                add_to_film(c, pixel, shadow.contribution);
             }
         }
         if (!continues) {
             break;
         }
-    }
-    // One path per pixel per pass: no other thread adds to this pixel now.
-    for (uint channel = 0; channel < 3; ++channel) {
-        Film(c.film).v[pixel * 3 + channel] += film[channel];
     }
     return uvec2(extension_rays, shadow_rays);
 }
