@@ -156,7 +156,9 @@ vec2 light_bvh_shares(GpuLightBvhNode first_child, GpuLightBvhNode second_child,
 uint light_bvh_sample(uint64_t nodes_address, uint count, LightContext ctx, float u, out float probability) {
     probability = 0.0;
     GpuLightBvhNode node = light_bvh_node(nodes_address, 0);
-    if (!(light_bvh_importance(node, ctx) > 0.0)) {
+    // Whether any light can send something is the first level's question (its shares are
+    // negative when neither child can); only a tree of one light asks its leaf.
+    if (light_bvh_is_leaf(node) && !(light_bvh_importance(node, ctx) > 0.0)) {
         return count;
     }
     float p = 1.0;
@@ -188,7 +190,7 @@ uint light_bvh_sample(uint64_t nodes_address, uint count, LightContext ctx, floa
 float light_bvh_probability(uint64_t nodes_address, uint64_t leaf_of_address, LightContext ctx, uint light) {
     uint position = light_bvh_node(nodes_address, LightBvhLinks(leaf_of_address).v[light]).split;
     GpuLightBvhNode node = light_bvh_node(nodes_address, 0);
-    if (!(light_bvh_importance(node, ctx) > 0.0)) {
+    if (light_bvh_is_leaf(node) && !(light_bvh_importance(node, ctx) > 0.0)) {
         return 0.0;
     }
     float p = 1.0;

@@ -95,7 +95,10 @@ pub fn importance(node: &GpuLightBvhNode, ctx: &LightContext) -> f32 {
 /// of importance from the root down.
 pub fn probabilities(tree: &BvhTree, ctx: &LightContext) -> Vec<f64> {
     let mut result = vec![0.0; tree.leaf_of.len()];
-    if importance(&tree.nodes[0], ctx) <= 0.0 {
+    // As the GPU sampler: only a tree of one light asks the root's importance; otherwise each
+    // level's shares decide.
+    let root = &tree.nodes[0];
+    if root.children.y == LIGHT_BVH_LEAF && importance(root, ctx) <= 0.0 {
         return result;
     }
     let mut stack = vec![(0u32, 1.0f64)];
