@@ -18,5 +18,5 @@ void main() {
     queues.q.first_new_camera_path = next;
     queues.q.next_camera_path = next + count;
     queues.q.new_paths = count;
-    queues.q.generate_groups = uvec4((count + WAVEFRONT_GROUP - 1) / WAVEFRONT_GROUP, 1, 1, 0);
+    queues.q.generate_groups = groups_for(count, WAVEFRONT_GROUP);
 }

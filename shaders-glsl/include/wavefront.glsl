@@ -32,6 +32,11 @@ PassConstants constants() {
 
 // WAVEFRONT_GROUP, INACTIVE_PATH, SAMPLE_BITS and SAMPLE_MASK come from interface.glsl.
 
+// The arguments of an indirect dispatch of workgroups of `group` threads covering `count`.
+uvec4 groups_for(uint count, uint group) {
+    return uvec4((count + group - 1) / group, 1, 1, 0);
+}
+
 uint path_sample(uint packed) {
     return packed & SAMPLE_MASK;
 }

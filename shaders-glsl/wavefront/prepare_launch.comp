@@ -11,10 +11,6 @@
 
 layout(local_size_x = 1) in;
 
-uvec4 groups_for(uint count, uint group) {
-    return uvec4((count + group - 1) / group, 1, 1, 0);
-}
-
 void main() {
     PassConstants c = constants();
     Queues queues = Queues(c.queues);

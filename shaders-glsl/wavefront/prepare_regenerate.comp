@@ -12,10 +12,6 @@
 
 layout(local_size_x = 1) in;
 
-uvec4 groups_for(uint count) {
-    return uvec4((count + WAVEFRONT_GROUP - 1) / WAVEFRONT_GROUP, 1, 1, 0);
-}
-
 void main() {
     PassConstants c = constants();
     Queues queues = Queues(c.queues);
@@ -31,9 +27,9 @@ void main() {
     queues.q.next_camera_path += fresh;
     // Paths at or past `busy_paths` move into free slots below it: at most min(busy_paths, slots - busy_paths).
     uint compact_slots = refill ? c.path_slots : 0;
-    queues.q.compact_groups = uvec4((compact_slots + COMPACT_SLOTS_PER_GROUP - 1) / COMPACT_SLOTS_PER_GROUP, 1, 1, 0);
-    queues.q.move_groups = groups_for(refill ? min(busy_paths, c.path_slots - busy_paths) : 0);
-    queues.q.generate_groups = groups_for(refill ? busy_paths + fresh : 0);
+    queues.q.compact_groups = groups_for(compact_slots, COMPACT_SLOTS_PER_GROUP);
+    queues.q.move_groups = groups_for(refill ? min(busy_paths, c.path_slots - busy_paths) : 0, WAVEFRONT_GROUP);
+    queues.q.generate_groups = groups_for(refill ? busy_paths + fresh : 0, WAVEFRONT_GROUP);
     if (refill) {
         // generate rewrites the extend queue as slots 0 .. busy_paths + fresh.
         queues.q.queued[QUEUE_EXTEND] = busy_paths + fresh;
