@@ -648,7 +648,9 @@ gpu_structs! {
     /// last digit). `prefixes` (each tile's exclusive prefix over the tiles before it) and
     /// `totals` come from `radix_offsets` when the table is too long for every scatter
     /// workgroup to sum it itself; 0 otherwise. The count clears `clear_words` words after
-    /// its own table, the later digits' tables.
+    /// its own table, the later digits' tables. The scatter clears `spent_histograms` (the
+    /// first digit's table, after the second digit; else 0), so that a caller may count the
+    /// first digit of the next sort into it (`RadixSort::record_counted`).
     struct RadixSortPush {
         keys_in: u64,
         values_in: u64,
@@ -656,6 +658,7 @@ gpu_structs! {
         values_out: u64,
         histograms: u64,
         next_histograms: u64,
+        spent_histograms: u64,
         prefixes: u64,
         totals: u64,
         count: u32,
@@ -707,12 +710,16 @@ gpu_structs! {
         parents: u64,
         leaf_of: u64,
         counters: u64,
+        // The radix sort's table of the keys' first digit, which the leaves count into
+        // (`RadixSort::first_digit_counts`).
+        first_digit_counts: u64,
         grid_lower: Vec3,
         triangle_count: u32,
         grid_scale: Vec3,
         count: u32,
         direction_bits: u32,
-        pad0: u32,
+        // Words after `first_digit_counts` (the later digits' tables) the leaves clear.
+        clear_words: u32,
     }
 
     /// Push constants of `diagnostics/light_bvh_probe`: for each of `points` shading points

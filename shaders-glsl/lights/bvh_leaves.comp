@@ -5,7 +5,8 @@
 // code of its centre, under the bucket of its normal's dominant direction when
 // `direction_bits` asks for it (so that the top of the tree separates lights that face
 // different ways before it separates nearby ones). Lights without power get a zero leaf,
-// which nothing ever chooses and which the bounds of its ancestors ignore.
+// which nothing ever chooses and which the bounds of its ancestors ignore. Each workgroup
+// also counts its keys' first digit for the radix sort (RadixSort::record_counted).
 #extension GL_GOOGLE_include_directive : require
 
 #include "common.glsl"
@@ -22,7 +23,7 @@ layout(push_constant, scalar) uniform PushBlock {
 layout(buffer_reference, scalar) readonly buffer LightMap { uvec2 v[]; };
 layout(buffer_reference, scalar) readonly buffer PunctualTable { GpuPunctualLight v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 16) writeonly buffer NodeWords { vec4 v[]; };
-layout(buffer_reference, scalar) writeonly buffer Words { uint v[]; };
+layout(buffer_reference, scalar) buffer Words { uint v[]; };
 
 // Spreads the low 10 bits of x to every third bit.
 uint spread_bits(uint x) {
@@ -98,11 +99,12 @@ GpuLightBvhNode light_leaf(uint light) {
     return leaf;
 }
 
-void main() {
-    uint light = flat_workgroup_index(gl_NumWorkGroups.x) * LIGHT_BVH_GROUP + gl_LocalInvocationID.x;
-    if (light >= push.count) {
-        return;
-    }
+// The workgroup's count of each value of its keys' first digit (a thread a value:
+// LIGHT_BVH_GROUP == RADIX_BUCKETS, which bvh/mod.rs asserts).
+shared uint first_digits[RADIX_BUCKETS];
+
+// Writes light's leaf, key and value, and counts the key's first digit in `first_digits`.
+void write_leaf(uint light) {
     GpuLightBvhNode leaf = light_leaf(light);
     vec3 cell = (0.5 * (leaf.lower + leaf.upper) - push.grid_lower) * push.grid_scale;
     uint key = morton(cell);
@@ -115,4 +117,30 @@ void main() {
     }
     Words(push.keys).v[light] = key;
     Words(push.values).v[light] = light;
+    atomicAdd(first_digits[key & (RADIX_BUCKETS - 1)], 1u);
+}
+
+void main() {
+    uint group = flat_workgroup_index(gl_NumWorkGroups.x);
+    uint thread = gl_LocalInvocationID.x;
+    uint light = group * LIGHT_BVH_GROUP + thread;
+    // The radix sort's first digit is counted here, which saves the sort's own count dispatch;
+    // the later digits' tables, which its scatters count into, must start empty.
+    Words counts = Words(push.first_digit_counts);
+    uint table_words = (push.count + RADIX_TILE - 1) / RADIX_TILE * RADIX_BUCKETS;
+    uint threads = (push.count + LIGHT_BVH_GROUP - 1) / LIGHT_BVH_GROUP * LIGHT_BVH_GROUP;
+    for (uint w = light; w < push.clear_words; w += threads) {
+        counts.v[table_words + w] = 0;
+    }
+    first_digits[thread] = 0;
+    barrier();
+    if (light < push.count) {
+        write_leaf(light);
+    }
+    barrier();
+    // A workgroup's lights lie in one tile of the sort (RADIX_TILE is a multiple of the group).
+    uint counted = first_digits[thread];
+    if (counted != 0) {
+        atomicAdd(counts.v[group * LIGHT_BVH_GROUP / RADIX_TILE * RADIX_BUCKETS + thread], counted);
+    }
 }

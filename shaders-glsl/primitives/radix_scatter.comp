@@ -4,13 +4,19 @@
 // their places, stably. A tile's first place for each digit value is the count of smaller
 // values over all tiles plus the count of its value in the tiles before it: summed here from
 // the per-tile table when it is short (no scan pass between count and scatter), read from
-// `radix_offsets` when it is long. The tile is then taken in rounds of RADIX_GROUP items in
-// index order; in a round an item's rank among the earlier items of its digit is found
-// without ordering atomics: a subgroup matches equal digits with one ballot per digit bit,
-// the counts of the subgroups before it come from shared memory, and the rounds before add
-// theirs. Stability is what lets an LSD sort take the digits one after another. Each item
-// placed is counted at once in the next digit's table, in the row of the tile it lands in,
-// so that no count pass separates two digits either.
+// `radix_offsets` when it is long. Each subgroup ranks its own run of the tile, in rounds of
+// a subgroup's items in index order: an item's rank among the run's earlier items of its
+// digit is found without ordering atomics (a subgroup matches equal digits with one ballot
+// per digit bit, and the rounds before add theirs from the subgroup's own counts), so a
+// subgroup needs no other until every run is ranked. Then one pass over the subgroups' counts
+// gives each run its first place within the tile, and the items are written: three
+// workgroup barriers a scatter where ranking the tile round by round across the workgroup
+// took three a round (on an H100, 6 us less a sort of 2 x 10^4 keys; the same at 10^5 and
+// 10^6, where something else sets a scatter's time). Stability is what lets an LSD sort take
+// the digits one after another. Each item placed is counted at once in the next digit's
+// table, in the row of the tile it lands in, so that no count pass separates two digits
+// either. The second digit's scatter clears the first digit's table, spent by then, for a
+// caller that counts the next sort's first digit itself.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
@@ -29,16 +35,17 @@ layout(push_constant, scalar) uniform PushBlock {
 
 layout(buffer_reference, scalar) buffer Words { uint v[]; };
 
-// Where each digit's next item goes: its first place for this tile, advanced round by round.
-shared uint next_place[RADIX_BUCKETS];
-// Items of each digit in each subgroup of the round, two digits a word (a count is at most
-// the subgroup size), which keeps 32 subgroups of 8 lanes within 32 KiB of shared memory.
+// The tile's first place for each digit value.
+shared uint tile_place[RADIX_BUCKETS];
+// Items of each digit in each subgroup's run, two digits a word (a count is at most a run's
+// RADIX_ITEMS_PER_THREAD x subgroup size items, under 2^16), which keeps 32 subgroups of 8
+// lanes within 32 KiB of shared memory. Counted while ranking, then turned into each run's
+// first place among the tile's items of the digit.
 shared uint subgroup_counts[SUBGROUPS][RADIX_BUCKETS / 2];
-shared uint round_totals[RADIX_BUCKETS];
 shared uint subgroup_sums[SUBGROUPS];
 
-uint subgroup_count(uint subgroup, uint digit) {
-    return (subgroup_counts[subgroup][digit / 2] >> (16 * (digit % 2))) & 0xffffu;
+uint digit_half(uint word, uint digit) {
+    return (word >> (16 * (digit % 2))) & 0xffffu;
 }
 
 void main() {
@@ -47,16 +54,21 @@ void main() {
     if (tile >= push.tiles) {
         return;
     }
-    // The tile's pairs are fetched first, all at once, so that their latency overlaps the
+    uint subgroup = gl_SubgroupID;
+    uint run_first = tile * RADIX_TILE + subgroup * RADIX_ITEMS_PER_THREAD * gl_SubgroupSize;
+    // The run's pairs are fetched first, all at once, so that their latency overlaps the
     // offsets' and the rounds below wait on no global load.
     Words keys_in = Words(push.keys_in);
     Words values_in = Words(push.values_in);
-    uint tile_keys[RADIX_ITEMS_PER_THREAD];
-    uint tile_values[RADIX_ITEMS_PER_THREAD];
+    uint run_keys[RADIX_ITEMS_PER_THREAD];
+    uint run_values[RADIX_ITEMS_PER_THREAD];
     for (uint round = 0; round < RADIX_ITEMS_PER_THREAD; ++round) {
-        uint item = tile * RADIX_TILE + round * RADIX_GROUP + thread;
-        tile_keys[round] = item < push.count ? keys_in.v[item] : 0;
-        tile_values[round] = item < push.count ? values_in.v[item] : 0;
+        uint item = run_first + round * gl_SubgroupSize + gl_SubgroupInvocationID;
+        run_keys[round] = item < push.count ? keys_in.v[item] : 0;
+        run_values[round] = item < push.count ? values_in.v[item] : 0;
+    }
+    for (uint b = thread; b < SUBGROUPS * RADIX_BUCKETS / 2; b += RADIX_GROUP) {
+        subgroup_counts[b / (RADIX_BUCKETS / 2)][b % (RADIX_BUCKETS / 2)] = 0;
     }
     // One thread a digit value (RADIX_GROUP == RADIX_BUCKETS, which radix_sort.rs asserts).
     uint value = thread;
@@ -67,6 +79,7 @@ void main() {
         total = Words(push.totals).v[value];
     } else {
         // Eight rows a step, loaded before any is added: the loads are in flight together.
+        // (Sixteen or all 64 a step were slower on the H100: 9-12 us a sort at 10^5 keys.)
         Words table = Words(push.histograms);
         for (uint first = 0; first < push.tiles; first += 8) {
             uint counts[8];
@@ -80,7 +93,6 @@ void main() {
             }
         }
     }
-    uint subgroup = gl_SubgroupID;
     uint inclusive = subgroupInclusiveAdd(total);
     if (gl_SubgroupInvocationID == gl_SubgroupSize - 1) {
         subgroup_sums[subgroup] = inclusive;
@@ -90,16 +102,18 @@ void main() {
     for (uint s = 0; s < subgroup; ++s) {
         smaller_values += subgroup_sums[s];
     }
-    next_place[value] = smaller_values + in_tiles_before;
+    tile_place[value] = smaller_values + in_tiles_before;
+    if (push.spent_histograms != 0) {
+        Words(push.spent_histograms).v[tile * RADIX_BUCKETS + value] = 0;
+    }
+
+    // Ranks within the run. Every lane reads its digit's count before the last lane of the
+    // digit adds the round's to it (two digits share a word, hence the atomic).
+    uint run_ranks[RADIX_ITEMS_PER_THREAD];
     for (uint round = 0; round < RADIX_ITEMS_PER_THREAD; ++round) {
-        for (uint b = thread; b < SUBGROUPS * RADIX_BUCKETS / 2; b += RADIX_GROUP) {
-            subgroup_counts[b / (RADIX_BUCKETS / 2)][b % (RADIX_BUCKETS / 2)] = 0;
-        }
-        barrier();
-        uint item = tile * RADIX_TILE + round * RADIX_GROUP + thread;
+        uint item = run_first + round * gl_SubgroupSize + gl_SubgroupInvocationID;
         bool valid = item < push.count;
-        uint key = tile_keys[round];
-        uint digit = (key >> push.shift) & (RADIX_BUCKETS - 1);
+        uint digit = (run_keys[round] >> push.shift) & (RADIX_BUCKETS - 1);
         uvec4 same = subgroupBallot(valid);
         for (uint bit = 0; bit < RADIX_BITS; ++bit) {
             bool set = ((digit >> bit) & 1u) != 0u;
@@ -110,36 +124,38 @@ void main() {
         uint earlier = bitCount(earlier_mask.x) + bitCount(earlier_mask.y) + bitCount(earlier_mask.z)
                        + bitCount(earlier_mask.w);
         uint matching = bitCount(same.x) + bitCount(same.y) + bitCount(same.z) + bitCount(same.w);
-        // The last lane of each digit in the subgroup reports the subgroup's count (two
-        // digits share a word, hence the atomic).
+        run_ranks[round] = digit_half(subgroup_counts[subgroup][digit / 2], digit) + earlier;
+        subgroupBarrier();
         if (valid && earlier == matching - 1) {
             atomicAdd(subgroup_counts[subgroup][digit / 2], matching << (16 * (digit % 2)));
         }
-        barrier();
-        for (uint b = thread; b < RADIX_BUCKETS; b += RADIX_GROUP) {
-            uint total = 0;
-            for (uint s = 0; s < SUBGROUPS; ++s) {
-                total += subgroup_count(s, b);
-            }
-            round_totals[b] = total;
+        subgroupBarrier();
+    }
+    barrier();
+    // Each run's first place among the tile's items of a digit: the counts of the runs before
+    // it, summed two digits a word (no half can carry into the other: a tile has RADIX_TILE
+    // items, fewer than 2^16).
+    for (uint w = thread; w < RADIX_BUCKETS / 2; w += RADIX_GROUP) {
+        uint running = 0;
+        for (uint s = 0; s < SUBGROUPS; ++s) {
+            uint count = subgroup_counts[s][w];
+            subgroup_counts[s][w] = running;
+            running += count;
         }
-        if (valid) {
-            uint before = 0;
-            for (uint s = 0; s < subgroup; ++s) {
-                before += subgroup_count(s, digit);
-            }
-            uint place = next_place[digit] + before + earlier;
+    }
+    barrier();
+    for (uint round = 0; round < RADIX_ITEMS_PER_THREAD; ++round) {
+        uint item = run_first + round * gl_SubgroupSize + gl_SubgroupInvocationID;
+        if (item < push.count) {
+            uint key = run_keys[round];
+            uint digit = (key >> push.shift) & (RADIX_BUCKETS - 1);
+            uint place = tile_place[digit] + digit_half(subgroup_counts[subgroup][digit / 2], digit) + run_ranks[round];
             Words(push.keys_out).v[place] = key;
-            Words(push.values_out).v[place] = tile_values[round];
+            Words(push.values_out).v[place] = run_values[round];
             if (push.next_histograms != 0) {
                 uint next_digit = (key >> (push.shift + RADIX_BITS)) & (RADIX_BUCKETS - 1);
                 atomicAdd(Words(push.next_histograms).v[(place / RADIX_TILE) * RADIX_BUCKETS + next_digit], 1u);
             }
         }
-        barrier();
-        for (uint b = thread; b < RADIX_BUCKETS; b += RADIX_GROUP) {
-            next_place[b] += round_totals[b];
-        }
-        // The next round's clearing waits on its own barrier after these updates.
     }
 }

@@ -13,6 +13,12 @@
 //! between the caller's arrays and the sort's own; only as many digits are sorted as
 //! `key_bits` needs. No workgroup waits on another (unlike Onesweep's decoupled look-back,
 //! which Vulkan's forward-progress rules do not allow).
+//!
+//! A caller whose own kernel writes the keys can count their first digit there
+//! (`first_digit_counts`, `record_counted`), which saves the count's dispatch: on an H100 a
+//! dispatch and its barrier cost several microseconds whatever their work. The first digit's
+//! table is then the caller's to add into; the second digit's scatter clears it again for the
+//! next sort.
 
 use crate::gpu::shaders::ids;
 use crate::gpu::{
@@ -44,6 +50,15 @@ pub struct RadixSort {
     values: Buffer,
     max_items: u32,
     max_groups_x: u32,
+}
+
+/// Where a caller that writes the keys counts their first digit (`RadixSort::record_counted`):
+/// `table` has a row of RADIX_BUCKETS words per tile of RADIX_TILE keys (the tile of key `i`
+/// is `i / RADIX_TILE`), zero until the caller adds each tile's count of each value of the
+/// key's low RADIX_BITS bits; the same kernel clears the `clear_words` words after it.
+pub struct FirstDigitCounts {
+    pub table: u64,
+    pub clear_words: u32,
 }
 
 /// The pairs to sort, by device address, each array of `count` u32 words. The result ends in
@@ -82,11 +97,18 @@ impl RadixSort {
             Buffer::new(context, name, words * 4, BufferUsage::STORAGE, MemoryLocation::GpuOnly)
         };
         let subgroups = [RADIX_GROUP / subgroup];
+        let histograms = storage("radix sort histograms", MAX_PASSES * table)?;
+        // The first digit's table starts empty for a caller that counts into it.
+        context.run_once("radix sort tables", |commands| {
+            commands.fill_buffer(&histograms, 0, histograms.size(), 0);
+            commands.compute_barrier();
+            Ok(())
+        })?;
         Ok(Self {
             count: ComputePipeline::new(context, ids::PRIMITIVES_RADIX_COUNT, &[])?,
             offsets: ComputePipeline::with_full_subgroups(context, ids::PRIMITIVES_RADIX_OFFSETS, &subgroups)?,
             scatter: ComputePipeline::with_full_subgroups(context, ids::PRIMITIVES_RADIX_SCATTER, &subgroups)?,
-            histograms: storage("radix sort histograms", MAX_PASSES * table)?,
+            histograms,
             prefixes: storage("radix sort prefixes", table)?,
             totals: storage("radix sort totals", u64::from(RADIX_BUCKETS))?,
             keys: storage("radix sort keys", u64::from(max_items))?,
@@ -107,6 +129,27 @@ impl RadixSort {
     /// with a compute barrier after each. Earlier writes to the arrays must be visible to
     /// compute work.
     pub fn record(&self, commands: &mut CommandBuffer, arrays: &RadixArrays) -> GpuResult<()> {
+        self.record_passes(commands, arrays, true)
+    }
+
+    /// Where the kernel that writes `count` keys of `key_bits` bits counts their first digit
+    /// for `record_counted`.
+    pub fn first_digit_counts(&self, count: u32, key_bits: u32) -> FirstDigitCounts {
+        let table_words = count.div_ceil(RADIX_TILE) * RADIX_BUCKETS;
+        FirstDigitCounts {
+            table: self.histograms.address(),
+            clear_words: (Self::passes(key_bits) - 1) * table_words,
+        }
+    }
+
+    /// As `record`, without the count's dispatch: the first digit was counted into
+    /// `first_digit_counts`' table, and the words after it cleared, by work visible to
+    /// compute work now.
+    pub fn record_counted(&self, commands: &mut CommandBuffer, arrays: &RadixArrays) -> GpuResult<()> {
+        self.record_passes(commands, arrays, false)
+    }
+
+    fn record_passes(&self, commands: &mut CommandBuffer, arrays: &RadixArrays, count_first: bool) -> GpuResult<()> {
         if arrays.count > self.max_items {
             return Err(GpuError::InvalidUse {
                 name: "radix sort".into(),
@@ -114,6 +157,11 @@ impl RadixSort {
             });
         }
         if arrays.count <= 1 {
+            // Nothing to move, but a counted first digit must not stay for the next sort.
+            if !count_first {
+                commands.fill_buffer(&self.histograms, 0, u64::from(RADIX_BUCKETS) * 4, 0);
+                commands.compute_barrier();
+            }
             return Ok(());
         }
         let tiles = arrays.count.div_ceil(RADIX_TILE);
@@ -136,6 +184,7 @@ impl RadixSort {
                 values_out: to.1,
                 histograms: table(pass),
                 next_histograms: if pass + 1 < passes { table(pass + 1) } else { 0 },
+                spent_histograms: if pass == 1 { table(0) } else { 0 },
                 prefixes: if direct { 0 } else { self.prefixes.address() },
                 totals: if direct { 0 } else { self.totals.address() },
                 count: arrays.count,
@@ -145,8 +194,10 @@ impl RadixSort {
             }
         };
         commands.begin_label("radix_sort");
-        commands.dispatch(&self.count, &push(0), grid);
-        commands.compute_barrier();
+        if count_first {
+            commands.dispatch(&self.count, &push(0), grid);
+            commands.compute_barrier();
+        }
         for pass in 0..passes {
             if !direct {
                 commands.dispatch(&self.offsets, &push(pass), DispatchSize { x: RADIX_BUCKETS, y: 1 });

@@ -4,8 +4,8 @@
 //! Estevez and Kulla 2018. docs/LIGHTS.md explains the importance bound and the build.
 //!
 //! Built on the GPU in a few dispatches, all of them replayed when emission or transforms
-//! change: `bvh_leaves` (one leaf and one Morton key per light), a stable radix sort of the
-//! keys, and `bvh_climb` (Karras 2012's tree over the sorted keys, found bottom-up as in
+//! change: `bvh_leaves` (one leaf and one Morton key per light, and the count of the keys'
+//! first digit for the sort), a stable radix sort of the keys, and `bvh_climb` (Karras 2012's tree over the sorted keys, found bottom-up as in
 //! Apetrei 2014 while bounds, cones and power are merged from the leaves up, with survivor
 //! slots). `reference` is its CPU twin, which the tests hold it to; `saoh` a
 //! CPU builder by the surface-area-orientation heuristic, against which its quality is
@@ -22,7 +22,7 @@ use crate::gpu::{
     Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, MemoryLocation,
     Profiler,
 };
-use crate::interface::{GpuLightBvhNode, LightBvhPush, LIGHT_BVH_GROUP};
+use crate::interface::{GpuLightBvhNode, LightBvhPush, LIGHT_BVH_GROUP, RADIX_BUCKETS, RADIX_TILE};
 use crate::primitives::{RadixArrays, RadixSort};
 use crate::scene::GpuScene;
 
@@ -30,6 +30,11 @@ use super::sampler::timed;
 
 /// Bits of the sort keys: a 30-bit Morton code, or a 3-bit direction bucket over 27 bits.
 pub const KEY_BITS: u32 = 30;
+
+// The leaves kernel counts its keys' first digit for the sort, a thread a digit value, and a
+// workgroup's lights lie in one tile of the sort.
+const _: () = assert!(LIGHT_BVH_GROUP == RADIX_BUCKETS && RADIX_TILE % LIGHT_BVH_GROUP == 0);
+
 /// Lights the BVH takes: node indices (2n - 1) and the tree's depth stay in range.
 pub const MAX_LIGHTS: u32 = 1 << 30;
 
@@ -169,6 +174,7 @@ impl LightBvh {
     }
 
     fn push(&self, sources: &BvhSources) -> LightBvhPush {
+        let first_digit = self.sort.first_digit_counts(self.count, KEY_BITS);
         LightBvhPush {
             map: sources.map.address(),
             positions: sources.scene.meshes.positions.address(),
@@ -184,12 +190,13 @@ impl LightBvh {
             parents: self.parents.address(),
             leaf_of: self.leaf_of.address(),
             counters: self.counters.address(),
+            first_digit_counts: first_digit.table,
             grid_lower: self.keys.lower,
             triangle_count: self.triangles,
             grid_scale: self.keys.scale(),
             count: self.count,
             direction_bits: u32::from(self.keys.direction_buckets),
-            pad0: 0,
+            clear_words: first_digit.clear_words,
         }
     }
 
@@ -218,7 +225,7 @@ impl LightBvh {
             step(commands, &self.make_leaves)
         })?;
         timed(commands, profiler.as_deref_mut(), "light_bvh_sort", &|commands| {
-            self.sort.record(
+            self.sort.record_counted(
                 commands,
                 &RadixArrays {
                     keys: self.sort_keys.address(),
