@@ -48,7 +48,9 @@ fn radix_sort_is_a_stable_sort() {
                             count: count as u32,
                             key_bits: 30,
                         },
-                    )
+                    )?;
+                    commands.compute_barrier();
+                    Ok(())
                 })
                 .unwrap();
             let mut expected: Vec<(u32, u32)> = keys.iter().copied().zip(values).collect();

@@ -261,6 +261,19 @@ impl CommandBuffer {
         self.chain_barrier(stages);
     }
 
+    /// Makes earlier compute writes visible to later compute shaders only: between direct
+    /// dispatches of a chain whose next link reads no indirect arguments and no transfer
+    /// follows. (`compute_barrier` also orders the command processor's reads of indirect
+    /// arguments, which a driver may pay for at every barrier.)
+    pub fn shader_barrier(&mut self) {
+        self.memory_barrier(
+            vk::PipelineStageFlags2::COMPUTE_SHADER,
+            vk::AccessFlags2::SHADER_WRITE,
+            vk::PipelineStageFlags2::COMPUTE_SHADER,
+            vk::AccessFlags2::SHADER_READ | vk::AccessFlags2::SHADER_WRITE,
+        );
+    }
+
     /// Writes of `stages` before, any shader, transfer or indirect-argument use by `stages`
     /// after: the barrier between two links of a kernel chain.
     pub(crate) fn chain_barrier(&mut self, stages: vk::PipelineStageFlags2) {

@@ -126,8 +126,8 @@ impl RadixSort {
     }
 
     /// Records the sort: 1 + digits dispatches (one more a digit past `DIRECT_TILES` tiles),
-    /// with a compute barrier after each. Earlier writes to the arrays must be visible to
-    /// compute work.
+    /// with a compute-to-compute barrier between two. Earlier writes to the arrays must be
+    /// visible to compute work; the caller orders what reads the result after the last.
     pub fn record(&self, commands: &mut CommandBuffer, arrays: &RadixArrays) -> GpuResult<()> {
         self.record_passes(commands, arrays, true)
     }
@@ -157,8 +157,10 @@ impl RadixSort {
             });
         }
         if arrays.count <= 1 {
-            // Nothing to move, but a counted first digit must not stay for the next sort.
+            // Nothing to move, but a counted first digit must not stay for the next sort (full
+            // barriers: a transfer between compute work).
             if !count_first {
+                commands.compute_barrier();
                 commands.fill_buffer(&self.histograms, 0, u64::from(RADIX_BUCKETS) * 4, 0);
                 commands.compute_barrier();
             }
@@ -194,17 +196,21 @@ impl RadixSort {
             }
         };
         commands.begin_label("radix_sort");
+        // Its dispatches are all direct: compute-to-compute barriers between them, lighter on
+        // an H100 than one that also orders indirect-argument reads (2.5 us each).
         if count_first {
             commands.dispatch(&self.count, &push(0), grid);
-            commands.compute_barrier();
+            commands.shader_barrier();
         }
         for pass in 0..passes {
             if !direct {
                 commands.dispatch(&self.offsets, &push(pass), DispatchSize { x: RADIX_BUCKETS, y: 1 });
-                commands.compute_barrier();
+                commands.shader_barrier();
             }
             commands.dispatch(&self.scatter, &push(pass), grid);
-            commands.compute_barrier();
+            if pass + 1 < passes {
+                commands.shader_barrier();
+            }
         }
         commands.end_label();
         Ok(())

@@ -216,13 +216,11 @@ impl LightBvh {
                 name: "light bvh".into(),
                 problem: format!("{} lights exceed the dispatch limits", self.count),
             })?;
-        let step = |commands: &mut CommandBuffer, pipeline: &ComputePipeline<LightBvhPush>| {
-            commands.dispatch(pipeline, &push, grid);
-            commands.compute_barrier();
-            Ok(())
-        };
+        // The leaves go to the sort's compute dispatches only: a compute-to-compute barrier.
         timed(commands, profiler.as_deref_mut(), "light_bvh_leaves", &|commands| {
-            step(commands, &self.make_leaves)
+            commands.dispatch(&self.make_leaves, &push, grid);
+            commands.shader_barrier();
+            Ok(())
         })?;
         timed(commands, profiler.as_deref_mut(), "light_bvh_sort", &|commands| {
             self.sort.record_counted(
@@ -233,10 +231,14 @@ impl LightBvh {
                     count: self.count,
                     key_bits: KEY_BITS,
                 },
-            )
+            )?;
+            commands.shader_barrier();
+            Ok(())
         })?;
         timed(commands, profiler, "light_bvh_climb", &|commands| {
-            step(commands, &self.climb)
+            commands.dispatch(&self.climb, &push, grid);
+            commands.compute_barrier();
+            Ok(())
         })
     }
 }
