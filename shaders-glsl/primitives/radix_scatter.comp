@@ -149,7 +149,8 @@ void main() {
         if (item < push.count) {
             uint key = run_keys[round];
             uint digit = (key >> push.shift) & (RADIX_BUCKETS - 1);
-            uint place = tile_place[digit] + digit_half(subgroup_counts[subgroup][digit / 2], digit) + run_ranks[round];
+            uint run_place = digit_half(subgroup_counts[subgroup][digit / 2], digit);
+            uint place = tile_place[digit] + run_place + run_ranks[round];
             Words(push.keys_out).v[place] = key;
             Words(push.values_out).v[place] = run_values[round];
             if (push.next_histograms != 0) {

@@ -5,11 +5,11 @@
 //!
 //! Built on the GPU in a few dispatches, all of them replayed when emission or transforms
 //! change: `bvh_leaves` (one leaf and one Morton key per light, and the count of the keys'
-//! first digit for the sort), a stable radix sort of the keys, and `bvh_climb` (Karras 2012's tree over the sorted keys, found bottom-up as in
-//! Apetrei 2014 while bounds, cones and power are merged from the leaves up, with survivor
-//! slots). `reference` is its CPU twin, which the tests hold it to; `saoh` a
-//! CPU builder by the surface-area-orientation heuristic, against which its quality is
-//! measured.
+//! first digit for the sort), a stable radix sort of the keys, and `bvh_climb` (Karras
+//! 2012's tree over the sorted keys, found bottom-up as in Apetrei 2014 while bounds, cones
+//! and power are merged from the leaves up, with survivor slots). `reference` is its CPU
+//! twin, which the tests hold it to; `saoh` a CPU builder by the surface-area-orientation
+//! heuristic, against which its quality is measured.
 
 pub mod importance;
 pub mod reference;
