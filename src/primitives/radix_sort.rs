@@ -177,6 +177,8 @@ impl RadixSort {
         let direct = tiles <= DIRECT_TILES;
         let ours = (self.keys.address(), self.values.address());
         let theirs = (arrays.keys, arrays.values);
+        // The count pass clears the later digits' tables as a caller that counts does.
+        let first_digit = self.first_digit_counts(arrays.count, arrays.key_bits);
         let push = |pass: u32| {
             let (from, to) = if pass % 2 == 0 { (theirs, ours) } else { (ours, theirs) };
             RadixSortPush {
@@ -192,7 +194,7 @@ impl RadixSort {
                 count: arrays.count,
                 shift: pass * RADIX_BITS,
                 tiles,
-                clear_words: (passes - 1) * tiles * RADIX_BUCKETS,
+                clear_words: first_digit.clear_words,
             }
         };
         commands.begin_label("radix_sort");
