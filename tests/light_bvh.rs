@@ -560,3 +560,94 @@ fn morton_tree_quality_against_a_cpu_saoh_build() {
     assert!(gpu_cost <= 2.0 * saoh_cost, "{gpu_cost} vs {saoh_cost}");
     gpu.finish();
 }
+
+/// A scene of one emissive mesh of the given triangles (each emits to the side its winding
+/// faces).
+fn emitter_scene(triangles: &[[Vec3; 3]], what: &str) -> Scene {
+    let mut mesh = Mesh {
+        name: what.into(),
+        positions: Vec::new(),
+        normals: None,
+        uvs: None,
+        tangents: None,
+        indices: Vec::new(),
+        material: 0,
+    };
+    for t in triangles {
+        let first = mesh.positions.len() as u32;
+        mesh.positions.extend_from_slice(t);
+        mesh.indices.extend_from_slice(&[first, first + 1, first + 2]);
+    }
+    Scene {
+        source: what.into(),
+        meshes: vec![mesh],
+        instances: vec![Instance {
+            mesh: 0,
+            world_from_object: Mat4::IDENTITY,
+            node: "lights".into(),
+        }],
+        materials: vec![Material {
+            name: "emits".into(),
+            emission: Vec3::splat(5.0),
+            ..Material::default()
+        }],
+        textures: Vec::new(),
+        lights: Vec::new(),
+        camera: None,
+        more_cameras: Vec::new(),
+        warnings: Vec::new(),
+    }
+}
+
+/// A small triangle centred at `centre` in the plane spanned by `u` and `v`, facing u x v.
+fn small_triangle(centre: Vec3, u: Vec3, v: Vec3, size: f32) -> [Vec3; 3] {
+    [centre - (u + v) * size, centre + u * size, centre + v * size]
+}
+
+#[test]
+fn lights_facing_one_way_keep_a_narrow_cone_up_the_tree() {
+    // Triangles of one plane whose normal is no axis: their normals, normalised on the GPU,
+    // are parallel but round to different lengths (0.70710677 or 0.7071068 a component), and
+    // two parallel axes have no common perpendicular. A cone union that took them for the
+    // whole sphere lost the cluster's orientation; on the H100 it did so for a third of the
+    // nodes of a room lit from its walls (whose normals its reciprocal square root rounds).
+    let gpu = common::gpu();
+    let context = &gpu.context;
+    let mut rng = SmallRng::seed_from_u64(21);
+    let facing = Vec3::new(1.0, 1.0, 0.0).normalize();
+    // Corners on a grid of 1/64 and edges of whole multiples of 2^-20, so that every edge is
+    // exact and each normal is (m k, m k, 0): exactly parallel, its length rounded per light.
+    let step = |range: std::ops::Range<u32>, rng: &mut SmallRng| rng.random_range(range) as f32 / (1 << 20) as f32;
+    let triangles: Vec<[Vec3; 3]> = (0..2000)
+        .map(|_| {
+            let a = rng.random_range(-128..192) as f32 / 64.0;
+            let corner = Vec3::new(a, 1.0 - a, rng.random_range(-128..128) as f32 / 64.0);
+            let (m, k) = (step(10_000..40_000, &mut rng), step(10_000..40_000, &mut rng));
+            [corner, corner + Vec3::new(0.0, 0.0, m), corner + Vec3::new(k, -k, 0.0)]
+        })
+        .collect();
+    let scene = emitter_scene(&triangles, "lights in a plane facing (1, 1, 0)");
+    let (_gpu_scene, sampler) = built(context, &scene);
+    let tree = sampler.bvh().unwrap().read_back(context).unwrap();
+    let widest = tree
+        .nodes
+        .iter()
+        .map(|n| n.cos_theta_o.clamp(-1.0, 1.0).acos())
+        .fold(0.0f32, f32::max);
+    let leaf_axes = tree.nodes[tree.nodes.len() / 2..]
+        .iter()
+        .map(|n| n.axis.to_array().map(f32::to_bits))
+        .collect::<std::collections::HashSet<_>>()
+        .len();
+    assert!(
+        widest < 1e-3,
+        "a cone of {widest} rad over lights that all face {facing} ({leaf_axes} distinct leaf axes)"
+    );
+    // The CPU twin merges the same way.
+    let cpu = reference::build(
+        &reference::scene_leaves(&scene, &scene.lights, sampler.bvh().unwrap().keys()),
+        sampler.bvh().unwrap().keys(),
+    );
+    assert!(cpu.nodes.iter().all(|n| n.cos_theta_o > (1e-3f32).cos()));
+    gpu.finish();
+}

@@ -56,7 +56,18 @@ void cone_union(vec3 a, float cos_a, vec3 b, float cos_b, out vec3 axis, out flo
     }
     float theta_o = 0.5 * (theta_a + theta_d + theta_b);
     vec3 turn = cross(a, b);
-    if (theta_o >= PI || !(dot(turn, turn) > 0.0)) {
+    if (theta_o >= PI) {
+        return;
+    }
+    if (!(dot(turn, turn) > 0.0)) {
+        // Axes with no perpendicular: the same direction apart from the rounding of their
+        // lengths (lights of one plane whose normals were normalised with an approximate
+        // reciprocal square root, as NVIDIA's is), or opposite ones (the whole sphere). Taken
+        // for the whole sphere, flat clusters lost their orientation: a third of the nodes of
+        // a room of lights on its walls, on the H100.
+        if (dot(a, b) > 0.0) {
+            cos_o = cos(min(max(theta_a, theta_b + theta_d), PI));
+        }
         return;
     }
     // Rotate a towards b by theta_o - theta_a about their common perpendicular.

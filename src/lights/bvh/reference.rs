@@ -266,8 +266,18 @@ pub fn cone_union(a: Vec3, cos_a: f32, b: Vec3, cos_b: f32) -> (Vec3, f32) {
     }
     let theta_o = 0.5 * (theta_a + theta_d + theta_b);
     let turn = a.cross(b);
-    if theta_o >= PI || turn.length_squared() <= 0.0 {
+    if theta_o >= PI {
         return (a, -1.0);
+    }
+    if turn.length_squared() <= 0.0 {
+        // Parallel axes (one direction but for the rounding of their lengths) or opposite
+        // ones, as bvh_climb says.
+        let cos_o = if a.dot(b) > 0.0 {
+            theta_a.max(theta_b + theta_d).min(PI).cos()
+        } else {
+            -1.0
+        };
+        return (a, cos_o);
     }
     let theta_r = theta_o - theta_a;
     let k = turn.normalize();
