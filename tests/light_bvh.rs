@@ -651,3 +651,47 @@ fn lights_facing_one_way_keep_a_narrow_cone_up_the_tree() {
     assert!(cpu.nodes.iter().all(|n| n.cos_theta_o > (1e-3f32).cos()));
     gpu.finish();
 }
+
+#[test]
+fn a_point_behind_every_light_of_a_flat_cluster_gives_it_nothing() {
+    // Lights a finger's width over a floor, facing up, and one on the ceiling: seen from the
+    // floor, which lies inside the floor cluster's bounding sphere but behind every one of its
+    // lights' planes, the ceiling light is the only choice. (Had the floor cluster a share,
+    // the descent into it would find no light, and that share of the samples would be lost.)
+    let gpu = common::gpu();
+    let context = &gpu.context;
+    let mut rng = SmallRng::seed_from_u64(22);
+    let mut triangles: Vec<[Vec3; 3]> = (0..500)
+        .map(|_| {
+            let centre = Vec3::new(
+                rng.random_range(-2.0..2.0),
+                rng.random_range(0.005..0.03),
+                rng.random_range(-3.0..3.0),
+            );
+            small_triangle(centre, Vec3::Z, Vec3::X, rng.random_range(0.005..0.02))
+        })
+        .collect();
+    triangles.push(small_triangle(Vec3::new(0.3, 2.49, 0.2), Vec3::X, Vec3::Z, 0.05));
+    let ceiling_light = triangles.len() - 1;
+    let scene = emitter_scene(&triangles, "lights over a floor, one on the ceiling");
+    let (_gpu_scene, sampler) = built(context, &scene);
+    let bvh = sampler.bvh().unwrap();
+    let tree = bvh.read_back(context).unwrap();
+    let points: Vec<LightContext> = (0..8)
+        .map(|_| LightContext {
+            point: Vec3::new(rng.random_range(-1.9..1.9), 0.0, rng.random_range(-2.9..2.9)),
+            normal: Vec3::Y,
+            spatial: true,
+        })
+        .collect();
+    let probe = probe(context, bvh, &points, 1);
+    for (p, point) in points.iter().enumerate() {
+        assert_eq!(
+            probe.probabilities[p][ceiling_light], 1.0,
+            "point {p} ({:?}): the ceiling light's probability",
+            point.point
+        );
+        assert_eq!(probabilities(&tree, point)[ceiling_light], 1.0, "point {p}, CPU twin");
+    }
+    gpu.finish();
+}
