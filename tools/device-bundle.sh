@@ -17,7 +17,7 @@ mkdir -p .device/tests
 cargo build --release --examples --bins
 cp target/release/wavetrace .device/
 mkdir -p .device/examples
-for example in bench_scan bench_lights bench_trace_floor bench_progressive; do cp "target/release/examples/$example" .device/examples/; done
+for example in bench_scan bench_lights bench_trace_floor bench_progressive error_parts; do cp "target/release/examples/$example" .device/examples/; done
 # Test binaries that need no build-time paths (the CLI tests name the build tree's binary).
 only=()
 for name in "$@"; do only+=(--test "$name"); done

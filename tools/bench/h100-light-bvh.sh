@@ -2,7 +2,9 @@
 # Issue 17's figures on the H100 (docs/LIGHTS.md, docs/BENCHMARKS.md): the light BVH's build
 # time at 10^4, 10^5 and 10^6 emitters (all its dispatches in one timestamped scope, rebuilt
 # every pass), image quality against the power tree on cornell-many-lights and the generated
-# room of 10^4 lights, samples/s of both, and equal-time quality at 256 x 256, 1024 spp.
+# room of 10^4 lights (with the part of the room's error that emitters seen directly set,
+# which no selection controls: examples/error_parts.rs), samples/s of both, and equal-time
+# quality at 256 x 256, 1024 spp.
 # Needs .device/ from `bash tools/device-bundle.sh light_bvh light_selection`. Output under $OUT.
 set -uo pipefail
 source tools/bench/device.sh
@@ -35,6 +37,11 @@ run_tests light_bvh light_selection
     $W render $CML -o /tmp/cml-$lights.exr --res 128 128 --spp 64 --max-depth 8 --lights $lights --seed 3 2>&1 | tail -1
     echo "cornell-many-lights $lights: $($W compare /tmp/cml-$lights.exr tests/scenes/cornell-many-lights/ref/cornell-many-lights-128-d8.exr)"
   done
+  echo "== the room's error no light selection controls: emitters seen directly (depth 1, same camera samples)"
+  $W render $ROOM -o /tmp/room-ref-d1.exr --res 128 128 --spp 65536 --max-depth 1 --seed 11 2>&1 | tail -1
+  $W render $ROOM -o /tmp/room-d1.exr --res 128 128 --spp 64 --max-depth 1 --seed 3 2>&1 | tail -1
+  echo "room $(.device/examples/error_parts floor /tmp/room-d1.exr /tmp/room-ref-d1.exr /tmp/room-ref.exr)"
+  echo "room bvh and tree $(.device/examples/error_parts shared /tmp/room-bvh.exr /tmp/room-tree.exr /tmp/room-ref.exr)"
   echo "== equal time, cornell-many-lights 256 x 256, depth 8, 1024 spp"
   $W render $CML -o /tmp/cml256-ref.exr --res 256 256 --spp 65536 --max-depth 8 --lights tree --seed 11 2>&1 | tail -1
   for lights in bvh tree; do
@@ -51,4 +58,4 @@ run_tests light_bvh light_selection
   done
 } > "$OUT/renders.txt" 2>&1
 cat "$OUT/tests-summary.txt"
-grep -E "^==|^--|light_|Msamples|relMSE|rel_mse" "$OUT/renders.txt" | cut -c1-220
+grep -E "^==|^--|light_|Msamples|relMSE|rel_mse|floor|shared" "$OUT/renders.txt" | cut -c1-220

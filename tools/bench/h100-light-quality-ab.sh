@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Issue 17's equal-sample quality for several binaries in one call: relMSE against our own
+# high-spp render (the power tree, seed 11) of the generated room of $ROOM_LIGHTS lights, and
+# against Mitsuba's reference of cornell-many-lights, at depth 2 (direct light) and 8.
+# BINARIES="name=path ..." (the first also renders the room's references); SPP (64);
+# SEEDS ("3 4"); REF_SPP (65536); KEEP=1 brings the room's images back; TESTS: test binaries of .device/tests to run first.
+# Needs .device/ from `bash tools/device-bundle.sh [tests...]` plus the other binaries.
+set -uo pipefail
+source tools/bench/device.sh
+device_setup
+[ -n "${TESTS:-}" ] && run_tests $TESTS
+read -r -a binaries <<< "${BINARIES:-new=.device/wavetrace}"
+first=${binaries[0]#*=}
+rooms=/tmp/rooms
+python3 tools/scenes/many_lights_room.py $rooms --lights "${ROOM_LIGHTS:-10000}" > "$OUT/setup.txt" 2>&1
+room=$rooms/many-lights-room-${ROOM_LIGHTS:-10000}.gltf
+cml=tests/scenes/cornell-many-lights/cornell-many-lights.gltf
+for depth in 2 8; do
+  $first render $room -o /tmp/room-ref-d$depth.exr --res 128 128 --spp "${REF_SPP:-65536}" --max-depth $depth \
+    --lights tree --seed 11 > /dev/null 2>&1
+done
+{
+  for depth in 2 8; do
+    for seed in ${SEEDS:-3 4}; do
+      for entry in "${binaries[@]}" tree=$first; do
+        name=${entry%%=*}
+        lights=$([ "$name" = tree ] && echo tree || echo bvh)
+        "${entry#*=}" render $room -o /tmp/q.exr --res 128 128 --spp "${SPP:-64}" --max-depth $depth \
+          --lights $lights --seed $seed > /dev/null 2>&1
+        echo "room d$depth seed $seed $name: $($first compare /tmp/q.exr /tmp/room-ref-d$depth.exr)"
+        [ -n "${KEEP:-}" ] && cp /tmp/q.exr "$OUT/room-d$depth-seed$seed-$name.exr"
+      done
+    done
+  done
+  for depth in 2 8; do
+    for seed in ${SEEDS:-3 4}; do
+      for entry in "${binaries[@]}" tree=$first; do
+        name=${entry%%=*}
+        lights=$([ "$name" = tree ] && echo tree || echo bvh)
+        "${entry#*=}" render $cml -o /tmp/q.exr --res 128 128 --spp "${SPP:-64}" --max-depth $depth \
+          --lights $lights --seed $seed > /dev/null 2>&1
+        echo "cornell-many-lights d$depth seed $seed $name: $($first compare /tmp/q.exr \
+          tests/scenes/cornell-many-lights/ref/cornell-many-lights-128-d$depth.exr)"
+      done
+    done
+  done
+} > "$OUT/quality-ab.txt" 2>&1
+[ -n "${KEEP:-}" ] && cp /tmp/room-ref-d*.exr "$OUT/"
+cat "$OUT/tests-summary.txt" "$OUT/quality-ab.txt" 2>/dev/null
