@@ -674,7 +674,10 @@ gpu_structs! {
     /// interior node's `children` are node indices; a leaf's are (light, LIGHT_BVH_LEAF).
     /// `split`: of a leaf, its position among the leaves from left to right; of an interior
     /// node, the position of the last leaf under its first child (so that the way from the root
-    /// to a leaf can be found going down).
+    /// to a leaf can be found going down). `behind`: a point inside the node's bounding sphere
+    /// whose height along `axis` is at most this lies behind every one of its lights, by the
+    /// margin their cone's spread needs, and gets nothing from the node (-inf where no plane
+    /// does that: cones too wide, no power).
     struct GpuLightBvhNode {
         lower: Vec3,
         power: f32,
@@ -684,7 +687,7 @@ gpu_structs! {
         cos_theta_e: f32,
         children: UVec2,
         split: u32,
-        pad1: u32,
+        behind: f32,
     }
 
     /// Push constants of the light BVH's build (`lights/bvh_*`). Leaves: light `i` below

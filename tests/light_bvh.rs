@@ -205,8 +205,21 @@ fn assert_power_and_bounds_match(gpu: &GpuLightBvhNode, cpu: &GpuLightBvhNode, w
     }
 }
 
+/// `behind` from bounds and cones that agree to their tolerances: the cone's margin moves it
+/// by up to the cone's angle difference times the box's size.
+fn assert_behind_matches(gpu: &GpuLightBvhNode, cpu: &GpuLightBvhNode, what: &str) {
+    let scale = (0.5 * (cpu.upper - cpu.lower)).length() + cpu.lower.abs().max(cpu.upper.abs()).max_element();
+    assert!(
+        gpu.behind == cpu.behind || (gpu.behind - cpu.behind).abs() <= 5e-3 * scale + 1e-5,
+        "{what}: behind {} vs {}",
+        gpu.behind,
+        cpu.behind
+    );
+}
+
 fn assert_leaf_matches(gpu: &GpuLightBvhNode, cpu: &GpuLightBvhNode, what: &str) {
     assert_power_and_bounds_match(gpu, cpu, what);
+    assert_behind_matches(gpu, cpu, what);
     if cpu.power > 0.0 {
         assert!(
             gpu.axis.dot(cpu.axis) > 1.0 - 1e-5,
@@ -227,6 +240,7 @@ fn assert_leaf_matches(gpu: &GpuLightBvhNode, cpu: &GpuLightBvhNode, what: &str)
 
 fn assert_node_matches(gpu: &GpuLightBvhNode, cpu: &GpuLightBvhNode, what: &str) {
     assert_power_and_bounds_match(gpu, cpu, what);
+    assert_behind_matches(gpu, cpu, what);
     assert_eq!(gpu.split, cpu.split, "{what}: split");
     if cpu.power > 0.0 {
         // Cone merges take acos and cos: float rounding on the GPU's versions of both.

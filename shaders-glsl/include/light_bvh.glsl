@@ -108,22 +108,16 @@ float light_bvh_importance(GpuLightBvhNode node, LightContext ctx) {
     if (cos_emit <= node.cos_theta_e) {
         return 0.0;
     }
-    // A point behind the plane of every emitter of the box, by a margin the cone's spread
-    // needs, is lit by none of them. (The sphere test above cannot see this from inside the
-    // sphere, where a flat cluster's surface points always are: lights on a floor, seen from
-    // the floor.)
-    vec3 half_extent = 0.5 * (node.upper - node.lower);
-    float sin_e = safe_sqrt(1.0 - node.cos_theta_e * node.cos_theta_e);
-    if (node.cos_theta_o + node.cos_theta_e > 0.0) {
-        float margin = max(sin_o * sin_e - node.cos_theta_o * node.cos_theta_e, 0.0);
-        float height = dot(node.axis, to_point) + dot(abs(node.axis), half_extent);
-        if (height <= -margin * (sqrt(distance2) + length(half_extent))) {
-            return 0.0;
-        }
+    // Inside the sphere every direction passed the test above; a point below the plane under
+    // every light of a flat cluster (a floor's point and the lights a finger's width over the
+    // floor) is still behind them all.
+    if (inside && dot(node.axis, ctx.point) <= node.behind) {
+        return 0.0;
     }
     float importance = node.power * cos_emit / max(distance2, radius2);
     if (ctx.normal != vec3(0.0)) {
         // A box wholly behind the surface sends it nothing (the sphere test below is looser).
+        vec3 half_extent = 0.5 * (node.upper - node.lower);
         if (dot(center - ctx.point, ctx.normal) + dot(half_extent, abs(ctx.normal)) <= 0.0) {
             return 0.0;
         }

@@ -22,7 +22,7 @@ GpuLightBvhNode light_bvh_node_from_words(LightBvhNodeVec4s words) {
     node.cos_theta_e = words.w[2].w;
     node.children = links.xy;
     node.split = links.z;
-    node.pad1 = links.w;
+    node.behind = words.w[3].w;
     return node;
 }
 
@@ -31,8 +31,24 @@ LightBvhNodeVec4s light_bvh_node_words(GpuLightBvhNode node) {
     words.w[0] = vec4(node.lower, node.power);
     words.w[1] = vec4(node.upper, node.cos_theta_o);
     words.w[2] = vec4(node.axis, node.cos_theta_e);
-    words.w[3] = uintBitsToFloat(uvec4(node.children, node.split, node.pad1));
+    words.w[3] = vec4(uintBitsToFloat(uvec3(node.children, node.split)), node.behind);
     return words;
+}
+
+// A node's `behind` from its bounds and cones (bvh/reference.rs's `behind_plane` on the CPU):
+// the lowest height of its box along the cone axis, less the margin the cone's spread needs
+// over the farthest a point inside the bounding sphere can be from the box (twice the
+// radius). A point below it sees the back of every light of the node, or their edges.
+float light_bvh_behind(GpuLightBvhNode node) {
+    if (!(node.power > 0.0) || node.cos_theta_o + node.cos_theta_e <= 0.0) {
+        return uintBitsToFloat(0xff800000u);
+    }
+    float sin_o = sqrt(max(1.0 - node.cos_theta_o * node.cos_theta_o, 0.0));
+    float sin_e = sqrt(max(1.0 - node.cos_theta_e * node.cos_theta_e, 0.0));
+    float margin = max(sin_o * sin_e - node.cos_theta_o * node.cos_theta_e, 0.0);
+    vec3 half_extent = 0.5 * (node.upper - node.lower);
+    return dot(node.axis, 0.5 * (node.lower + node.upper)) - dot(abs(node.axis), half_extent)
+           - 2.0 * margin * length(half_extent);
 }
 
 #endif

@@ -93,7 +93,7 @@ GpuLightBvhNode merged(GpuLightBvhNode a, GpuLightBvhNode b, uvec2 children, uin
     }
     node.children = children;
     node.split = split;
-    node.pad1 = 0;
+    node.behind = light_bvh_behind(node);
     return node;
 }
 

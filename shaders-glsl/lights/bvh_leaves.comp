@@ -58,7 +58,6 @@ GpuLightBvhNode light_leaf(uint light) {
     GpuLightBvhNode leaf;
     leaf.children = uvec2(light, LIGHT_BVH_LEAF);
     leaf.split = 0;
-    leaf.pad1 = 0;
     leaf.cos_theta_o = 1.0;
     leaf.cos_theta_e = 0.0;
     leaf.axis = vec3(0.0, 0.0, 1.0);
@@ -96,6 +95,7 @@ GpuLightBvhNode light_leaf(uint light) {
         leaf.cos_theta_o = 1.0;
         leaf.cos_theta_e = 0.0;
     }
+    leaf.behind = light_bvh_behind(leaf);
     return leaf;
 }
 

@@ -70,17 +70,12 @@ pub fn importance(node: &GpuLightBvhNode, ctx: &LightContext) -> f32 {
     if cos_emit <= node.cos_theta_e {
         return 0.0;
     }
-    let half_extent = 0.5 * (node.upper - node.lower);
-    let sin_e = safe_sqrt(1.0 - node.cos_theta_e * node.cos_theta_e);
-    if node.cos_theta_o + node.cos_theta_e > 0.0 {
-        let margin = (sin_o * sin_e - node.cos_theta_o * node.cos_theta_e).max(0.0);
-        let height = node.axis.dot(to_point) + node.axis.abs().dot(half_extent);
-        if height <= -margin * (distance2.sqrt() + half_extent.length()) {
-            return 0.0;
-        }
+    if inside && node.axis.dot(ctx.point) <= node.behind {
+        return 0.0;
     }
     let mut importance = node.power * cos_emit / distance2.max(radius2);
     if ctx.normal != Vec3::ZERO {
+        let half_extent = 0.5 * (node.upper - node.lower);
         if (center - ctx.point).dot(ctx.normal) + half_extent.dot(ctx.normal.abs()) <= 0.0 {
             return 0.0;
         }

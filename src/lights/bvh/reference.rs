@@ -44,8 +44,24 @@ pub fn dark_leaf(light: u32, at: Vec3) -> GpuLightBvhNode {
         cos_theta_o: 1.0,
         cos_theta_e: 0.0,
         children: glam::UVec2::new(light, LIGHT_BVH_LEAF),
+        behind: f32::NEG_INFINITY,
         ..GpuLightBvhNode::default()
     }
+}
+
+/// A node's `behind` from its bounds and cones, as `light_bvh_behind` (light_bvh_words.glsl)
+/// computes it: the lowest height of its box along the cone axis, less the margin the cone's
+/// spread needs over the farthest a point inside the bounding sphere can be from the box.
+pub fn behind_plane(node: &GpuLightBvhNode) -> f32 {
+    if node.power.is_nan() || node.power <= 0.0 || node.cos_theta_o + node.cos_theta_e <= 0.0 {
+        return f32::NEG_INFINITY;
+    }
+    let sin = |cos: f32| (1.0 - cos * cos).max(0.0).sqrt();
+    let margin = (sin(node.cos_theta_o) * sin(node.cos_theta_e) - node.cos_theta_o * node.cos_theta_e).max(0.0);
+    let half_extent = 0.5 * (node.upper - node.lower);
+    node.axis.dot(0.5 * (node.lower + node.upper))
+        - node.axis.abs().dot(half_extent)
+        - 2.0 * margin * half_extent.length()
 }
 
 /// The leaves of a scene's lights: its emissive triangles in flattening order, then `lights`
@@ -87,7 +103,10 @@ fn usable_or_dark(leaf: GpuLightBvhNode, at: Vec3) -> GpuLightBvhNode {
     let usable =
         leaf.power > 0.0 && leaf.power.is_finite() && finite(leaf.lower) && finite(leaf.upper) && finite(leaf.axis);
     if usable {
-        leaf
+        GpuLightBvhNode {
+            behind: behind_plane(&leaf),
+            ..leaf
+        }
     } else {
         dark_leaf(leaf.children.x, at)
     }
@@ -308,6 +327,6 @@ pub fn merged(a: &GpuLightBvhNode, b: &GpuLightBvhNode, children: glam::UVec2, s
     };
     node.children = children;
     node.split = split;
-    node.pad1 = 0;
+    node.behind = behind_plane(&node);
     node
 }
