@@ -3,7 +3,8 @@
 # high-spp render (the power tree, seed 11) of the generated room of $ROOM_LIGHTS lights, and
 # against Mitsuba's reference of cornell-many-lights, at depth 2 (direct light) and 8.
 # BINARIES="name=path ..." (the first also renders the room's references); SPP (64);
-# SEEDS ("3 4"); REF_SPP (65536); KEEP=1 brings the room's images back; TESTS: test binaries of .device/tests to run first.
+# SEEDS ("3 4"); REF_SPP (65536); KEEP=1 brings the room's images back; TESTS: test
+# binaries of .device/tests to run first.
 # Needs .device/ from `bash tools/device-bundle.sh [tests...]` plus the other binaries.
 set -uo pipefail
 source tools/bench/device.sh
@@ -19,31 +20,28 @@ for depth in 2 8; do
   $first render $room -o /tmp/room-ref-d$depth.exr --res 128 128 --spp "${REF_SPP:-65536}" --max-depth $depth \
     --lights tree --seed 11 > /dev/null 2>&1
 done
+# quality NAME SCENE REFERENCE: every binary and the power tree at depths 2 and 8, each seed,
+# against REFERENCE (a path with DEPTH where the depth goes).
+quality() {
+  local name=$1 scene=$2 reference=$3
+  for depth in 2 8; do
+    for seed in ${SEEDS:-3 4}; do
+      for entry in "${binaries[@]}" tree=$first; do
+        local label=${entry%%=*}
+        local lights=$([ "$label" = tree ] && echo tree || echo bvh)
+        "${entry#*=}" render "$scene" -o /tmp/q.exr --res 128 128 --spp "${SPP:-64}" --max-depth $depth \
+          --lights $lights --seed $seed > /dev/null 2>&1
+        echo "$name d$depth seed $seed $label: $($first compare /tmp/q.exr "${reference//DEPTH/$depth}")"
+        if [ -n "${KEEP:-}" ] && [ "$name" = room ]; then
+          cp /tmp/q.exr "$OUT/room-d$depth-seed$seed-$label.exr"
+        fi
+      done
+    done
+  done
+}
 {
-  for depth in 2 8; do
-    for seed in ${SEEDS:-3 4}; do
-      for entry in "${binaries[@]}" tree=$first; do
-        name=${entry%%=*}
-        lights=$([ "$name" = tree ] && echo tree || echo bvh)
-        "${entry#*=}" render $room -o /tmp/q.exr --res 128 128 --spp "${SPP:-64}" --max-depth $depth \
-          --lights $lights --seed $seed > /dev/null 2>&1
-        echo "room d$depth seed $seed $name: $($first compare /tmp/q.exr /tmp/room-ref-d$depth.exr)"
-        [ -n "${KEEP:-}" ] && cp /tmp/q.exr "$OUT/room-d$depth-seed$seed-$name.exr"
-      done
-    done
-  done
-  for depth in 2 8; do
-    for seed in ${SEEDS:-3 4}; do
-      for entry in "${binaries[@]}" tree=$first; do
-        name=${entry%%=*}
-        lights=$([ "$name" = tree ] && echo tree || echo bvh)
-        "${entry#*=}" render $cml -o /tmp/q.exr --res 128 128 --spp "${SPP:-64}" --max-depth $depth \
-          --lights $lights --seed $seed > /dev/null 2>&1
-        echo "cornell-many-lights d$depth seed $seed $name: $($first compare /tmp/q.exr \
-          tests/scenes/cornell-many-lights/ref/cornell-many-lights-128-d$depth.exr)"
-      done
-    done
-  done
+  quality room $room /tmp/room-ref-dDEPTH.exr
+  quality cornell-many-lights $cml tests/scenes/cornell-many-lights/ref/cornell-many-lights-128-dDEPTH.exr
 } > "$OUT/quality-ab.txt" 2>&1
-[ -n "${KEEP:-}" ] && cp /tmp/room-ref-d*.exr "$OUT/"
+if [ -n "${KEEP:-}" ]; then cp /tmp/room-ref-d*.exr "$OUT/"; fi
 cat "$OUT/tests-summary.txt" "$OUT/quality-ab.txt" 2>/dev/null
