@@ -13,6 +13,7 @@ use std::path::PathBuf;
 
 use wavetrace::gpu::{Context, ContextDesc};
 use wavetrace::integrator::{IntegratorKind, RenderSettings, RenderStats, Renderer};
+use wavetrace::interface::ProbeRay;
 use wavetrace::scene::Scene;
 use wavetrace::trace::floor::TraceFloor;
 
@@ -26,6 +27,9 @@ struct Args {
     capacity: u32,
     merge_instances: bool,
     json: bool,
+    /// Trace each log again in finer orders than the render's ray sort, sorted within runs of
+    /// this many rays (the size of a launch), to see what ray coherence could buy.
+    orders_chunk: Option<usize>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -39,6 +43,7 @@ fn parse_args() -> Result<Args, String> {
         capacity: 1 << 28,
         merge_instances: false,
         json: false,
+        orders_chunk: None,
     };
     let mut words = std::env::args().skip(1);
     let number = |word: Option<String>, flag: &str| -> Result<u32, String> {
@@ -64,6 +69,7 @@ fn parse_args() -> Result<Args, String> {
             }
             "--json" => args.json = true,
             "--merge-instances" => args.merge_instances = true,
+            "--orders" => args.orders_chunk = Some(number(words.next(), "--orders")? as usize),
             scene if !scene.starts_with("--") && args.scene.as_os_str().is_empty() => args.scene = scene.into(),
             other => return Err(format!("unknown argument {other}")),
         }
@@ -158,6 +164,30 @@ fn main() -> Result<(), String> {
         shadow.hits,
         render_ms / floor_ms
     );
+    if let Some(chunk) = args.orders_chunk {
+        for shadow in [false, true] {
+            let count = if shadow { counts.shadow } else { counts.extension };
+            let recorded_rays: Vec<ProbeRay> = log.read(&context, shadow, count).map_err(|e| e.to_string())?;
+            for order in ORDERS {
+                let rays = reordered(&recorded_rays, chunk, order);
+                log.rays(shadow).upload(&context, &rays).map_err(|e| e.to_string())?;
+                // Several runs, the fastest kept: the sort on the host leaves the GPU idle long
+                // enough to lower its clocks.
+                let mut traced = trace(shadow, count).map_err(|e| e.to_string())?;
+                for _ in 0..3 {
+                    let again = trace(shadow, count).map_err(|e| e.to_string())?;
+                    traced.milliseconds = traced.milliseconds.min(again.milliseconds);
+                }
+                println!(
+                    "order {:>14} {} rays, runs of {chunk}: {:.1} ms ({} hit)",
+                    order.name(),
+                    if shadow { "shadow" } else { "extension" },
+                    traced.milliseconds,
+                    traced.hits
+                );
+            }
+        }
+    }
     if args.json {
         let report = serde_json::json!({
             "scene": args.scene.display().to_string(), "spp": args.spp, "max_depth": args.max_depth,
@@ -169,4 +199,144 @@ fn main() -> Result<(), String> {
         println!("{}", serde_json::to_string_pretty(&report).expect("plain JSON values"));
     }
     Ok(())
+}
+
+/// Orders of a ray log, coarsest first: what a finer ray sort than the render's would give.
+#[derive(Clone, Copy)]
+enum Order {
+    Recorded,
+    /// Shuffled within each run: no order at all.
+    Shuffled,
+    /// Direction octant, then the origin's cell in a grid of `1 << origin` cells an axis.
+    OctantThenOrigin {
+        origin: u32,
+    },
+    /// The direction's cell in a grid of `1 << direction` cells an axis over [-1, 1]^3, then
+    /// the origin's cell.
+    DirectionThenOrigin {
+        direction: u32,
+        origin: u32,
+    },
+    /// The direction's cell in an octahedral map of `1 << direction` cells a side.
+    Octahedral {
+        direction: u32,
+    },
+}
+
+const ORDERS: [Order; 10] = [
+    Order::Recorded,
+    Order::Shuffled,
+    Order::OctantThenOrigin { origin: 2 },
+    Order::OctantThenOrigin { origin: 5 },
+    Order::DirectionThenOrigin {
+        direction: 3,
+        origin: 0,
+    },
+    Order::Octahedral { direction: 4 },
+    Order::DirectionThenOrigin {
+        direction: 2,
+        origin: 2,
+    },
+    Order::DirectionThenOrigin {
+        direction: 2,
+        origin: 5,
+    },
+    Order::DirectionThenOrigin {
+        direction: 3,
+        origin: 5,
+    },
+    Order::DirectionThenOrigin {
+        direction: 3,
+        origin: 7,
+    },
+];
+
+impl Order {
+    fn name(self) -> String {
+        match self {
+            Order::Recorded => "recorded".into(),
+            Order::Shuffled => "shuffled".into(),
+            Order::OctantThenOrigin { origin } => format!("octant-o{origin}"),
+            Order::DirectionThenOrigin { direction, origin } => format!("d{direction}-o{origin}"),
+            Order::Octahedral { direction } => format!("oct{}", 1 << direction),
+        }
+    }
+}
+
+fn morton(cell: [u32; 3], bits: u32) -> u64 {
+    (0..bits).fold(0u64, |code, bit| {
+        (0..3).fold(code, |code, axis| {
+            code | (u64::from(cell[axis] >> bit & 1) << (3 * bit + axis as u32))
+        })
+    })
+}
+
+fn octahedral_cell(direction: glam::Vec3, bits: u32) -> u64 {
+    let d = direction / (direction.x.abs() + direction.y.abs() + direction.z.abs()).max(1e-30);
+    let (x, y) = if d.z >= 0.0 {
+        (d.x, d.y)
+    } else {
+        ((1.0 - d.y.abs()) * d.x.signum(), (1.0 - d.x.abs()) * d.y.signum())
+    };
+    let cells = (1u32 << bits) as f32;
+    let cell = |v: f32| ((v + 1.0) * 0.5 * cells).clamp(0.0, cells - 1.0) as u64;
+    cell(y) << bits | cell(x)
+}
+
+/// Fisher-Yates with a xorshift generator: the same shuffle for the same run every time.
+fn shuffle(rays: &mut [ProbeRay], run: u64) {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64 ^ run.wrapping_mul(0xbf58_476d_1ce4_e5b9) | 1;
+    for i in (1..rays.len()).rev() {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        rays.swap(i, (state % (i as u64 + 1)) as usize);
+    }
+}
+
+fn reordered(rays: &[ProbeRay], chunk: usize, order: Order) -> Vec<ProbeRay> {
+    let (low, high) = rays.iter().fold(
+        (glam::Vec3::splat(f32::MAX), glam::Vec3::splat(f32::MIN)),
+        |(low, high), ray| (low.min(ray.origin), high.max(ray.origin)),
+    );
+    let extent = (high - low).max(glam::Vec3::splat(1e-6));
+    let origin_cell = |ray: &ProbeRay, bits: u32| -> u64 {
+        let cells = (1u32 << bits) as f32;
+        let cell = ((ray.origin - low) / extent * cells).clamp(glam::Vec3::ZERO, glam::Vec3::splat(cells - 1.0));
+        morton([cell.x as u32, cell.y as u32, cell.z as u32], bits)
+    };
+    let direction_cell = |ray: &ProbeRay, bits: u32| -> u64 {
+        let cells = (1u32 << bits) as f32;
+        let cell = ((ray.direction.normalize_or_zero() + 1.0) * 0.5 * cells)
+            .clamp(glam::Vec3::ZERO, glam::Vec3::splat(cells - 1.0));
+        morton([cell.x as u32, cell.y as u32, cell.z as u32], bits)
+    };
+    let octant = |ray: &ProbeRay| -> u64 {
+        u64::from(ray.direction.x < 0.0) | u64::from(ray.direction.y < 0.0) << 1 | u64::from(ray.direction.z < 0.0) << 2
+    };
+    let key = |ray: &ProbeRay| -> u64 {
+        match order {
+            Order::Recorded | Order::Shuffled => 0,
+            Order::OctantThenOrigin { origin } => octant(ray) << (3 * origin) | origin_cell(ray, origin),
+            Order::DirectionThenOrigin { direction, origin } => {
+                direction_cell(ray, direction) << (3 * origin) | origin_cell(ray, origin)
+            }
+            Order::Octahedral { direction } => octahedral_cell(ray.direction, direction),
+        }
+    };
+    let mut out = rays.to_vec();
+    if matches!(order, Order::Recorded) {
+        return out;
+    }
+    // Shuffled before the (stable) sort, so that rays of one key are in no order rather than in
+    // the order of the render's own ray sort.
+    std::thread::scope(|scope| {
+        for (run, piece) in out.chunks_mut(chunk.max(1)).enumerate() {
+            scope.spawn(move || {
+                shuffle(piece, run as u64);
+                piece.sort_by_cached_key(key);
+            });
+        }
+    });
+    out
 }
