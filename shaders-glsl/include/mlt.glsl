@@ -32,6 +32,16 @@ float mlt_luminance(vec3 contribution) {
     return dot(contribution, vec3(0.2126, 0.7152, 0.0722));
 }
 
+// Lanes of the acceptance workgroup one chain takes (host: pmlt::accept_lanes): the least
+// power of two that holds its proposals, so that chains of few proposals share a workgroup.
+uint mlt_accept_lanes(uint proposals) {
+    uint lanes = 1;
+    while (lanes < proposals && lanes < MLT_ACCEPT_GROUP) {
+        lanes *= 2;
+    }
+    return lanes;
+}
+
 bool metropolis(PassConstants c) {
     return c.mlt_proposals != 0;
 }

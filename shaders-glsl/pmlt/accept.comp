@@ -2,7 +2,8 @@
 // variant: float_atomic SPLAT_FLOAT_ATOMIC
 // variant: float_cas SPLAT_FLOAT_CAS
 //
-// One workgroup per chain, after its proposals' paths are traced: the generalized
+// After the chains' proposals' paths are traced, a run of lanes per chain (a power of two that
+// holds its proposals, the whole workgroup past MLT_ACCEPT_GROUP of them): the generalized
 // Metropolis-Hastings step over the current state i and the chain's N proposals j,
 //
 //     A(i, j) = min(1, Y*(x_j) / Y*(x_i)) / N,   A(i, i) = 1 - sum_j A(i, j),
@@ -19,7 +20,8 @@
 
 layout(local_size_x = MLT_ACCEPT_GROUP) in;
 
-// Inclusive prefix sums of the proposals' A(i, j); then each thread's run's total.
+// Inclusive prefix sums of the proposals' A(i, j), each chain's at its first lane's index (a
+// chain of more proposals than lanes has the workgroup to itself); then each lane's run's total.
 shared float cumulative[MLT_MAX_PROPOSALS];
 shared float run_offsets[MLT_ACCEPT_GROUP];
 
@@ -40,39 +42,46 @@ void splat(PassConstants c, uint pixel, vec3 contribution, float luminance_value
 
 void main() {
     PassConstants c = constants();
-    uint chain_index = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-    if (chain_index >= c.mlt_chain_count) {
-        return;
-    }
+    uint proposals = c.mlt_proposals;
+    uint lanes = mlt_accept_lanes(proposals);
+    uint lane = gl_LocalInvocationID.x % lanes;
+    uint chain_lane = gl_LocalInvocationID.x - lane;
+    uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint chain_index = group * (MLT_ACCEPT_GROUP / lanes) + gl_LocalInvocationID.x / lanes;
+    // Lanes of a chain past the last stay for the barriers, with nothing to do.
+    bool has_chain = chain_index < c.mlt_chain_count;
     MltChains chains = MltChains(c.mlt_chains);
     MltRecords records = MltRecords(c.mlt_records);
-    MltChain chain = chains.v[chain_index];
-    uint proposals = c.mlt_proposals;
+    MltChain chain;
     uint first = chain_index * proposals;
-    uint iteration = chain.iterations;
-    float scale = MltScales(c.mlt_scales).v[chain.path_length - 1];
+    uint iteration = 0;
+    float scale = 0.0;
     float share = 1.0 / float(proposals);
 
-    // Each thread takes a consecutive run of proposals, so that the runs' sums, offset by
-    // the runs before them, make the prefix sum.
-    uint lane = gl_LocalInvocationID.x;
-    uint run = (proposals + MLT_ACCEPT_GROUP - 1) / MLT_ACCEPT_GROUP;
+    // Each lane takes a consecutive run of proposals, so that the runs' sums, offset by the
+    // runs before them, make the prefix sum.
+    uint run = (proposals + lanes - 1) / lanes;
     uint begin = min(lane * run, proposals);
     uint end = min(begin + run, proposals);
     float sum = 0.0;
-    for (uint j = begin; j < end; ++j) {
-        MltRecord record = records.v[first + j];
-        float y = mlt_luminance(record.contribution);
-        float a = acceptance(chain.luminance, y) * share;
-        splat(c, record.pixel, record.contribution, y, a * scale);
-        sum += a;
-        cumulative[j] = sum;
+    if (has_chain) {
+        chain = chains.v[chain_index];
+        iteration = chain.iterations;
+        scale = MltScales(c.mlt_scales).v[chain.path_length - 1];
+        for (uint j = begin; j < end; ++j) {
+            MltRecord record = records.v[first + j];
+            float y = mlt_luminance(record.contribution);
+            float a = acceptance(chain.luminance, y) * share;
+            splat(c, record.pixel, record.contribution, y, a * scale);
+            sum += a;
+            cumulative[chain_lane + j] = sum;
+        }
     }
-    run_offsets[lane] = sum;
+    run_offsets[gl_LocalInvocationID.x] = sum;
     barrier();
     if (lane == 0) {
         float total = 0.0;
-        for (uint i = 0; i < MLT_ACCEPT_GROUP; ++i) {
+        for (uint i = chain_lane; i < chain_lane + lanes; ++i) {
             float run_sum = run_offsets[i];
             run_offsets[i] = total;
             total += run_sum;
@@ -80,13 +89,13 @@ void main() {
     }
     barrier();
     for (uint j = begin; j < end; ++j) {
-        cumulative[j] += run_offsets[lane];
+        cumulative[chain_lane + j] += run_offsets[gl_LocalInvocationID.x];
     }
     barrier();
-    if (lane != 0) {
+    if (!has_chain || lane != 0) {
         return;
     }
-    float moving = proposals > 0 ? cumulative[proposals - 1] : 0.0;
+    float moving = cumulative[chain_lane + proposals - 1];
     splat(c, chain.pixel, chain.contribution, chain.luminance, max(1.0 - moving, 0.0) * scale);
 
     // The first proposal whose prefix sum passes u; past them all (u >= moving), the chain stays.
@@ -96,7 +105,7 @@ void main() {
         uint high = proposals - 1;
         while (low < high) {
             uint middle = (low + high) / 2;
-            if (cumulative[middle] > u) {
+            if (cumulative[chain_lane + middle] > u) {
                 high = middle;
             } else {
                 low = middle + 1;

@@ -3,7 +3,7 @@
 //! Metropolis-Hastings step over a chain's proposals (`pmlt/accept.comp`). `tests/pmlt.rs`
 //! holds the two sides together and checks the step's distribution.
 
-use crate::interface::{MLT_DIMENSIONS_PER_BOUNCE, MLT_LEADING_DIMENSIONS};
+use crate::interface::{MLT_ACCEPT_GROUP, MLT_DIMENSIONS_PER_BOUNCE, MLT_LEADING_DIMENSIONS};
 use crate::rng::squares_uniform;
 
 /// What reproduces a primary sample: x[d] = frac(base[d] + sigma N(offset[d])), base and
@@ -162,4 +162,16 @@ pub fn draw(moves: &[f32], u: f32) -> Option<usize> {
         }
     }
     None
+}
+
+/// Lanes of the acceptance workgroup one chain takes (GLSL: mlt_accept_lanes): the least power
+/// of two that holds its proposals, at most the workgroup, so that chains of few proposals
+/// share a workgroup.
+pub fn accept_lanes(proposals: u32) -> u32 {
+    proposals.next_power_of_two().min(MLT_ACCEPT_GROUP)
+}
+
+/// Workgroups of the acceptance kernel for `chains` chains of `proposals` proposals.
+pub fn accept_workgroups(chains: u32, proposals: u32) -> u32 {
+    chains.div_ceil(MLT_ACCEPT_GROUP / accept_lanes(proposals))
 }
