@@ -981,7 +981,7 @@ fn print_stats(settings: &RenderSettings, stats: &RenderStats) {
 fn print_pmlt_stats(pmlt: &wavetrace::integrator::PmltStats) {
     println!(
         "pmlt: {} chains x {} proposals, {} iterations in {:.3} s ({:.1} iterations/s, {:.1} M splats/s); \
-         bootstrap {} samples in {:.3} s",
+         bootstrap {} samples in {:.3} s ({:.3} s of it starting the chains on the host)",
         pmlt.chains,
         pmlt.proposals,
         pmlt.iterations,
@@ -989,7 +989,8 @@ fn print_pmlt_stats(pmlt: &wavetrace::integrator::PmltStats) {
         pmlt.iterations_per_second,
         pmlt.splats_per_second / 1e6,
         pmlt.bootstrap_samples,
-        pmlt.bootstrap_seconds
+        pmlt.bootstrap_seconds,
+        pmlt.chain_start_seconds
     );
     for length in &pmlt.lengths {
         println!(

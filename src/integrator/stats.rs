@@ -141,6 +141,9 @@ pub struct PmltStats {
     /// The bootstrap's uniform samples (all lengths) and its seconds.
     pub bootstrap_samples: u64,
     pub bootstrap_seconds: f64,
+    /// Of those, the seconds spent reading the bootstrap's records back and starting the chains
+    /// on the host.
+    pub chain_start_seconds: f64,
     /// Iterations' seconds, wall clock, after the bootstrap.
     pub iteration_seconds: f64,
     pub iterations_per_second: f64,

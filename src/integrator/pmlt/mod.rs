@@ -10,7 +10,7 @@
 //!    distribution (no start-up bias).
 //! 2. **Iterations**: every chain's `proposals` proposals are one batch of the BDPT kernels
 //!    (their numbers recomputed from the chains' ids, `sample.rs`), each proposal's
-//!    contribution lands in its record; then `pmlt/accept.comp`, a workgroup a chain, splats
+//!    contribution lands in its record; then `pmlt/accept.comp`, a run of lanes a chain, splats
 //!    every point with its transition probability and draws the next state. No read-back
 //!    inside an iteration, every BDPT launch indirect from its queue.
 //!
@@ -194,11 +194,12 @@ impl Pmlt {
             std::mem::size_of::<MltControl>() as u64,
             MemoryLocation::CpuToGpu,
         )?;
-        let groups_x = mlt.chains.min(MAX_GROUPS_X);
+        let groups = sample::accept_workgroups(mlt.chains, mlt.proposals);
+        let groups_x = groups.min(MAX_GROUPS_X);
         let accept_groups = Buffer::from_slice(
             context,
             "mlt acceptance groups",
-            &[groups_x, mlt.chains.div_ceil(groups_x), 1, 0],
+            &[groups_x, groups.div_ceil(groups_x), 1, 0],
             BufferUsage {
                 indirect: true,
                 ..BufferUsage::STORAGE
@@ -294,19 +295,21 @@ impl Pmlt {
         let samples = self.bootstrap_samples() as usize;
         let records: Vec<MltRecord> = self.records.read_back(context, samples)?;
         let depth = self.max_depth as usize;
-        let luminances: Vec<f32> = records
+        // Millions of samples: a thread a length.
+        let lengths: Vec<StartingLength> = std::thread::scope(|scope| {
+            let records = &records;
+            let threads: Vec<_> = (0..depth)
+                .map(|k| scope.spawn(move || StartingLength::new(records, k, depth)))
+                .collect();
+            threads
+                .into_iter()
+                .map(|thread| thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+                .collect()
+        });
+        let b: Vec<f64> = lengths
             .iter()
-            .map(|r| sample::luminance(r.contribution.to_array()))
-            .map(|y| if y.is_finite() && y > 0.0 { y } else { 0.0 })
+            .map(|l| l.sum() / f64::from(self.mlt.bootstrap))
             .collect();
-        // Sample p has length 1 + p % max_depth (mlt.glsl's mlt_path_length).
-        let mut sums = vec![0f64; depth];
-        let mut nonzero = vec![0u64; depth];
-        for (p, &y) in luminances.iter().enumerate() {
-            sums[p % depth] += f64::from(y);
-            nonzero[p % depth] += u64::from(y > 0.0);
-        }
-        let b: Vec<f64> = sums.iter().map(|s| s / f64::from(self.mlt.bootstrap)).collect();
         let total: f64 = b.iter().sum();
         if total <= 0.0 {
             return Err(GpuError::InvalidUse {
@@ -318,58 +321,44 @@ impl Pmlt {
             });
         }
         let chains_per_length = allot(self.mlt.chains, &b);
+        let pixels = f64::from(self.width) * f64::from(self.height);
+        let scales: Vec<f32> = (0..depth)
+            .map(|k| match chains_per_length[k] {
+                0 => 0.0,
+                count => (pixels * b[k] / f64::from(count)) as f32,
+            })
+            .collect();
 
-        let draw_key = squares_key(self.seed, START_DRAW_KEY_CHAIN);
-        let bootstrap_key = squares_key(self.seed, BOOTSTRAP_KEY_CHAIN);
-        let mut states = Vec::with_capacity(self.mlt.chains as usize);
-        let mut scales = vec![0f32; depth];
-        for (k, &count) in chains_per_length.iter().enumerate() {
-            if count == 0 {
-                continue;
-            }
-            let of_length: Vec<usize> = (k..samples).step_by(depth).collect();
-            let mut cumulative = Vec::with_capacity(of_length.len());
-            let mut sum = 0f64;
-            for &p in &of_length {
-                sum += f64::from(luminances[p]);
-                cumulative.push(sum);
-            }
-            let pixels = f64::from(self.width) * f64::from(self.height);
-            scales[k] = (pixels * b[k] / f64::from(count)) as f32;
-            let first_lit = of_length.iter().position(|&p| luminances[p] > 0.0).unwrap_or(0);
-            for _ in 0..count {
-                let chain = states.len() as u32;
-                let at = match self.mlt.start {
-                    MltStart::Bootstrap => {
-                        let u = f64::from(squares_uniform(u64::from(chain), draw_key)) * sum;
-                        cumulative.partition_point(|&c| c <= u).min(of_length.len() - 1)
+        let start = ChainStart {
+            seed: self.seed,
+            how: self.mlt.start,
+            draw_key: squares_key(self.seed, START_DRAW_KEY_CHAIN),
+            bootstrap_key: squares_key(self.seed, BOOTSTRAP_KEY_CHAIN),
+            records: &records,
+            depth,
+        };
+        // A chain's key costs a few hundred nanoseconds (squares_key), and a million chains are
+        // common: the host's cores share them.
+        let mut states = vec![MltChain::default(); self.mlt.chains as usize];
+        let threads = std::thread::available_parallelism().map_or(1, usize::from);
+        let per_thread = states.len().div_ceil(threads).max(1);
+        std::thread::scope(|scope| {
+            for (piece, chunk) in states.chunks_mut(per_thread).enumerate() {
+                let (start, lengths, chains_per_length) = (&start, &lengths, &chains_per_length);
+                scope.spawn(move || {
+                    for (offset, state) in chunk.iter_mut().enumerate() {
+                        *state = start.chain((piece * per_thread + offset) as u32, lengths, chains_per_length);
                     }
-                    MltStart::FixedState => first_lit,
-                };
-                let p = of_length[at];
-                let record = records[p];
-                let index = p as u64 + 1;
-                states.push(MltChain {
-                    key: squares_key(self.seed, chain),
-                    base_key: bootstrap_key,
-                    base_index: index,
-                    offset_key: bootstrap_key,
-                    offset_index: index,
-                    contribution: record.contribution,
-                    luminance: luminances[p],
-                    pixel: record.pixel,
-                    path_length: k as u32 + 1,
-                    ..MltChain::default()
                 });
             }
-        }
+        });
         self.chains.upload(context, &states)?;
         self.scales.write(0, &scales)?;
         self.stats.lengths = (0..depth)
             .map(|k| LengthStats {
                 length: k as u32 + 1,
                 b: b[k],
-                nonzero_share: nonzero[k] as f64 / f64::from(self.mlt.bootstrap),
+                nonzero_share: lengths[k].nonzero as f64 / f64::from(self.mlt.bootstrap),
                 chains: chains_per_length[k],
                 ..LengthStats::default()
             })
@@ -378,7 +367,7 @@ impl Pmlt {
     }
 
     /// `count` iterations in one command buffer: each a BDPT batch of every chain's proposals,
-    /// then the acceptance, a workgroup a chain.
+    /// then the acceptance.
     fn record_iterations(
         &self,
         frame: &Frame<'_>,
@@ -437,6 +426,108 @@ impl Pmlt {
             }
         }
         Ok(())
+    }
+}
+
+/// One path length's bootstrap samples, as the chains of that length start from them: sample i
+/// of length k + 1 is record k + i max_depth (mlt.glsl's mlt_path_length).
+struct StartingLength {
+    /// The running sum of the samples' Y* (0 where not finite).
+    cumulative: Vec<f64>,
+    nonzero: u64,
+    first_lit: usize,
+}
+
+impl StartingLength {
+    fn new(records: &[MltRecord], k: usize, depth: usize) -> Self {
+        let mut sum = 0f64;
+        let mut nonzero = 0;
+        let mut first_lit = None;
+        let cumulative = records
+            .iter()
+            .skip(k)
+            .step_by(depth)
+            .enumerate()
+            .map(|(i, record)| {
+                let y = start_luminance(record);
+                if y > 0.0 {
+                    nonzero += 1;
+                    first_lit.get_or_insert(i);
+                }
+                sum += f64::from(y);
+                sum
+            })
+            .collect();
+        Self {
+            cumulative,
+            nonzero,
+            first_lit: first_lit.unwrap_or(0),
+        }
+    }
+
+    fn sum(&self) -> f64 {
+        self.cumulative.last().copied().unwrap_or(0.0)
+    }
+}
+
+/// A bootstrap sample's Y*, 0 where it is not a positive finite number.
+fn start_luminance(record: &MltRecord) -> f32 {
+    let y = sample::luminance(record.contribution.to_array());
+    if y.is_finite() && y > 0.0 {
+        y
+    } else {
+        0.0
+    }
+}
+
+/// What every chain's first state is drawn from.
+struct ChainStart<'a> {
+    seed: u32,
+    how: MltStart,
+    draw_key: u64,
+    bootstrap_key: u64,
+    records: &'a [MltRecord],
+    depth: usize,
+}
+
+impl ChainStart<'_> {
+    /// Chain `chain`'s first state: the lengths take consecutive chains in order, and a chain's
+    /// sample is drawn in proportion to Y* among its length's.
+    fn chain(&self, chain: u32, lengths: &[StartingLength], chains_per_length: &[u32]) -> MltChain {
+        let mut first_chain = 0;
+        let k = chains_per_length
+            .iter()
+            .position(|&count| {
+                first_chain += count;
+                chain < first_chain
+            })
+            .unwrap_or(lengths.len() - 1);
+        let length = &lengths[k];
+        let at = match self.how {
+            MltStart::Bootstrap => {
+                let u = f64::from(squares_uniform(u64::from(chain), self.draw_key)) * length.sum();
+                length
+                    .cumulative
+                    .partition_point(|&c| c <= u)
+                    .min(length.cumulative.len() - 1)
+            }
+            MltStart::FixedState => length.first_lit,
+        };
+        let p = k + at * self.depth;
+        let record = self.records[p];
+        let index = p as u64 + 1;
+        MltChain {
+            key: squares_key(self.seed, chain),
+            base_key: self.bootstrap_key,
+            base_index: index,
+            offset_key: self.bootstrap_key,
+            offset_index: index,
+            contribution: record.contribution,
+            luminance: start_luminance(&record),
+            pixel: record.pixel,
+            path_length: k as u32 + 1,
+            ..MltChain::default()
+        }
     }
 }
 
@@ -553,7 +644,9 @@ impl Integrator for Pmlt {
                 submissions += 1;
             }
         }
+        let starting = Instant::now();
         self.start_chains(context)?;
+        self.stats.chain_start_seconds = starting.elapsed().as_secs_f64();
         self.stats.bootstrap_samples = samples;
         self.stats.bootstrap_seconds = started.elapsed().as_secs_f64();
 
