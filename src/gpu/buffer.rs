@@ -205,7 +205,7 @@ impl Buffer {
                 commands.copy_buffer(self, offset, &staging, 0, piece.len() as u64);
                 Ok(())
             })?;
-            piece.copy_from_slice(&staging.read::<u8>(0, piece.len())?);
+            staging.read_into(0, piece)?;
         }
         Ok(out)
     }
@@ -242,8 +242,15 @@ impl Buffer {
 
     /// Reads `count` elements at `offset` bytes from a host-visible buffer.
     pub fn read<T: Pod>(&self, offset: u64, count: usize) -> GpuResult<Vec<T>> {
-        let bytes = (count * std::mem::size_of::<T>()) as u64;
-        self.check_range(offset, bytes)?;
+        // The mapping has no alignment guarantee for T, so copy instead of casting in place.
+        let mut out = vec![T::zeroed(); count];
+        self.read_into(offset, bytemuck::cast_slice_mut::<T, u8>(&mut out))?;
+        Ok(out)
+    }
+
+    /// Copies `out.len()` bytes at `offset` of a host-visible buffer into `out`.
+    fn read_into(&self, offset: u64, out: &mut [u8]) -> GpuResult<()> {
+        self.check_range(offset, out.len() as u64)?;
         let mapped = self
             .allocation
             .as_ref()
@@ -252,11 +259,8 @@ impl Buffer {
                 name: self.name.clone(),
                 problem: "read from the CPU but not host-visible".into(),
             })?;
-        let slice = &mapped[offset as usize..(offset + bytes) as usize];
-        // The mapping has no alignment guarantee for T, so copy instead of casting in place.
-        let mut out = vec![T::zeroed(); count];
-        bytemuck::cast_slice_mut::<T, u8>(&mut out).copy_from_slice(slice);
-        Ok(out)
+        out.copy_from_slice(&mapped[offset as usize..offset as usize + out.len()]);
+        Ok(())
     }
 
     fn check_range(&self, offset: u64, bytes: u64) -> GpuResult<()> {
