@@ -108,7 +108,9 @@ impl Default for MltSettings {
             iterations: None,
             time_seconds: None,
             small_step: 0.7,
-            sigma: 1.0 / 64.0,
+            // With 2^20 chains, 1/128 beat 1/64 by 12% on ajar and 31% on the 2560 x 1920
+            // Cornell box at equal time; 1/256 and 1/32 were worse on ajar (docs/BENCHMARKS.md).
+            sigma: 1.0 / 128.0,
             start: MltStart::Bootstrap,
         }
     }
