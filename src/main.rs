@@ -170,7 +170,8 @@ struct RenderOptions {
     #[arg(long, value_enum, default_value_t = IntegratorArg::Wavefront)]
     integrator: IntegratorArg,
     /// How next-event estimation picks a light: bvh (by importance at the shading point,
-    /// GPU-built light BVH), cpu-bvh (the same, tree built on the CPU by SAOH), tree (by
+    /// GPU-built light BVH; uniform where the lights are all alike, which the BVH cannot tell
+    /// apart, as a rectangle light's two triangles), cpu-bvh (the same, tree built on the CPU by SAOH), tree (by
     /// power, GPU-built tree), cdf (by power, flat CDF from the tree), cpu-cdf (by power, CDF
     /// summed on the CPU), uniform.
     #[arg(long, default_value = "bvh", value_parser = parse_light_selection)]
@@ -914,7 +915,7 @@ fn print_stats(settings: &RenderSettings, stats: &RenderStats) {
         settings.integrator,
         settings.backend,
         stats.lights,
-        settings.light_selection.name(),
+        stats.light_selection.name(),
         stats.gpu_seconds,
         stats.wall_seconds,
         stats.host_wait_seconds,

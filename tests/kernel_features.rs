@@ -131,7 +131,9 @@ fn specialised_kernels_make_the_general_kernels_image() {
     let backend = gpu.context.trace_backends()[0];
     let lavapipe = gpu.context.adapter().device_type == "cpu";
     // Lights are chosen by the light BVH unless said; the Cornell box and all-features also by
-    // power (the specialisation to the way lights are chosen).
+    // power (the specialisation to the way lights are chosen). Asked for the BVH, the two Cornell
+    // boxes choose their alike lights uniformly (`LightSelection::for_scene`); the furnace box
+    // and all-features keep the BVH.
     let scenes = [
         ("cornell-box", None, LightSelection::Bvh),
         ("cornell-box", None, LightSelection::Tree),

@@ -150,3 +150,49 @@ fn rebuilding_the_lights_every_pass_changes_nothing_but_the_cost() {
     }
     gpu.finish();
 }
+
+/// Lights that are all alike (the Cornell box's light: the two triangles of one axis-aligned
+/// rectangle, with the same bounds, normal and power) have the same probability everywhere
+/// under a light BVH, so a render asked for the BVH chooses them uniformly, without the BVH's
+/// code in its kernels. Its image is, as an estimate, the one a real BVH gives (the CPU-built
+/// one, which is never replaced). Other scenes, and the same light made uneven, keep the BVH.
+#[test]
+fn lights_all_alike_are_chosen_uniformly_as_their_bvh_would() {
+    let gpu = common::gpu();
+    let mut scene = common::load_scene("cornell-box");
+    assert_eq!(LightSelection::Bvh.for_scene(&scene), LightSelection::Uniform);
+    for asked in [LightSelection::CpuBvh, LightSelection::Tree, LightSelection::Cdf] {
+        assert_eq!(asked.for_scene(&scene), asked);
+    }
+    for name in ["furnace-box", "cornell-many-lights", "all-features"] {
+        let other = common::load_scene(name);
+        assert_eq!(LightSelection::Bvh.for_scene(&other), LightSelection::Bvh, "{name}");
+    }
+
+    let (uniform, stats) = render(
+        &gpu.context,
+        &scene,
+        &settings(&gpu.context, 64, 8, 64, LightSelection::Bvh),
+    );
+    assert_eq!(stats.light_selection, LightSelection::Uniform);
+    let (bvh, stats) = render(
+        &gpu.context,
+        &scene,
+        &settings(&gpu.context, 64, 8, 64, LightSelection::CpuBvh),
+    );
+    assert_eq!(stats.light_selection, LightSelection::CpuBvh);
+    let (agree, comparison) = common::agree_as_estimates(&uniform, &bvh, 0.002);
+    assert!(agree, "uniform against the light BVH: {comparison:?}");
+
+    // One corner of the rectangle moved: its triangles differ, and the BVH tells them apart.
+    let light = (0..scene.meshes.len())
+        .find(|&m| luminance(scene.materials[scene.meshes[m].material as usize].emission) > 0.0)
+        .unwrap();
+    let mesh = &mut scene.meshes[light];
+    let in_one_triangle = (0..mesh.positions.len() as u32)
+        .find(|v| mesh.indices.iter().filter(|&i| i == v).count() == 1)
+        .unwrap();
+    mesh.positions[in_one_triangle as usize] *= 0.99;
+    assert_eq!(LightSelection::Bvh.for_scene(&scene), LightSelection::Bvh);
+    gpu.finish();
+}

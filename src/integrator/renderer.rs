@@ -375,7 +375,7 @@ impl Renderer {
             sort_by_material: false,
             sort_rays: false,
             lights: self.resources.lights.light_count(),
-            light_selection: settings.light_selection,
+            light_selection: self.resources.lights.selection(),
             kernel_features: self.features.to_string(),
             bdpt: None,
             pmlt: None,

@@ -35,9 +35,10 @@ impl SceneResources {
             settings.light_culling,
         )?;
         let culled = culling.is_some();
-        let lights = LightSampler::new(context, scene, &gpu_scene, settings.light_selection, culled)?;
+        let selection = settings.light_selection.for_scene(scene);
+        let lights = LightSampler::new(context, scene, &gpu_scene, selection, culled)?;
         let environment = GpuEnvironment::new(context, settings.environment.as_ref())?;
-        let punctual = PunctualLights::new(context, scene, settings.light_selection.holds_punctual_lights(), culled)?;
+        let punctual = PunctualLights::new(context, scene, selection.holds_punctual_lights(), culled)?;
         Ok(Self {
             scene: gpu_scene,
             accel,

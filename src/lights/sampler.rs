@@ -3,7 +3,9 @@
 //! dispatch (two for the flat CDF) that can be replayed whenever emission changes.
 
 use crate::gpu::{Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult, Profiler};
-use crate::interface::{LIGHT_SELECTION_BVH, LIGHT_SELECTION_CDF, LIGHT_SELECTION_TREE, LIGHT_SELECTION_UNIFORM};
+use crate::interface::{
+    GpuLightBvhNode, LIGHT_SELECTION_BVH, LIGHT_SELECTION_CDF, LIGHT_SELECTION_TREE, LIGHT_SELECTION_UNIFORM,
+};
 use crate::scene::{GpuScene, Scene};
 
 use super::bvh::{reference, saoh, BvhKeys, BvhSources, LightBvh};
@@ -61,6 +63,29 @@ impl LightSelection {
         matches!(self, Self::Bvh | Self::CpuBvh)
     }
 
+    /// The selection a render of `scene` uses when asked for this one. A light BVH whose
+    /// leaves are all alike (the same bounds, orientation and power: the two triangles of an
+    /// axis-aligned rectangle light) gives every light the same probability at every point, so
+    /// uniform selection makes the same choices without the BVH's code in the kernels. The
+    /// megakernel carries that code across every ray: it cost 10-17% of its speed on such
+    /// scenes (docs/BENCHMARKS.md, "One flat light"). Punctual lights keep the BVH.
+    pub fn for_scene(self, scene: &Scene) -> Self {
+        let emissive_triangles: usize = emissive_instances(scene)
+            .iter()
+            .map(|&i| scene.meshes[scene.instances[i as usize].mesh as usize].triangle_count())
+            .sum();
+        if self != Self::Bvh || !scene.lights.is_empty() || emissive_triangles > ALIKE_LIGHTS_CHECKED {
+            return self;
+        }
+        let keys = BvhKeys::over(scene.bounds(), true);
+        let leaves = reference::scene_leaves(scene, &[], &keys);
+        let extent = keys.extent.max_element();
+        match leaves.split_first() {
+            Some((first, rest)) if rest.iter().all(|leaf| leaves_alike(first, leaf, extent)) => Self::Uniform,
+            _ => self,
+        }
+    }
+
     pub fn code(self) -> u32 {
         match self {
             Self::Bvh | Self::CpuBvh => LIGHT_SELECTION_BVH,
@@ -80,6 +105,23 @@ impl std::str::FromStr for LightSelection {
             format!("unknown light selection '{text}' (one of: {})", names.join(", "))
         })
     }
+}
+
+/// Emissive triangles `LightSelection::for_scene` compares at most: scenes of many lights are
+/// not made of identical ones, and their comparison would cost a pass over them at load.
+const ALIKE_LIGHTS_CHECKED: usize = 64;
+
+/// Whether two light BVH leaves weigh the same at every point, but for float rounding in
+/// computing them (`extent`: the scene's size, for positions).
+fn leaves_alike(a: &GpuLightBvhNode, b: &GpuLightBvhNode, extent: f32) -> bool {
+    let position = 1e-6 * extent;
+    a.power > 0.0
+        && (a.power - b.power).abs() <= 1e-5 * a.power
+        && a.lower.abs_diff_eq(b.lower, position)
+        && a.upper.abs_diff_eq(b.upper, position)
+        && a.axis.dot(b.axis) >= 1.0 - 1e-6
+        && (a.cos_theta_o - b.cos_theta_o).abs() <= 1e-6
+        && (a.cos_theta_e - b.cos_theta_e).abs() <= 1e-6
 }
 
 /// What the kernels need to find and weigh lights (fields of `PassConstants`).
