@@ -53,6 +53,15 @@ pub fn emissive_instances(scene: &Scene) -> Vec<u32> {
         .collect()
 }
 
+/// The emissive triangles of `emissive`'s instances (from `emissive_instances`): the lights
+/// the selection chooses among.
+pub fn emissive_triangle_count(scene: &Scene, emissive: &[u32]) -> u64 {
+    emissive
+        .iter()
+        .map(|&i| scene.meshes[scene.instances[i as usize].mesh as usize].triangle_count() as u64)
+        .sum()
+}
+
 pub struct EmissiveTriangles {
     /// Instances whose material emits, in scene order: what the GPU flattening starts from.
     pub emissive_instances: Vec<u32>,

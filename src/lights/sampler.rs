@@ -10,7 +10,7 @@ use crate::scene::{GpuScene, Scene};
 
 use super::bvh::{reference, saoh, BvhKeys, BvhSources, LightBvh};
 use super::culling::reference::without_ranged;
-use super::emissive::{emissive_instances, EmissiveTriangles};
+use super::emissive::{emissive_instances, emissive_triangle_count, EmissiveTriangles};
 use super::flatten::LightFlattening;
 use super::punctual::table_entries;
 use super::tree::{Leaves, LightTree, MAX_LIGHTS};
@@ -70,10 +70,7 @@ impl LightSelection {
     /// megakernel carries that code across every ray: it cost 10-17% of its speed on such
     /// scenes (docs/BENCHMARKS.md, "One flat light"). Punctual lights keep the BVH.
     pub fn for_scene(self, scene: &Scene) -> Self {
-        let emissive_triangles: usize = emissive_instances(scene)
-            .iter()
-            .map(|&i| scene.meshes[scene.instances[i as usize].mesh as usize].triangle_count())
-            .sum();
+        let emissive_triangles = emissive_triangle_count(scene, &emissive_instances(scene));
         if self != Self::Bvh || !scene.lights.is_empty() || emissive_triangles > ALIKE_LIGHTS_CHECKED {
             return self;
         }
@@ -109,7 +106,7 @@ impl std::str::FromStr for LightSelection {
 
 /// Emissive triangles `LightSelection::for_scene` compares at most: scenes of many lights are
 /// not made of identical ones, and their comparison would cost a pass over them at load.
-const ALIKE_LIGHTS_CHECKED: usize = 64;
+const ALIKE_LIGHTS_CHECKED: u64 = 64;
 
 /// Whether two light BVH leaves weigh the same at every point, but for float rounding in
 /// computing them (`extent`: the scene's size, for positions).
@@ -217,10 +214,7 @@ impl LightSampler {
         culled: bool,
     ) -> GpuResult<Self> {
         let emissive = emissive_instances(scene);
-        let lights: u64 = emissive
-            .iter()
-            .map(|&i| scene.meshes[scene.instances[i as usize].mesh as usize].triangle_count() as u64)
-            .sum();
+        let lights = emissive_triangle_count(scene, &emissive);
         if lights > MAX_LIGHTS {
             return Err(GpuError::InvalidUse {
                 name: "lights".into(),
