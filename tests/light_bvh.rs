@@ -68,7 +68,16 @@ fn radix_sort_is_a_stable_sort() {
 /// mirrored by their instance, a few degenerate or dark), then point, spot and directional
 /// lights when there is room.
 fn random_emitters(count: usize, seed: u64) -> Scene {
+    random_emitters_at(count, seed, 0)
+}
+
+/// As `random_emitters`, with the triangles' centres drawn from `spots` random points when it
+/// is not zero: long runs of equal keys, which the build orders by position.
+fn random_emitters_at(count: usize, seed: u64, spots: usize) -> Scene {
     let mut rng = SmallRng::seed_from_u64(seed);
+    let spot_centres: Vec<Vec3> = (0..spots)
+        .map(|_| Vec3::new(rng.random(), rng.random(), rng.random()) * 4.0 - 2.0)
+        .collect();
     let punctual = if count >= 31 { 5 } else { 0 };
     let triangles = count - punctual;
     let powers = [1e-3f32, 1.0, 30.0, 1000.0, 0.0];
@@ -93,8 +102,12 @@ fn random_emitters(count: usize, seed: u64) -> Scene {
         .collect();
     for t in 0..triangles {
         let mesh = &mut meshes[if t % 97 == 96 { 4 } else { rng.random_range(0..4) }];
-        let centre = Vec3::new(rng.random(), rng.random(), rng.random()) * 4.0 - 2.0;
-        let size = 10f32.powf(rng.random_range(-3.0..-0.5));
+        let (centre, size) = if spots == 0 {
+            let centre = Vec3::new(rng.random(), rng.random(), rng.random()) * 4.0 - 2.0;
+            (centre, 10f32.powf(rng.random_range(-3.0..-0.5)))
+        } else {
+            (spot_centres[rng.random_range(0..spots)], 1e-5)
+        };
         let first = mesh.positions.len() as u32;
         for _ in 0..3 {
             let offset = Vec3::new(rng.random(), rng.random(), rng.random()) - 0.5;
@@ -268,8 +281,14 @@ fn assert_node_matches(gpu: &GpuLightBvhNode, cpu: &GpuLightBvhNode, what: &str)
 fn gpu_build_matches_its_cpu_twin_on_awkward_sizes() {
     let gpu = common::gpu();
     let context = &gpu.context;
-    for (seed, &count) in AWKWARD_SIZES.iter().enumerate() {
-        let scene = random_emitters(count, seed as u64);
+    // Then lights gathered at a few spots: runs of equal keys (a run a spot and direction
+    // bucket) longer than the climb's workgroups, split by their places in the sorted order.
+    let scenes = AWKWARD_SIZES
+        .iter()
+        .enumerate()
+        .map(|(seed, &count)| random_emitters(count, seed as u64))
+        .chain([random_emitters_at(3000, 7, 1), random_emitters_at(20_011, 8, 4)]);
+    for scene in scenes {
         let (_gpu_scene, sampler) = built(context, &scene);
         let bvh = sampler.bvh().expect("a GPU-built BVH");
         // Leaves: each light's bounds, cone and power from the scene's geometry (the
