@@ -2,6 +2,8 @@
 //! number is a pure function of (seed, path, sample, bounce, dimension). Both sides must
 //! give identical bits; `tests/rng.rs` checks that on the device.
 
+use crate::interface::SQUARES_KEY_BOUNCE;
+
 /// The PCG output permutation used as a hash (Jarzynski and Olano 2020, "pcg_hash").
 pub fn hash(value: u32) -> u32 {
     let state = value.wrapping_mul(747_796_405).wrapping_add(2_891_336_453);
@@ -42,10 +44,7 @@ pub fn squares_uniform(counter: u64, key: u64) -> f32 {
     (squares32(counter, key) >> 8) as f32 * (1.0 / 16_777_216.0)
 }
 
-/// Bounce index under which `squares_key` draws its nibbles, apart from every path's.
-const SQUARES_KEY_BOUNCE: u32 = 0xfff0_0000;
-
-/// The Squares key of `chain` under `seed`, built as the paper's key generator builds keys
+/// The Squares key of `chain` under `seed` (twin: squares.glsl's `squares_key`), built as the paper's key generator builds keys
 /// (squaring mixes poorly with keys of few or repeated digits): the lowest hexadecimal digit
 /// odd; the lowest eight digits non-zero and all different; each upper digit non-zero and
 /// different from the one below it. A pure function of (seed, chain), so a render needs no

@@ -142,6 +142,11 @@ gpu_constants! {
     /// Proposals of one chain an iteration, at most: the acceptance kernel's shared prefix sum.
     const MLT_MAX_PROPOSALS: u32 = 1024;
     const MLT_ACCEPT_GROUP: u32 = 64;
+    /// Threads per workgroup of the chains' start (pmlt/start_*.comp).
+    const MLT_START_GROUP: u32 = 256;
+    /// Bounce index under which `squares_key` (rng.rs, squares.glsl) draws its digits, apart
+    /// from every path's.
+    const SQUARES_KEY_BOUNCE: u32 = 0xfff0_0000;
     /// `LightVertex::flags`: wo is on the front side; a connection can end here (not delta).
     const LIGHT_VERTEX_FRONT: u32 = 1;
     const LIGHT_VERTEX_CONNECTABLE: u32 = 2;
@@ -995,6 +1000,21 @@ gpu_structs! {
     struct MltRecord {
         contribution: Vec3,
         pixel: u32,
+    }
+
+    /// Push constants of the chains' start (pmlt/start.rs): `count` records whose Y* go to
+    /// `luminances` (start_luminance), or `count` chains that take their first state from the
+    /// record `first_records` names (start_chains), under `seed`'s keys and the bootstrap's.
+    struct MltStartPush {
+        records: u64,
+        luminances: u64,
+        first_records: u64,
+        chains: u64,
+        bootstrap_key: u64,
+        count: u32,
+        depth: u32,
+        seed: u32,
+        pad0: u32,
     }
 
     /// The phase of a Metropolis render, written by the host between submissions:

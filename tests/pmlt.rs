@@ -1,15 +1,20 @@
 //! Parallel Metropolis light transport (`--integrator pmlt`) on lavapipe, validation on: the
 //! primary sample reproduced from a state's ids on the GPU as on the CPU, and equal to a chain
 //! that stores its samples; the generalized Metropolis-Hastings step's distribution (chi-square
-//! over many chains on the GPU) and its weights summing to 1; convergence to Mitsuba's
-//! references as iterations grow; and no start-up bias.
+//! over many chains on the GPU) and its weights summing to 1; the chains' start on the GPU
+//! against its host twin; convergence to Mitsuba's references as iterations grow; and no
+//! start-up bias.
 
 mod common;
 
+use glam::Vec3;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
 use wavetrace::film::metrics;
 use wavetrace::gpu::shaders::ids;
 use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline, DispatchSize, MemoryLocation};
 use wavetrace::integrator::pmlt::sample::{self, Ids};
+use wavetrace::integrator::pmlt::start::{self, ChainStarter, StartSetup};
 use wavetrace::integrator::{IntegratorKind, MltSettings, MltStart, RenderSettings};
 use wavetrace::interface::{
     MltChain, MltControl, MltProbePush, MltRecord, PassConstants, WavefrontPush, MLT_ACCEPT_GROUP,
@@ -458,5 +463,100 @@ fn a_single_iteration_has_no_start_up_bias() {
             c.block8_rel_mse
         );
     }
+    gpu.finish();
+}
+
+/// Bootstrap records of every kind a render makes: most dark, some lit, some whose Y* is
+/// negative, infinite or NaN (which no chain may start on), on random pixels.
+fn random_records(count: usize, rng: &mut SmallRng) -> Vec<MltRecord> {
+    (0..count)
+        .map(|_| {
+            let lit = Vec3::new(rng.random(), rng.random(), rng.random()) * 10f32.powf(rng.random_range(-3.0..3.0));
+            let contribution = match rng.random_range(0..10) {
+                0..=5 => Vec3::ZERO,
+                6 => Vec3::new(-1.0, 0.1, 0.0),
+                7 => [Vec3::new(f32::NAN, 1.0, 1.0), Vec3::new(f32::INFINITY, 0.0, 0.0)][rng.random_range(0..2)],
+                _ => lit,
+            };
+            MltRecord {
+                contribution,
+                pixel: rng.random_range(0..4096),
+            }
+        })
+        .collect()
+}
+
+/// The chains' start: each record's Y* on the GPU is the host's (zero where no chain may start
+/// on it), and every chain's first state is the one the host twin builds from the same draw
+/// (its key from squares_key on the GPU, its record's ids, light, pixel and length), on
+/// awkward sizes; the draws land on lit records of the chain's own length; a bootstrap without
+/// light is refused.
+#[test]
+fn chains_started_on_the_gpu_are_their_host_twins() {
+    let gpu = common::gpu();
+    let context = &gpu.context;
+    let mut rng = SmallRng::seed_from_u64(14);
+    let shapes = [
+        (1000, 3, 777, MltStart::Bootstrap),
+        (37, 8, 4099, MltStart::Bootstrap),
+        (513, 5, 300, MltStart::FixedState),
+        (1, 1, 1, MltStart::Bootstrap),
+    ];
+    for (bootstrap, depth, chains, how) in shapes {
+        let setup = StartSetup {
+            seed: rng.random(),
+            how,
+            depth,
+            bootstrap,
+            chains,
+        };
+        let mut records = random_records(setup.records(), &mut rng);
+        records[0].contribution = Vec3::ONE;
+        let what = format!("{bootstrap} samples x {depth} lengths, {chains} chains, {how:?}");
+        let records_buffer = Buffer::from_slice(context, "records", &records, BufferUsage::STORAGE).unwrap();
+        let chains_buffer = Buffer::new(
+            context,
+            "chains",
+            u64::from(chains) * std::mem::size_of::<MltChain>() as u64,
+            BufferUsage::STORAGE,
+            MemoryLocation::GpuOnly,
+        )
+        .unwrap();
+        let mut starter = ChainStarter::new(context, setup.records(), chains).unwrap();
+        let plan = starter.start(context, &records_buffer, &chains_buffer, &setup).unwrap();
+        let luminances: Vec<f32> = starter.luminances().read_back(context, setup.records()).unwrap();
+        for (i, (record, &y)) in records.iter().zip(&luminances).enumerate() {
+            let host = sample::luminance(record.contribution.to_array());
+            if host.is_finite() && host > 0.0 {
+                assert!(
+                    (y - host).abs() <= 1e-6 * host,
+                    "{what}: record {i}: Y* {y} against {host}"
+                );
+            } else {
+                assert_eq!(y.to_bits(), 0, "{what}: record {i} of Y* {host} is not dark");
+            }
+        }
+        assert_eq!(plan.chains_per_length.iter().sum::<u32>(), chains, "{what}");
+        let started: Vec<MltChain> = chains_buffer.read_back(context, chains as usize).unwrap();
+        let mut first_chain = 0;
+        for (k, &count) in plan.chains_per_length.iter().enumerate() {
+            for chain in first_chain..first_chain + count {
+                let twin = start::host_chain(&records, &luminances, &setup, &plan, chain);
+                assert_eq!(started[chain as usize], twin, "{what}: chain {chain}");
+                assert_eq!(twin.path_length, k as u32 + 1, "{what}: chain {chain}'s length");
+                assert!(twin.luminance > 0.0, "{what}: chain {chain} starts on a dark record");
+            }
+            first_chain += count;
+        }
+    }
+    let dark = StartSetup {
+        seed: 1,
+        how: MltStart::Bootstrap,
+        depth: 2,
+        bootstrap: 100,
+        chains: 10,
+    };
+    let problem = start::plan(&vec![0.0; dark.records()], &dark).unwrap_err().to_string();
+    assert!(problem.contains("carries light"), "{problem}");
     gpu.finish();
 }

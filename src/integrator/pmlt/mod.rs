@@ -18,6 +18,7 @@
 //! float splat film and scaled by the resolve (docs/PMLT.md).
 
 pub mod sample;
+pub mod start;
 
 use std::time::Instant;
 
@@ -27,25 +28,22 @@ use crate::gpu::{
 };
 use crate::interface::{MltChain, MltControl, MltRecord, PassConstants, QueueState, WavefrontPush, MLT_MAX_PROPOSALS};
 use crate::lights::CullingFormat;
-use crate::rng::{squares_key, squares_uniform};
+use crate::rng::squares_key;
 use crate::trace::{barrier, timed};
 
 use super::bdpt::kernels::{BdptKernels, Recording};
 use super::bdpt::Bdpt;
 use super::contract::{render_before_record, Frame, Integrator, PassTimings, Setup, SUBMISSION_SCOPE};
-use super::settings::{MltSettings, MltStart, RenderSettings, SplatFilm};
+use super::settings::{MltSettings, RenderSettings, SplatFilm};
 use super::stats::{LengthStats, PmltStats, RenderStats};
 use super::wavefront::path_state;
+use start::{ChainStarter, StartSetup, BOOTSTRAP_KEY_CHAIN};
 
 /// Iterations are counted in the 24 bits a path keeps its sample index in.
 const MAX_ITERATIONS: u32 = (1 << 24) - 1;
 /// Iterations a submission records at most, and the proposals it aims to cover at least.
 const MAX_ITERATIONS_PER_SUBMISSION: u32 = 16;
 const PROPOSALS_PER_SUBMISSION: u64 = 1 << 21;
-/// `squares_key`'s chain number of the bootstrap's key, apart from every chain's.
-const BOOTSTRAP_KEY_CHAIN: u32 = u32::MAX;
-/// The draw of the chains' first states, apart from every path's numbers.
-const START_DRAW_KEY_CHAIN: u32 = u32::MAX - 1;
 /// Dispatch groups along x; chains beyond go along y.
 const MAX_GROUPS_X: u32 = 65_535;
 
@@ -59,6 +57,7 @@ pub struct Pmlt {
     seed: u32,
     chains: Buffer,
     records: Buffer,
+    starter: ChainStarter,
     scales: Buffer,
     control: Buffer,
     accept_groups: Buffer,
@@ -226,6 +225,7 @@ impl Pmlt {
             max_depth: settings.max_depth,
             seed: settings.seed,
             chains,
+            starter: ChainStarter::new(context, bootstrap_samples as usize, mlt.chains)?,
             records,
             scales,
             control,
@@ -290,76 +290,30 @@ impl Pmlt {
 
     /// From the bootstrap's records: b_k per length, the chains each length gets (in proportion
     /// to b_k, largest remainders), and each chain's first state drawn in proportion to Y*
-    /// among its length's samples.
+    /// among its length's samples (`start`).
     fn start_chains(&mut self, context: &Context) -> GpuResult<()> {
-        let samples = self.bootstrap_samples() as usize;
-        let records: Vec<MltRecord> = self.records.read_back(context, samples)?;
-        let depth = self.max_depth as usize;
-        // Millions of samples: a thread a length.
-        let lengths: Vec<StartingLength> = std::thread::scope(|scope| {
-            let records = &records;
-            let threads: Vec<_> = (0..depth)
-                .map(|k| scope.spawn(move || StartingLength::new(records, k, depth)))
-                .collect();
-            threads
-                .into_iter()
-                .map(|thread| thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-                .collect()
-        });
-        let b: Vec<f64> = lengths
-            .iter()
-            .map(|l| l.sum() / f64::from(self.mlt.bootstrap))
-            .collect();
-        let total: f64 = b.iter().sum();
-        if total <= 0.0 {
-            return Err(GpuError::InvalidUse {
-                name: "pmlt".into(),
-                problem: format!(
-                    "none of the bootstrap's {samples} uniform samples carries light: nothing to start a chain on \
-                     (raise --mlt-bootstrap, or the scene is black)"
-                ),
-            });
-        }
-        let chains_per_length = allot(self.mlt.chains, &b);
-        let pixels = f64::from(self.width) * f64::from(self.height);
-        let scales: Vec<f32> = (0..depth)
-            .map(|k| match chains_per_length[k] {
-                0 => 0.0,
-                count => (pixels * b[k] / f64::from(count)) as f32,
-            })
-            .collect();
-
-        let start = ChainStart {
+        let setup = StartSetup {
             seed: self.seed,
             how: self.mlt.start,
-            draw_key: squares_key(self.seed, START_DRAW_KEY_CHAIN),
-            bootstrap_key: squares_key(self.seed, BOOTSTRAP_KEY_CHAIN),
-            records: &records,
-            depth,
+            depth: self.max_depth,
+            bootstrap: self.mlt.bootstrap,
+            chains: self.mlt.chains,
         };
-        // A chain's key costs a few hundred nanoseconds (squares_key), and a million chains are
-        // common: the host's cores share them.
-        let mut states = vec![MltChain::default(); self.mlt.chains as usize];
-        let threads = std::thread::available_parallelism().map_or(1, usize::from);
-        let per_thread = states.len().div_ceil(threads).max(1);
-        std::thread::scope(|scope| {
-            for (piece, chunk) in states.chunks_mut(per_thread).enumerate() {
-                let (start, lengths, chains_per_length) = (&start, &lengths, &chains_per_length);
-                scope.spawn(move || {
-                    for (offset, state) in chunk.iter_mut().enumerate() {
-                        *state = start.chain((piece * per_thread + offset) as u32, lengths, chains_per_length);
-                    }
-                });
-            }
-        });
-        self.chains.upload(context, &states)?;
+        let plan = self.starter.start(context, &self.records, &self.chains, &setup)?;
+        let pixels = f64::from(self.width) * f64::from(self.height);
+        let scales: Vec<f32> = (plan.b.iter().zip(&plan.chains_per_length))
+            .map(|(&b, &count)| match count {
+                0 => 0.0,
+                count => (pixels * b / f64::from(count)) as f32,
+            })
+            .collect();
         self.scales.write(0, &scales)?;
-        self.stats.lengths = (0..depth)
+        self.stats.lengths = (0..self.max_depth as usize)
             .map(|k| LengthStats {
                 length: k as u32 + 1,
-                b: b[k],
-                nonzero_share: lengths[k].nonzero as f64 / f64::from(self.mlt.bootstrap),
-                chains: chains_per_length[k],
+                b: plan.b[k],
+                nonzero_share: plan.nonzero[k] as f64 / f64::from(self.mlt.bootstrap),
+                chains: plan.chains_per_length[k],
                 ..LengthStats::default()
             })
             .collect();
@@ -427,134 +381,6 @@ impl Pmlt {
         }
         Ok(())
     }
-}
-
-/// One path length's bootstrap samples, as the chains of that length start from them: sample i
-/// of length k + 1 is record k + i max_depth (mlt.glsl's mlt_path_length).
-struct StartingLength {
-    /// The running sum of the samples' Y* (0 where not finite).
-    cumulative: Vec<f64>,
-    nonzero: u64,
-    first_lit: usize,
-}
-
-impl StartingLength {
-    fn new(records: &[MltRecord], k: usize, depth: usize) -> Self {
-        let mut sum = 0f64;
-        let mut nonzero = 0;
-        let mut first_lit = None;
-        let cumulative = records
-            .iter()
-            .skip(k)
-            .step_by(depth)
-            .enumerate()
-            .map(|(i, record)| {
-                let y = start_luminance(record);
-                if y > 0.0 {
-                    nonzero += 1;
-                    first_lit.get_or_insert(i);
-                }
-                sum += f64::from(y);
-                sum
-            })
-            .collect();
-        Self {
-            cumulative,
-            nonzero,
-            first_lit: first_lit.unwrap_or(0),
-        }
-    }
-
-    fn sum(&self) -> f64 {
-        self.cumulative.last().copied().unwrap_or(0.0)
-    }
-}
-
-/// A bootstrap sample's Y*, 0 where it is not a positive finite number.
-fn start_luminance(record: &MltRecord) -> f32 {
-    let y = sample::luminance(record.contribution.to_array());
-    if y.is_finite() && y > 0.0 {
-        y
-    } else {
-        0.0
-    }
-}
-
-/// What every chain's first state is drawn from.
-struct ChainStart<'a> {
-    seed: u32,
-    how: MltStart,
-    draw_key: u64,
-    bootstrap_key: u64,
-    records: &'a [MltRecord],
-    depth: usize,
-}
-
-impl ChainStart<'_> {
-    /// Chain `chain`'s first state: the lengths take consecutive chains in order, and a chain's
-    /// sample is drawn in proportion to Y* among its length's.
-    fn chain(&self, chain: u32, lengths: &[StartingLength], chains_per_length: &[u32]) -> MltChain {
-        let mut first_chain = 0;
-        let k = chains_per_length
-            .iter()
-            .position(|&count| {
-                first_chain += count;
-                chain < first_chain
-            })
-            .unwrap_or(lengths.len() - 1);
-        let length = &lengths[k];
-        let at = match self.how {
-            MltStart::Bootstrap => {
-                let u = f64::from(squares_uniform(u64::from(chain), self.draw_key)) * length.sum();
-                length
-                    .cumulative
-                    .partition_point(|&c| c <= u)
-                    .min(length.cumulative.len() - 1)
-            }
-            MltStart::FixedState => length.first_lit,
-        };
-        let p = k + at * self.depth;
-        let record = self.records[p];
-        let index = p as u64 + 1;
-        MltChain {
-            key: squares_key(self.seed, chain),
-            base_key: self.bootstrap_key,
-            base_index: index,
-            offset_key: self.bootstrap_key,
-            offset_index: index,
-            contribution: record.contribution,
-            luminance: start_luminance(&record),
-            pixel: record.pixel,
-            path_length: k as u32 + 1,
-            ..MltChain::default()
-        }
-    }
-}
-
-/// `chains` shared among lengths in proportion to `b` (largest remainders), every length with
-/// light getting one where there are enough.
-fn allot(chains: u32, b: &[f64]) -> Vec<u32> {
-    let total: f64 = b.iter().sum();
-    let lit = b.iter().filter(|&&x| x > 0.0).count() as u32;
-    let floor = u32::from(chains >= lit);
-    let spare = chains - floor * lit;
-    let quotas: Vec<f64> = b.iter().map(|&x| f64::from(spare) * x / total).collect();
-    let mut counts: Vec<u32> = quotas
-        .iter()
-        .zip(b)
-        .map(|(&q, &x)| if x > 0.0 { floor + q.floor() as u32 } else { 0 })
-        .collect();
-    let mut left = chains - counts.iter().sum::<u32>();
-    let mut order: Vec<usize> = (0..b.len()).filter(|&k| b[k] > 0.0).collect();
-    order.sort_by(|&i, &j| (quotas[j] - quotas[j].floor()).total_cmp(&(quotas[i] - quotas[i].floor())));
-    for &k in order.iter().cycle() {
-        if left == 0 {
-            break;
-        }
-        counts[k] += 1;
-        left -= 1;
-    }
-    counts
 }
 
 impl Integrator for Pmlt {

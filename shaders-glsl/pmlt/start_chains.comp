@@ -1,0 +1,46 @@
+#version 460
+//
+// The chains' start, last step: each chain's first state from the bootstrap record the host
+// drew for it (pmlt/start.rs; the CPU twin is start.rs's `host_chain`). Sample i of length
+// k + 1 is record k + i depth (mlt.glsl's mlt_path_length); its ids are the bootstrap's key
+// with index record + 1 for both base and offset, as the bootstrap traced it. The chain's own
+// key is squares_key of its number, computed here rather than on the host, where a million
+// of them took a tenth of a second.
+#extension GL_GOOGLE_include_directive : require
+
+#include "common.glsl"
+#include "dispatch.glsl"
+#include "mlt.glsl"
+
+layout(local_size_x = MLT_START_GROUP) in;
+
+layout(push_constant, scalar) uniform PushBlock {
+    MltStartPush push;
+};
+
+layout(buffer_reference, scalar) readonly buffer Floats { float v[]; };
+layout(buffer_reference, scalar) readonly buffer Words { uint v[]; };
+
+void main() {
+    uint chain = flat_workgroup_index(gl_NumWorkGroups.x) * MLT_START_GROUP + gl_LocalInvocationID.x;
+    if (chain >= push.count) {
+        return;
+    }
+    uint record_index = Words(push.first_records).v[chain];
+    MltRecord record = MltRecords(push.records).v[record_index];
+    MltChain state;
+    state.key = squares_key(push.seed, chain);
+    state.base_key = push.bootstrap_key;
+    state.base_index = uint64_t(record_index) + 1ul;
+    state.offset_key = push.bootstrap_key;
+    state.offset_index = uint64_t(record_index) + 1ul;
+    state.contribution = record.contribution;
+    state.luminance = Floats(push.luminances).v[record_index];
+    state.pixel = record.pixel;
+    state.path_length = record_index % push.depth + 1u;
+    state.moves = 0u;
+    state.iterations = 0u;
+    state.acceptance = 0.0;
+    state.pad0 = 0u;
+    MltChains(push.chains).v[chain] = state;
+}
