@@ -355,6 +355,8 @@ fn the_window_shows_the_offline_render_and_answers_mouse_keys_and_resize() {
 
     let mut viewer = start_viewer(&x, &dir);
     let window = viewer.window.clone();
+    // The Cornell box's one rectangle light: the BVH asked for chooses uniformly.
+    viewer.wait_for_line("view: bvh lights choose as uniform here", 1);
     let (width, height, first) = screenshot(&x, &window);
     assert_eq!((width, height), (WIDTH, HEIGHT), "the window takes the render's size");
     assert_same_picture(&first, &read_png(&offline_png), "the window after 2 passes of 2 spp");

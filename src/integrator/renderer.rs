@@ -5,6 +5,7 @@
 use crate::film::{Film, RgbImage, FILM_BYTES_PER_PIXEL};
 use crate::gpu::{Buffer, BufferUsage, Context, GpuError, GpuResult, TraceBackend};
 use crate::interface::{PassConstants, QueueState, SAMPLE_MASK, WAVEFRONT_GROUP};
+use crate::lights::LightSelection;
 use crate::scene::{PinholeCamera, Scene};
 use crate::trace::floor::RayLog;
 
@@ -320,6 +321,12 @@ impl Renderer {
     }
 
     /// The settings the renderer was made with (`spp`: the samples of one pass).
+    /// The light selection the kernels use: the settings' as `LightSelection::for_scene`
+    /// resolves it for this scene.
+    pub fn light_selection(&self) -> LightSelection {
+        self.resources.lights.selection()
+    }
+
     pub fn settings(&self) -> &RenderSettings {
         &self.settings
     }

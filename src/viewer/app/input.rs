@@ -87,6 +87,8 @@ impl App<'_> {
         self.rebuild(&format!("switched to {what}"));
         if self.message.is_some() {
             self.switches = old;
+        } else {
+            self.announce_light_selection();
         }
     }
 
@@ -130,6 +132,7 @@ impl App<'_> {
                     self.config.scene = old;
                     return;
                 }
+                self.announce_light_selection();
                 let Some(session) = &self.session else { return };
                 let (w, h) = session.display.size();
                 self.camera_index = 0;

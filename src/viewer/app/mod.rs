@@ -217,6 +217,7 @@ impl<'a> App<'a> {
             context,
             window,
         });
+        self.announce_light_selection();
         Ok(())
     }
 
@@ -395,11 +396,36 @@ impl<'a> App<'a> {
             self.samples_per_second / 1e6,
             switches.integrator,
             switches.schedule.name(),
-            switches.lights.name(),
+            self.lights_shown(switches.lights),
             switches.max_depth,
             self.config.display.tone_map.name(),
             self.config.display.exposure,
         )
+    }
+
+    /// The light selection asked for, and the one the renderer resolved it to where they differ
+    /// (`LightSelection::for_scene`: a BVH of lights all alike chooses uniformly).
+    fn lights_shown(&self, asked: LightSelection) -> String {
+        match &self.session {
+            Some(session) if session.renderer.light_selection() != asked => {
+                format!("{} (as {})", asked.name(), session.renderer.light_selection().name())
+            }
+            _ => asked.name().to_string(),
+        }
+    }
+
+    /// Says on the terminal when the renderer resolved the asked light selection to another.
+    fn announce_light_selection(&self) {
+        if let (Some(session), Some(switches)) = (&self.session, self.switches) {
+            let used = session.renderer.light_selection();
+            if used != switches.lights {
+                println!(
+                    "view: {} lights choose as {} here: every light of the scene is alike",
+                    switches.lights.name(),
+                    used.name()
+                );
+            }
+        }
     }
 
     fn kernel_times(&self) -> Vec<String> {
