@@ -44,11 +44,11 @@ pub fn squares_uniform(counter: u64, key: u64) -> f32 {
     (squares32(counter, key) >> 8) as f32 * (1.0 / 16_777_216.0)
 }
 
-/// The Squares key of `chain` under `seed` (twin: squares.glsl's `squares_key`), built as the paper's key generator builds keys
-/// (squaring mixes poorly with keys of few or repeated digits): the lowest hexadecimal digit
-/// odd; the lowest eight digits non-zero and all different; each upper digit non-zero and
-/// different from the one below it. A pure function of (seed, chain), so a render needs no
-/// stored state to reproduce a chain.
+/// The Squares key of `chain` under `seed` (twin: squares.glsl's `squares_key`), built as the
+/// paper's key generator builds keys (squaring mixes poorly with keys of few or repeated
+/// digits): the lowest hexadecimal digit odd; the lowest eight digits non-zero and all
+/// different; each upper digit non-zero and different from the one below it. A pure function
+/// of (seed, chain), so a render needs no stored state to reproduce a chain.
 pub fn squares_key(seed: u32, chain: u32) -> u64 {
     let draw = |digit: u32| random_bits(seed, chain, 0, SQUARES_KEY_BOUNCE, digit);
     let mut unused: Vec<u64> = (1..16).collect();

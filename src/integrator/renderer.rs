@@ -320,13 +320,13 @@ impl Renderer {
         &self.film
     }
 
-    /// The settings the renderer was made with (`spp`: the samples of one pass).
     /// The light selection the kernels use: the settings' as `LightSelection::for_scene`
     /// resolves it for this scene.
     pub fn light_selection(&self) -> LightSelection {
         self.resources.lights.selection()
     }
 
+    /// The settings the renderer was made with (`spp`: the samples of one pass).
     pub fn settings(&self) -> &RenderSettings {
         &self.settings
     }

@@ -301,7 +301,10 @@ impl Pmlt {
         };
         let plan = self.starter.start(context, &self.records, &self.chains, &setup)?;
         let pixels = f64::from(self.width) * f64::from(self.height);
-        let scales: Vec<f32> = (plan.b.iter().zip(&plan.chains_per_length))
+        let scales: Vec<f32> = plan
+            .b
+            .iter()
+            .zip(&plan.chains_per_length)
             .map(|(&b, &count)| match count {
                 0 => 0.0,
                 count => (pixels * b / f64::from(count)) as f32,
