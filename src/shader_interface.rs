@@ -1002,13 +1002,19 @@ gpu_structs! {
         pixel: u32,
     }
 
-    /// Push constants of the chains' start (pmlt/start.rs): `count` records whose Y* go to
-    /// `luminances` (start_luminance), or `count` chains that take their first state from the
-    /// record `first_records` names (start_chains), under `seed`'s keys and the bootstrap's.
+    /// Push constants of the chains' start (pmlt/start.rs) over `count` bootstrap records
+    /// (start_luminance, start_compact) or `count` chains (start_chains): each record's Y* in
+    /// `luminances` and whether it carries light in `positions` (1 or 0, then their inclusive
+    /// prefix sums); the lit records in record order as (record, Y* bits) pairs in `lit`, their
+    /// number in `lit_count`; each chain's entry of `lit` in `chosen`; the chains' states in
+    /// `chains`, under `seed`'s keys and the bootstrap's.
     struct MltStartPush {
         records: u64,
         luminances: u64,
-        first_records: u64,
+        positions: u64,
+        lit: u64,
+        lit_count: u64,
+        chosen: u64,
         chains: u64,
         bootstrap_key: u64,
         count: u32,

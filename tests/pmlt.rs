@@ -486,8 +486,8 @@ fn random_records(count: usize, rng: &mut SmallRng) -> Vec<MltRecord> {
         .collect()
 }
 
-/// The chains' start: each record's Y* on the GPU is the host's (zero where no chain may start
-/// on it), and every chain's first state is the one the host twin builds from the same draw
+/// The chains' start: the GPU lists the records that carry light, in order, with the host's Y*,
+/// and every chain's first state is the one the host twin builds from the same draw
 /// (its key from squares_key on the GPU, its record's ids, light, pixel and length), on
 /// awkward sizes; the draws land on lit records of the chain's own length; a bootstrap without
 /// light is refused.
@@ -524,24 +524,30 @@ fn chains_started_on_the_gpu_are_their_host_twins() {
         .unwrap();
         let mut starter = ChainStarter::new(context, setup.records(), chains).unwrap();
         let plan = starter.start(context, &records_buffer, &chains_buffer, &setup).unwrap();
-        let luminances: Vec<f32> = starter.luminances().read_back(context, setup.records()).unwrap();
-        for (i, (record, &y)) in records.iter().zip(&luminances).enumerate() {
-            let host = sample::luminance(record.contribution.to_array());
-            if host.is_finite() && host > 0.0 {
-                assert!(
-                    (y - host).abs() <= 1e-6 * host,
-                    "{what}: record {i}: Y* {y} against {host}"
-                );
-            } else {
-                assert_eq!(y.to_bits(), 0, "{what}: record {i} of Y* {host} is not dark");
-            }
+        // The lit list: exactly the records whose Y* is a positive finite number, in order,
+        // with the host's Y* but for rounding.
+        let lit = starter.lit_records(context).unwrap();
+        let expected: Vec<(u32, f32)> = records
+            .iter()
+            .enumerate()
+            .map(|(i, record)| (i as u32, sample::luminance(record.contribution.to_array())))
+            .filter(|&(_, y)| y.is_finite() && y > 0.0)
+            .collect();
+        assert_eq!(lit.len(), expected.len(), "{what}: lit records");
+        for (&[record, bits], &(i, host)) in lit.iter().zip(&expected) {
+            let y = f32::from_bits(bits);
+            assert_eq!(record, i, "{what}: the lit list's order");
+            assert!(
+                (y - host).abs() <= 1e-6 * host,
+                "{what}: record {i}: Y* {y} against {host}"
+            );
         }
         assert_eq!(plan.chains_per_length.iter().sum::<u32>(), chains, "{what}");
         let started: Vec<MltChain> = chains_buffer.read_back(context, chains as usize).unwrap();
         let mut first_chain = 0;
         for (k, &count) in plan.chains_per_length.iter().enumerate() {
             for chain in first_chain..first_chain + count {
-                let twin = start::host_chain(&records, &luminances, &setup, &plan, chain);
+                let twin = start::host_chain(&records, &lit, &setup, &plan, chain);
                 assert_eq!(started[chain as usize], twin, "{what}: chain {chain}");
                 assert_eq!(twin.path_length, k as u32 + 1, "{what}: chain {chain}'s length");
                 assert!(twin.luminance > 0.0, "{what}: chain {chain} starts on a dark record");
@@ -556,7 +562,7 @@ fn chains_started_on_the_gpu_are_their_host_twins() {
         bootstrap: 100,
         chains: 10,
     };
-    let problem = start::plan(&vec![0.0; dark.records()], &dark).unwrap_err().to_string();
+    let problem = start::plan(&[], &dark).unwrap_err().to_string();
     assert!(problem.contains("carries light"), "{problem}");
     gpu.finish();
 }

@@ -1,9 +1,10 @@
 #version 460
 //
-// The chains' start, last step: each chain's first state from the bootstrap record the host
-// drew for it (pmlt/start.rs; the CPU twin is start.rs's `host_chain`). Sample i of length
-// k + 1 is record k + i depth (mlt.glsl's mlt_path_length); its ids are the bootstrap's key
-// with index record + 1 for both base and offset, as the bootstrap traced it. The chain's own
+// The chains' start, last step: each chain's first state from the lit record the host drew
+// for it (an entry of start_compact's list; pmlt/start.rs, whose `host_chain` is the CPU
+// twin). Sample i of length k + 1 is record k + i depth (mlt.glsl's mlt_path_length); its
+// ids are the bootstrap's key with index record + 1 for both base and offset, as the
+// bootstrap traced it. The chain's own
 // key is squares_key of its number, computed here rather than on the host, where a million
 // of them took a tenth of a second.
 #extension GL_GOOGLE_include_directive : require
@@ -18,15 +19,16 @@ layout(push_constant, scalar) uniform PushBlock {
     MltStartPush push;
 };
 
-layout(buffer_reference, scalar) readonly buffer Floats { float v[]; };
 layout(buffer_reference, scalar) readonly buffer Words { uint v[]; };
+layout(buffer_reference, scalar) readonly buffer Pairs { uvec2 v[]; };
 
 void main() {
     uint chain = flat_workgroup_index(gl_NumWorkGroups.x) * MLT_START_GROUP + gl_LocalInvocationID.x;
     if (chain >= push.count) {
         return;
     }
-    uint record_index = Words(push.first_records).v[chain];
+    uvec2 entry = Pairs(push.lit).v[Words(push.chosen).v[chain]];
+    uint record_index = entry.x;
     MltRecord record = MltRecords(push.records).v[record_index];
     MltChain state;
     state.key = squares_key(push.seed, chain);
@@ -35,7 +37,7 @@ void main() {
     state.offset_key = push.bootstrap_key;
     state.offset_index = uint64_t(record_index) + 1ul;
     state.contribution = record.contribution;
-    state.luminance = Floats(push.luminances).v[record_index];
+    state.luminance = uintBitsToFloat(entry.y);
     state.pixel = record.pixel;
     state.path_length = record_index % push.depth + 1u;
     state.moves = 0u;

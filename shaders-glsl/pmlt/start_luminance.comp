@@ -1,8 +1,8 @@
 #version 460
 //
 // The chains' start, first step: each bootstrap record's Y* (0 where it is not a positive
-// finite number), so that the host reads back four bytes a record, not the sixteen of the
-// record, to sum b_k and draw each chain's record (pmlt/start.rs).
+// finite number) and whether it carries light (1 or 0: a prefix sum then gives each lit
+// record its place in the list the host reads back, pmlt/start.rs).
 #extension GL_GOOGLE_include_directive : require
 
 #include "common.glsl"
@@ -16,6 +16,7 @@ layout(push_constant, scalar) uniform PushBlock {
 };
 
 layout(buffer_reference, scalar) writeonly buffer Floats { float v[]; };
+layout(buffer_reference, scalar) writeonly buffer Words { uint v[]; };
 
 void main() {
     uint record = flat_workgroup_index(gl_NumWorkGroups.x) * MLT_START_GROUP + gl_LocalInvocationID.x;
@@ -23,5 +24,7 @@ void main() {
         return;
     }
     float y = mlt_luminance(MltRecords(push.records).v[record].contribution);
-    Floats(push.luminances).v[record] = y > 0.0 && !isinf(y) ? y : 0.0;
+    bool lit = y > 0.0 && !isinf(y);
+    Floats(push.luminances).v[record] = lit ? y : 0.0;
+    Words(push.positions).v[record] = lit ? 1u : 0u;
 }

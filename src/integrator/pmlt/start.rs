@@ -1,16 +1,19 @@
 //! The chains' first states, drawn from the bootstrap's records so that the chains start in
 //! their stationary distribution (docs/PMLT.md, "Bootstrap").
 //!
-//! The GPU computes each record's Y* (`pmlt/start_luminance.comp`), the host reads those four
-//! bytes a record back, sums them per path length in f64 (b_k, and the running sums the draws
-//! search), allots chains to lengths and draws each chain's record; then the GPU builds each
-//! chain's state from its record and its key (`pmlt/start_chains.comp`). Reading the whole
-//! 16-byte records back and drawing a million keys on the host took most of a 0.3 s bootstrap
-//! on the H100. `host_chain` is the last kernel's CPU twin, which the tests hold it to.
+//! The GPU computes each record's Y* (`pmlt/start_luminance.comp`) and lists the records that
+//! carry light, in order, with their Y* (a prefix sum, then `pmlt/start_compact.comp`). The
+//! host reads that list back (2-6% of uniform samples carry light), sums it per path length
+//! in f64 (b_k, and the running sums the draws search), allots chains to lengths and draws
+//! each chain's entry; then the GPU builds each chain's state from its record and its key
+//! (`pmlt/start_chains.comp`). Reading the whole 16-byte records back and drawing a million
+//! keys on the host took most of a 0.3 s bootstrap on the H100. `host_chain` is the last
+//! kernel's CPU twin, which the tests hold it to.
 
 use crate::gpu::shaders::ids;
 use crate::gpu::{Buffer, BufferUsage, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, MemoryLocation};
 use crate::interface::{MltChain, MltRecord, MltStartPush, MLT_START_GROUP};
+use crate::primitives::{PrefixSum, ScanElement};
 use crate::rng::{squares_key, squares_uniform};
 
 use crate::integrator::settings::MltStart;
@@ -41,94 +44,65 @@ impl StartSetup {
     }
 }
 
+/// A bootstrap record that carries light: its index and its Y*'s bits.
+pub type LitRecord = [u32; 2];
+
 /// The host's half of a start: per length, b_k (the mean Y* of its samples), how many of its
-/// samples carry light and how many chains it gets; and each chain's record.
+/// samples carry light and how many chains it gets; and each chain's entry of the lit list.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StartPlan {
     pub b: Vec<f64>,
     pub nonzero: Vec<u64>,
     pub chains_per_length: Vec<u32>,
-    pub first_records: Vec<u32>,
+    pub chosen: Vec<u32>,
 }
 
-/// One path length's samples as its chains draw from them.
+/// One path length's lit samples as its chains draw from them.
+#[derive(Default)]
 struct StartingLength {
-    /// The running sum of the samples' Y*.
+    /// Entries of the lit list, and the running sum of their Y*.
+    entries: Vec<u32>,
     cumulative: Vec<f64>,
-    nonzero: u64,
-    first_lit: usize,
 }
 
 impl StartingLength {
-    fn new(luminances: &[f32], k: usize, depth: usize) -> Self {
-        let mut sum = 0f64;
-        let mut nonzero = 0;
-        let mut first_lit = None;
-        let cumulative = luminances
-            .iter()
-            .skip(k)
-            .step_by(depth)
-            .enumerate()
-            .map(|(i, &y)| {
-                if y > 0.0 {
-                    nonzero += 1;
-                    first_lit.get_or_insert(i);
-                }
-                sum += f64::from(y);
-                sum
-            })
-            .collect();
-        Self {
-            cumulative,
-            nonzero,
-            first_lit: first_lit.unwrap_or(0),
-        }
-    }
-
     fn sum(&self) -> f64 {
         self.cumulative.last().copied().unwrap_or(0.0)
     }
 }
 
-/// b_k, the chains of each length, and each chain's record, from the records' Y* (0 where a
-/// record carries no light). Fails when no record carries light.
-pub fn plan(luminances: &[f32], setup: &StartSetup) -> GpuResult<StartPlan> {
+/// b_k, the chains of each length, and each chain's entry of `lit` (the records that carry
+/// light, in record order, as `start_compact.comp` lists them). Fails when none does.
+pub fn plan(lit: &[LitRecord], setup: &StartSetup) -> GpuResult<StartPlan> {
     let depth = setup.depth as usize;
-    if luminances.len() != setup.records() || depth == 0 {
-        return Err(GpuError::InvalidUse {
-            name: "pmlt".into(),
-            problem: format!(
-                "{} luminances for {} samples at {} lengths",
-                luminances.len(),
-                setup.bootstrap,
-                setup.depth
-            ),
-        });
+    let invalid = |problem: String| GpuError::InvalidUse {
+        name: "pmlt".into(),
+        problem,
+    };
+    if depth == 0 || lit.iter().any(|&[record, _]| record as usize >= setup.records()) {
+        return Err(invalid(format!(
+            "a lit record outside the {} samples at {} lengths",
+            setup.bootstrap, setup.depth
+        )));
     }
-    // Millions of samples: a thread a length.
-    let lengths: Vec<StartingLength> = std::thread::scope(|scope| {
-        let threads: Vec<_> = (0..depth)
-            .map(|k| scope.spawn(move || StartingLength::new(luminances, k, depth)))
-            .collect();
-        threads
-            .into_iter()
-            .map(|thread| thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-            .collect()
-    });
+    if lit.is_empty() {
+        return Err(invalid(format!(
+            "none of the bootstrap's {} uniform samples carries light: nothing to start a chain on (raise \
+             --mlt-bootstrap, or the scene is black)",
+            setup.records()
+        )));
+    }
+    let mut lengths: Vec<StartingLength> = (0..depth).map(|_| StartingLength::default()).collect();
+    for (entry, &[record, bits]) in lit.iter().enumerate() {
+        let length = &mut lengths[record as usize % depth];
+        let sum = length.sum() + f64::from(f32::from_bits(bits));
+        length.entries.push(entry as u32);
+        length.cumulative.push(sum);
+    }
     let b: Vec<f64> = lengths.iter().map(|l| l.sum() / f64::from(setup.bootstrap)).collect();
-    if b.iter().sum::<f64>() <= 0.0 {
-        return Err(GpuError::InvalidUse {
-            name: "pmlt".into(),
-            problem: format!(
-                "none of the bootstrap's {} uniform samples carries light: nothing to start a chain on (raise \
-                 --mlt-bootstrap, or the scene is black)",
-                luminances.len()
-            ),
-        });
-    }
     let chains_per_length = allot(setup.chains, &b);
     let draw_key = squares_key(setup.seed, START_DRAW_KEY_CHAIN);
-    let mut first_records = vec![0u32; setup.chains as usize];
+    let mut chosen = vec![0u32; setup.chains as usize];
     // Each chain's length: the lengths take consecutive chains in order.
     let mut first_chain_of_length = Vec::with_capacity(depth);
     let mut next = 0u32;
@@ -137,15 +111,15 @@ pub fn plan(luminances: &[f32], setup: &StartSetup) -> GpuResult<StartPlan> {
         next += count;
     }
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
-    let per_thread = first_records.len().div_ceil(threads).max(1);
+    let per_thread = chosen.len().div_ceil(threads).max(1);
     std::thread::scope(|scope| {
-        for (piece, chunk) in first_records.chunks_mut(per_thread).enumerate() {
+        for (piece, chunk) in chosen.chunks_mut(per_thread).enumerate() {
             let (lengths, first_chain_of_length) = (&lengths, &first_chain_of_length);
             scope.spawn(move || {
-                for (offset, record) in chunk.iter_mut().enumerate() {
+                for (offset, entry) in chunk.iter_mut().enumerate() {
                     let chain = (piece * per_thread + offset) as u32;
-                    let k = first_chain_of_length.partition_point(|&first| first <= chain) - 1;
-                    let length = &lengths[k];
+                    // A length with chains has lit samples (allot gives none to the others).
+                    let length = &lengths[first_chain_of_length.partition_point(|&first| first <= chain) - 1];
                     let at = match setup.how {
                         MltStart::Bootstrap => {
                             let u = f64::from(squares_uniform(u64::from(chain), draw_key)) * length.sum();
@@ -154,18 +128,18 @@ pub fn plan(luminances: &[f32], setup: &StartSetup) -> GpuResult<StartPlan> {
                                 .partition_point(|&c| c <= u)
                                 .min(length.cumulative.len() - 1)
                         }
-                        MltStart::FixedState => length.first_lit,
+                        MltStart::FixedState => 0,
                     };
-                    *record = (k + at * depth) as u32;
+                    *entry = length.entries[at];
                 }
             });
         }
     });
     Ok(StartPlan {
         b,
-        nonzero: lengths.iter().map(|l| l.nonzero).collect(),
+        nonzero: lengths.iter().map(|l| l.entries.len() as u64).collect(),
         chains_per_length,
-        first_records,
+        chosen,
     })
 }
 
@@ -195,17 +169,18 @@ fn allot(chains: u32, b: &[f64]) -> Vec<u32> {
     counts
 }
 
-/// Chain `chain`'s first state as `start_chains.comp` builds it, from the records and their Y*.
+/// Chain `chain`'s first state as `start_chains.comp` builds it, from the records and the lit
+/// list.
 pub fn host_chain(
     records: &[MltRecord],
-    luminances: &[f32],
+    lit: &[LitRecord],
     setup: &StartSetup,
     plan: &StartPlan,
     chain: u32,
 ) -> MltChain {
-    let p = plan.first_records[chain as usize] as usize;
-    let record = records[p];
-    let index = p as u64 + 1;
+    let [p, bits] = lit[plan.chosen[chain as usize] as usize];
+    let record = records[p as usize];
+    let index = u64::from(p) + 1;
     MltChain {
         key: squares_key(setup.seed, chain),
         base_key: setup.bootstrap_key(),
@@ -213,19 +188,25 @@ pub fn host_chain(
         offset_key: setup.bootstrap_key(),
         offset_index: index,
         contribution: record.contribution,
-        luminance: luminances[p],
+        luminance: f32::from_bits(bits),
         pixel: record.pixel,
-        path_length: (p % setup.depth as usize) as u32 + 1,
+        path_length: p % setup.depth + 1,
         ..MltChain::default()
     }
 }
 
-/// The GPU's two kernels of a start and their buffers.
+/// The GPU's kernels of a start and their buffers.
 pub struct ChainStarter {
     luminance: ComputePipeline<MltStartPush>,
+    compact: ComputePipeline<MltStartPush>,
     fetch: ComputePipeline<MltStartPush>,
+    scan: PrefixSum,
+    scratch: Buffer,
     luminances: Buffer,
-    first_records: Buffer,
+    positions: Buffer,
+    lit: Buffer,
+    lit_count: Buffer,
+    chosen: Buffer,
     max_groups_x: u32,
 }
 
@@ -235,18 +216,26 @@ impl ChainStarter {
         let storage = |name: &str, words: u64, location: MemoryLocation| {
             Buffer::new(context, name, words.max(1) * 4, BufferUsage::STORAGE, location)
         };
+        let records = records as u64;
         Ok(Self {
             luminance: ComputePipeline::new(context, ids::PMLT_START_LUMINANCE, &[])?,
+            compact: ComputePipeline::new(context, ids::PMLT_START_COMPACT, &[])?,
             fetch: ComputePipeline::new(context, ids::PMLT_START_CHAINS, &[])?,
-            luminances: storage("mlt start luminances", records as u64, MemoryLocation::GpuOnly)?,
-            first_records: storage("mlt first records", u64::from(chains), MemoryLocation::CpuToGpu)?,
+            scan: PrefixSum::new(context, ScanElement::U32)?,
+            scratch: PrefixSum::new_scratch(context, records.max(1))?,
+            luminances: storage("mlt start luminances", records, MemoryLocation::GpuOnly)?,
+            positions: storage("mlt start positions", records, MemoryLocation::GpuOnly)?,
+            lit: storage("mlt start lit records", 2 * records, MemoryLocation::GpuOnly)?,
+            lit_count: storage("mlt start lit count", 1, MemoryLocation::GpuOnly)?,
+            chosen: storage("mlt start chosen", u64::from(chains), MemoryLocation::CpuToGpu)?,
             max_groups_x: context.adapter().capabilities.max_compute_workgroup_count[0],
         })
     }
 
-    /// Each record's Y*, as the last start computed them.
-    pub fn luminances(&self) -> &Buffer {
-        &self.luminances
+    /// The lit records of the last start, in record order.
+    pub fn lit_records(&self, context: &Context) -> GpuResult<Vec<LitRecord>> {
+        let count: Vec<u32> = self.lit_count.read_back(context, 1)?;
+        self.lit.read_back(context, count[0] as usize)
     }
 
     /// Starts `setup.chains` chains into `chains` from the bootstrap's `records`.
@@ -264,7 +253,10 @@ impl ChainStarter {
         let mut push = MltStartPush {
             records: records.address(),
             luminances: self.luminances.address(),
-            first_records: self.first_records.address(),
+            positions: self.positions.address(),
+            lit: self.lit.address(),
+            lit_count: self.lit_count.address(),
+            chosen: self.chosen.address(),
             chains: chains.address(),
             bootstrap_key: setup.bootstrap_key(),
             count,
@@ -272,14 +264,23 @@ impl ChainStarter {
             seed: setup.seed,
             pad0: 0,
         };
-        context.run_once("mlt start luminances", |commands| {
-            commands.dispatch(&self.luminance, &push, self.grid(count)?);
+        context.run_once("mlt start lit records", |commands| {
+            let grid = self.grid(count)?;
+            commands.dispatch(&self.luminance, &push, grid);
+            commands.compute_barrier();
+            self.scan.record(
+                commands,
+                &self.positions,
+                &self.positions,
+                u64::from(count),
+                &self.scratch,
+            )?;
+            commands.dispatch(&self.compact, &push, grid);
             commands.compute_barrier();
             Ok(())
         })?;
-        let luminances: Vec<f32> = self.luminances.read_back(context, setup.records())?;
-        let plan = plan(&luminances, setup)?;
-        self.first_records.write(0, &plan.first_records)?;
+        let plan = plan(&self.lit_records(context)?, setup)?;
+        self.chosen.write(0, &plan.chosen)?;
         push.count = setup.chains;
         context.run_once("mlt start chains", |commands| {
             commands.dispatch(&self.fetch, &push, self.grid(setup.chains)?);
@@ -288,7 +289,6 @@ impl ChainStarter {
         })?;
         Ok(plan)
     }
-
     fn grid(&self, items: u32) -> GpuResult<DispatchSize> {
         DispatchSize::covering(u64::from(items.div_ceil(MLT_START_GROUP)), self.max_groups_x).ok_or_else(|| {
             GpuError::InvalidUse {
