@@ -12,11 +12,10 @@
 
 use crate::gpu::shaders::ids;
 use crate::gpu::{Buffer, BufferUsage, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, MemoryLocation};
+use crate::integrator::settings::MltStart;
 use crate::interface::{MltChain, MltRecord, MltStartPush, MLT_START_GROUP};
 use crate::primitives::{PrefixSum, ScanElement};
 use crate::rng::{squares_key, squares_uniform};
-
-use crate::integrator::settings::MltStart;
 
 /// `squares_key`'s chain number of the bootstrap's key, apart from every chain's.
 pub const BOOTSTRAP_KEY_CHAIN: u32 = u32::MAX;
