@@ -288,6 +288,7 @@ impl ChainStarter {
         })?;
         Ok(plan)
     }
+
     fn grid(&self, items: u32) -> GpuResult<DispatchSize> {
         DispatchSize::covering(u64::from(items.div_ceil(MLT_START_GROUP)), self.max_groups_x).ok_or_else(|| {
             GpuError::InvalidUse {
