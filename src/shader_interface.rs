@@ -144,6 +144,10 @@ gpu_constants! {
     const MLT_ACCEPT_GROUP: u32 = 64;
     /// Threads per workgroup of the chains' start (pmlt/start_*.comp).
     const MLT_START_GROUP: u32 = 256;
+    /// `pmlt/chain_stats.comp`: threads per workgroup, and the chains of one length a
+    /// workgroup sums at most.
+    const MLT_STATS_GROUP: u32 = 256;
+    const MLT_STATS_RUN: u32 = 4096;
     /// Bounce index under which `squares_key` (rng.rs, squares.glsl) draws its digits, apart
     /// from every path's.
     const SQUARES_KEY_BOUNCE: u32 = 0xfff0_0000;
@@ -1020,6 +1024,17 @@ gpu_structs! {
         count: u32,
         depth: u32,
         seed: u32,
+        pad0: u32,
+    }
+
+    /// Push constants of `pmlt/chain_stats.comp`: `runs` runs of chains of one length, each
+    /// (first chain, count) in `table`, whose acceptance and moves are summed into `sums`
+    /// (a vec2 a run).
+    struct MltStatsPush {
+        chains: u64,
+        table: u64,
+        sums: u64,
+        runs: u32,
         pad0: u32,
     }
 

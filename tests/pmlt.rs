@@ -15,9 +15,10 @@ use wavetrace::gpu::shaders::ids;
 use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline, DispatchSize, MemoryLocation};
 use wavetrace::integrator::pmlt::sample::{self, Ids};
 use wavetrace::integrator::pmlt::start::{self, ChainStarter, StartSetup};
-use wavetrace::integrator::{IntegratorKind, MltSettings, MltStart, RenderSettings};
+use wavetrace::integrator::pmlt::Pmlt;
+use wavetrace::integrator::{IntegratorKind, MltSettings, MltStart, RenderSettings, Renderer};
 use wavetrace::interface::{
-    MltChain, MltControl, MltProbePush, MltRecord, PassConstants, WavefrontPush, MLT_ACCEPT_GROUP,
+    MltChain, MltControl, MltProbePush, MltRecord, PassConstants, WavefrontPush, MLT_ACCEPT_GROUP, MLT_STATS_RUN,
 };
 use wavetrace::lights::LightSelection;
 use wavetrace::rng::{squares_key, squares_uniform};
@@ -564,5 +565,55 @@ fn chains_started_on_the_gpu_are_their_host_twins() {
     };
     let problem = start::plan(&[], &dark).unwrap_err().to_string();
     assert!(problem.contains("carries light"), "{problem}");
+    gpu.finish();
+}
+
+/// `--stats`' acceptance and moves per length, summed on the GPU in runs of chains of one
+/// length, equal the host's sums over the chains read back, on a render where a length has
+/// more chains than a run holds and others fewer.
+#[test]
+fn acceptance_statistics_sum_every_chain() {
+    let gpu = common::gpu();
+    let scene = common::load_scene("cornell-box");
+    let chains = 9001;
+    let settings = RenderSettings {
+        mlt: MltSettings {
+            proposals: 1,
+            ..pmlt_settings(&gpu, 32, chains, 3, 1 << 12).mlt
+        },
+        ..pmlt_settings(&gpu, 32, chains, 3, 1 << 12)
+    };
+    let mut renderer = Renderer::new(&gpu.context, &scene, &settings).unwrap();
+    let (_, stats) = renderer.render_with_progress(|_| {}).unwrap();
+    let pmlt = renderer.integrator().as_any().downcast_ref::<Pmlt>().unwrap();
+    let states: Vec<MltChain> = pmlt.chains().read_back(&gpu.context, chains as usize).unwrap();
+    let lengths = stats.pmlt.unwrap().lengths;
+    assert!(lengths.iter().any(|l| l.chains > MLT_STATS_RUN), "{lengths:?}");
+    assert!(
+        lengths.iter().any(|l| l.chains > 0 && l.chains < MLT_STATS_RUN),
+        "{lengths:?}"
+    );
+    for length in &lengths {
+        let of_length: Vec<&MltChain> = states.iter().filter(|c| c.path_length == length.length).collect();
+        assert_eq!(of_length.len(), length.chains as usize, "length {}", length.length);
+        let iterations: f64 = of_length.iter().map(|c| f64::from(c.iterations)).sum();
+        if iterations == 0.0 {
+            continue;
+        }
+        let acceptance = of_length.iter().map(|c| f64::from(c.acceptance)).sum::<f64>() / iterations;
+        let moves = of_length.iter().map(|c| f64::from(c.moves)).sum::<f64>() / iterations;
+        assert!(
+            (length.acceptance - acceptance).abs() <= 1e-5 * acceptance.max(1e-3),
+            "length {}: acceptance {} against {acceptance}",
+            length.length,
+            length.acceptance
+        );
+        assert!(
+            (length.move_rate - moves).abs() <= 1e-5 * moves.max(1e-3),
+            "length {}: moves {} against {moves}",
+            length.length,
+            length.move_rate
+        );
+    }
     gpu.finish();
 }

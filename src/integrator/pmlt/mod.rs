@@ -24,9 +24,13 @@ use std::time::Instant;
 
 use crate::gpu::shaders::ids;
 use crate::gpu::{
-    Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, GpuError, GpuResult, MemoryLocation, Profiler,
+    Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, MemoryLocation,
+    Profiler,
 };
-use crate::interface::{MltChain, MltControl, MltRecord, PassConstants, QueueState, WavefrontPush, MLT_MAX_PROPOSALS};
+use crate::interface::{
+    MltChain, MltControl, MltRecord, MltStatsPush, PassConstants, QueueState, WavefrontPush, MLT_MAX_PROPOSALS,
+    MLT_STATS_RUN,
+};
 use crate::lights::CullingFormat;
 use crate::rng::squares_key;
 use crate::trace::{barrier, timed};
@@ -58,6 +62,7 @@ pub struct Pmlt {
     chains: Buffer,
     records: Buffer,
     starter: ChainStarter,
+    chain_stats: ComputePipeline<MltStatsPush>,
     scales: Buffer,
     control: Buffer,
     accept_groups: Buffer,
@@ -226,6 +231,7 @@ impl Pmlt {
             seed: settings.seed,
             chains,
             starter: ChainStarter::new(context, bootstrap_samples as usize, mlt.chains)?,
+            chain_stats: ComputePipeline::new(context, ids::PMLT_CHAIN_STATS, &[])?,
             records,
             scales,
             control,
@@ -366,23 +372,70 @@ impl Pmlt {
         })
     }
 
-    /// Acceptance and moves per length, from the chains' counters.
+    /// Acceptance and moves per length, summed on the GPU from the chains' counters
+    /// (`pmlt/chain_stats.comp`, a run of at most MLT_STATS_RUN chains of one length a
+    /// workgroup). Every chain makes every iteration, so a length's iterations are its chains
+    /// times the render's.
     fn finish_stats(&mut self, context: &Context) -> GpuResult<()> {
-        let chains: Vec<MltChain> = self.chains.read_back(context, self.mlt.chains as usize)?;
-        for length in &mut self.stats.lengths {
-            let of_length = chains.iter().filter(|c| c.path_length == length.length);
-            let (mut acceptance, mut moves, mut iterations) = (0f64, 0u64, 0u64);
-            for chain in of_length {
-                acceptance += f64::from(chain.acceptance);
-                moves += u64::from(chain.moves);
-                iterations += u64::from(chain.iterations);
+        let mut runs: Vec<[u32; 2]> = Vec::new();
+        let mut run_lengths: Vec<usize> = Vec::new();
+        let mut first = 0u32;
+        for (k, length) in self.stats.lengths.iter().enumerate() {
+            let end = first + length.chains;
+            while first < end {
+                let count = (end - first).min(MLT_STATS_RUN);
+                runs.push([first, count]);
+                run_lengths.push(k);
+                first += count;
             }
-            if iterations > 0 {
-                length.acceptance = acceptance / iterations as f64;
-                length.move_rate = moves as f64 / iterations as f64;
+        }
+        if runs.is_empty() {
+            return Ok(());
+        }
+        let table = Buffer::from_slice(context, "mlt stats runs", &runs, BufferUsage::STORAGE)?;
+        let sums = Buffer::new(
+            context,
+            "mlt stats sums",
+            runs.len() as u64 * 8,
+            BufferUsage::STORAGE,
+            MemoryLocation::GpuOnly,
+        )?;
+        let push = MltStatsPush {
+            chains: self.chains.address(),
+            table: table.address(),
+            sums: sums.address(),
+            runs: runs.len() as u32,
+            pad0: 0,
+        };
+        let grid = DispatchSize::covering(runs.len() as u64, MAX_GROUPS_X).ok_or_else(|| GpuError::InvalidUse {
+            name: "pmlt".into(),
+            problem: format!("{} runs of chains exceed the dispatch limits", runs.len()),
+        })?;
+        context.run_once("mlt chain stats", |commands| {
+            commands.dispatch(&self.chain_stats, &push, grid);
+            commands.compute_barrier();
+            Ok(())
+        })?;
+        let sums: Vec<[f32; 2]> = sums.read_back(context, runs.len())?;
+        let mut totals = vec![[0f64; 2]; self.stats.lengths.len()];
+        for (&k, [acceptance, moves]) in run_lengths.iter().zip(sums) {
+            totals[k][0] += f64::from(acceptance);
+            totals[k][1] += f64::from(moves);
+        }
+        let iterations = f64::from(self.stats.iterations);
+        for (length, [acceptance, moves]) in self.stats.lengths.iter_mut().zip(totals) {
+            let length_iterations = f64::from(length.chains) * iterations;
+            if length_iterations > 0.0 {
+                length.acceptance = acceptance / length_iterations;
+                length.move_rate = moves / length_iterations;
             }
         }
         Ok(())
+    }
+
+    /// The chains' states (tests).
+    pub fn chains(&self) -> &Buffer {
+        &self.chains
     }
 }
 
