@@ -576,13 +576,8 @@ fn acceptance_statistics_sum_every_chain() {
     let gpu = common::gpu();
     let scene = common::load_scene("cornell-box");
     let chains = 9001;
-    let settings = RenderSettings {
-        mlt: MltSettings {
-            proposals: 1,
-            ..pmlt_settings(&gpu, 32, chains, 3, 1 << 12).mlt
-        },
-        ..pmlt_settings(&gpu, 32, chains, 3, 1 << 12)
-    };
+    let mut settings = pmlt_settings(&gpu, 32, chains, 3, 1 << 12);
+    settings.mlt.proposals = 1;
     let mut renderer = Renderer::new(&gpu.context, &scene, &settings).unwrap();
     let (_, stats) = renderer.render_with_progress(|_| {}).unwrap();
     let pmlt = renderer.integrator().as_any().downcast_ref::<Pmlt>().unwrap();
