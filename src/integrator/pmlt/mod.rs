@@ -32,7 +32,6 @@ use crate::interface::{
     MLT_STATS_RUN,
 };
 use crate::lights::CullingFormat;
-use crate::rng::squares_key;
 use crate::trace::{barrier, timed};
 
 use super::bdpt::kernels::{BdptKernels, Recording};
@@ -41,7 +40,7 @@ use super::contract::{render_before_record, Frame, Integrator, PassTimings, Setu
 use super::settings::{MltSettings, RenderSettings, SplatFilm};
 use super::stats::{LengthStats, PmltStats, RenderStats};
 use super::wavefront::path_state;
-use start::{ChainStarter, StartSetup, BOOTSTRAP_KEY_CHAIN};
+use start::{bootstrap_key, ChainStarter, StartSetup};
 
 /// Iterations are counted in the 24 bits a path keeps its sample index in.
 const MAX_ITERATIONS: u32 = (1 << 24) - 1;
@@ -215,7 +214,7 @@ impl Pmlt {
         constants.mlt_strategies = strategies.address();
         constants.mlt_scales = scales.address();
         constants.mlt_control = control.address();
-        constants.mlt_bootstrap_key = squares_key(settings.seed, BOOTSTRAP_KEY_CHAIN);
+        constants.mlt_bootstrap_key = bootstrap_key(settings.seed);
         constants.mlt_chain_count = mlt.chains;
         constants.mlt_proposals = mlt.proposals;
         constants.mlt_dimensions = sample::dimensions(settings.max_depth);

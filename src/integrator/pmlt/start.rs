@@ -18,7 +18,7 @@ use crate::primitives::{PrefixSum, ScanElement};
 use crate::rng::{squares_key, squares_uniform};
 
 /// `squares_key`'s chain number of the bootstrap's key, apart from every chain's.
-pub const BOOTSTRAP_KEY_CHAIN: u32 = u32::MAX;
+const BOOTSTRAP_KEY_CHAIN: u32 = u32::MAX;
 /// The draw of the chains' first states, apart from every path's numbers.
 const START_DRAW_KEY_CHAIN: u32 = u32::MAX - 1;
 
@@ -39,8 +39,13 @@ impl StartSetup {
     }
 
     fn bootstrap_key(&self) -> u64 {
-        squares_key(self.seed, BOOTSTRAP_KEY_CHAIN)
+        bootstrap_key(self.seed)
     }
+}
+
+/// The key the bootstrap's uniform samples are drawn under, and so every chain's first ids.
+pub fn bootstrap_key(seed: u32) -> u64 {
+    squares_key(seed, BOOTSTRAP_KEY_CHAIN)
 }
 
 /// A bootstrap record that carries light: its index and its Y*'s bits.
