@@ -350,6 +350,39 @@ fn float_splat_films_give_the_fixed_point_films_image() {
     gpu.finish();
 }
 
+/// Sorting the rays before extend and connect (the default on large scenes) changes only the
+/// order in which subpaths are traced: the same bits with the sort on and off, on both backends
+/// and with few slots (many batches, the queues refilled often), and the sorts ran.
+#[test]
+fn sorted_rays_give_the_same_bits() {
+    let gpu = common::gpu();
+    let scene = common::load_scene("cornell-glass");
+    let mut images = Vec::new();
+    for &backend in gpu.context.trace_backends() {
+        for path_slots in [None, Some(96)] {
+            for sort_rays in [false, true] {
+                let settings = RenderSettings {
+                    integrator: IntegratorKind::Bdpt,
+                    sort_rays: Some(sort_rays),
+                    path_slots,
+                    ..RenderSettings::new(32, 32, 4, 6, backend)
+                };
+                let (image, stats) = common::render_with_stats(&gpu.context, &scene, &settings);
+                assert_eq!(stats.sort_rays, sort_rays);
+                for sort in ["ray_sort_scatter", "shadow_sort_scatter"] {
+                    let launches = stats.kernels.iter().find(|k| k.name == sort).map_or(0, |k| k.launches);
+                    assert_eq!(launches > 0, sort_rays, "{sort}: {launches} launches");
+                }
+                images.push((format!("{backend:?}, {path_slots:?} slots, sort {sort_rays}"), image));
+            }
+        }
+    }
+    for (name, image) in &images {
+        assert_eq!(image, &images[0].1, "{name} against {}", images[0].0);
+    }
+    gpu.finish();
+}
+
 #[test]
 fn stats_count_every_strategy_and_a_strategy_that_cannot_be_is_refused() {
     let gpu = common::gpu();

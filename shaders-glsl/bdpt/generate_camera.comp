@@ -50,4 +50,5 @@ void main() {
     Vec2s(c.subpath_mis).v[slot] = vec2(mis.d_vcm, mis.d_vc);
     Uints(c.path_samples).v[slot] = sample_index;
     Uints(c.extend_queue).v[extend_slot] = slot;
+    store_ray_sort_key(c, c.extend_keys, extend_slot, origin, direction);
 }

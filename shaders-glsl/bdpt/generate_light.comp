@@ -67,4 +67,5 @@ void main() {
     Vec4s(c.throughputs).v[slot] = vec4(e.weight, e.at_infinity ? 1.0 : -e.range);
     Vec2s(c.subpath_mis).v[slot] = vec2(mis.d_vcm, mis.d_vc);
     Uints(c.extend_queue).v[extend_slot] = slot;
+    store_ray_sort_key(c, c.extend_keys, extend_slot, e.origin, e.direction);
 }

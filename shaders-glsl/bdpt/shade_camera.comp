@@ -84,6 +84,8 @@ void main() {
     bool has_shadow = false;
     ShadowRay shadow = ShadowRay(vec3(0.0), 0.0, vec3(0.0), vec3(0.0));
     bool continues = false;
+    vec3 next_origin;
+    vec3 next_direction;
     if (shading) {
         path = Uints(c.shade_queue).v[index];
         pixel = Uints(c.path_pixels).v[path];
@@ -164,8 +166,6 @@ void main() {
                               path_random(c, numbers, dimension_bounce, 5));
                 vec3 next = throughput.xyz;
                 SubpathMis after = mis;
-                vec3 next_origin;
-                vec3 next_direction;
                 // A Metropolis proposal's camera subpath ends at its strategy's t vertices.
                 bool needed = !metropolis(c) || t < slot_strategy(c, path).y;
                 continues = needed && continue_subpath(v, frame.wo_local, u, false, next, after, next_origin, next_direction)
@@ -190,6 +190,7 @@ void main() {
     count_subpath_rays(c, 1, continues);
     if (continues) {
         Uints(c.extend_queue).v[slots.x] = path;
+        store_ray_sort_key(c, c.extend_keys, slots.x, next_origin, next_direction);
     }
 
     // s >= 2: this vertex to each vertex of the light subpath that keeps the path within

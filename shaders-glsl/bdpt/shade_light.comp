@@ -124,5 +124,6 @@ void main() {
         Vec2s(c.subpath_mis).v[path] = vec2(mis.d_vcm, mis.d_vc);
         Uints(c.path_samples).v[path] = packed_sample + (1u << SAMPLE_BITS);
         Uints(c.extend_queue).v[extend_slot] = path;
+        store_ray_sort_key(c, c.extend_keys, extend_slot, origin, direction);
     }
 }

@@ -285,6 +285,7 @@ void store_shadow_along(PassConstants c, uint slot, bool wanted, vec3 origin, ve
         Vec3s(c.shadow_directions).v[slot] = direction;
         Vec3s(c.shadow_contributions).v[slot] = contribution;
         Uints(c.shadow_pixels).v[slot] = pixel;
+        store_ray_sort_key(c, c.connect_keys, slot, origin, direction);
     }
 }
 

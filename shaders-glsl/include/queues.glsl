@@ -130,6 +130,14 @@ uint ray_sort_key(PassConstants c, vec3 origin, vec3 direction) {
     return octant * RAY_SORT_CELLS + morton;
 }
 
+// Where the ray sort is on, the key of the ray queued at `slot` of the queue whose keys are at
+// `keys` (c.extend_keys or c.connect_keys).
+void store_ray_sort_key(PassConstants c, uint64_t keys, uint slot, vec3 origin, vec3 direction) {
+    if (c.ray_sort_buckets > 0) {
+        Uints(keys).v[slot] = ray_sort_key(c, origin, direction);
+    }
+}
+
 // How many items the current launch of `queue` has (set by prepare_launch).
 uint launched(uint queue) {
     return Queues(constants().queues).q.launched[queue];

@@ -22,8 +22,7 @@ void main() {
     Uints(c.extend_queue).v[slot] = slot;
     if (slot < kept) {
         if (c.ray_sort_buckets > 0) {
-            Uints(c.extend_keys).v[slot] =
-                ray_sort_key(c, Vec3s(c.ray_origins).v[slot], Vec3s(c.ray_directions).v[slot]);
+            store_ray_sort_key(c, c.extend_keys, slot, Vec3s(c.ray_origins).v[slot], Vec3s(c.ray_directions).v[slot]);
         }
         return;
     }
@@ -41,7 +40,5 @@ void main() {
     Vec4s(c.throughputs).v[slot] = vec4(1.0, 1.0, 1.0, 0.0);
     Uints(c.path_pixels).v[slot] = pixel;
     Uints(c.path_samples).v[slot] = sample_index;
-    if (c.ray_sort_buckets > 0) {
-        Uints(c.extend_keys).v[slot] = ray_sort_key(c, origin, direction);
-    }
+    store_ray_sort_key(c, c.extend_keys, slot, origin, direction);
 }

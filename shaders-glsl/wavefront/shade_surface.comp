@@ -54,9 +54,7 @@ void main() {
         Vec3s(c.shadow_directions).v[shadow_slot] = shadow.direction;
         Vec3s(c.shadow_contributions).v[shadow_slot] = shadow.contribution;
         Uints(c.shadow_pixels).v[shadow_slot] = pixel;
-        if (c.ray_sort_buckets > 0) {
-            Uints(c.connect_keys).v[shadow_slot] = ray_sort_key(c, shadow.origin, shadow.direction);
-        }
+        store_ray_sort_key(c, c.connect_keys, shadow_slot, shadow.origin, shadow.direction);
     }
     if (continues) {
         Vec3s(c.ray_origins).v[path] = origin;
@@ -65,9 +63,7 @@ void main() {
         Uints(c.light_normals).v[path] = light_normal;
         Uints(c.path_samples).v[path] = packed_sample + (1u << SAMPLE_BITS);
         Uints(c.extend_queue).v[extend_slot] = path;
-        if (c.ray_sort_buckets > 0) {
-            Uints(c.extend_keys).v[extend_slot] = ray_sort_key(c, origin, direction);
-        }
+        store_ray_sort_key(c, c.extend_keys, extend_slot, origin, direction);
     } else if (shading) {
         Uints(c.path_pixels).v[path] = INACTIVE_PATH;
     }

@@ -4,6 +4,7 @@
 use crate::environment::Environment;
 use crate::gpu::TraceBackend;
 use crate::lights::{CullingSettings, LightSelection};
+use crate::scene::Scene;
 
 /// What to render: size, samples, path length, seed and trace backend.
 #[derive(Clone, Debug)]
@@ -32,8 +33,9 @@ pub struct RenderSettings {
     pub path_slots: Option<u32>,
     /// Sort the paths waiting for shading by material (wavefront).
     pub sort_by_material: bool,
-    /// Sort the rays waiting for extend and connect by direction and origin (wavefront);
-    /// `None`: when the scene has `RAY_SORT_AUTO_TRIANGLES` triangles or more.
+    /// Sort the rays waiting for extend and connect by direction and origin (the wavefront
+    /// path tracer and bidirectional methods); `None`: when the scene has
+    /// `RAY_SORT_AUTO_TRIANGLES` triangles or more (`sorts_rays`).
     pub sort_rays: Option<bool>,
     /// Light from around the scene; `None`: black.
     pub environment: Option<Environment>,
@@ -153,6 +155,13 @@ impl Crop {
 }
 
 impl RenderSettings {
+    /// Whether extend and connect sort their rays for `scene`: as asked, or where the scene is
+    /// large enough for the sort to pay (`RAY_SORT_AUTO_TRIANGLES`).
+    pub fn sorts_rays(&self, scene: &Scene) -> bool {
+        self.sort_rays
+            .unwrap_or(scene.triangle_count() >= RAY_SORT_AUTO_TRIANGLES)
+    }
+
     /// Defaults for everything but the image, samples, depth and backend.
     pub fn new(width: u32, height: u32, spp: u32, max_depth: u32, backend: TraceBackend) -> Self {
         Self {
@@ -193,8 +202,8 @@ impl RenderSettings {
 pub const DEFAULT_RR_DEPTH: u32 = 5;
 
 /// From this many triangles the ray sort pays for itself on the H100: traversal dominates and
-/// coherent warps traverse faster (1.02 M triangles: +8%; the Cornell box's 32: -14%,
-/// docs/BENCHMARKS.md).
+/// coherent warps traverse faster (path tracer: 1.02 M triangles +8%, the Cornell box's 32
+/// -14%; bidirectional: +7% and -11%; docs/BENCHMARKS.md).
 pub const RAY_SORT_AUTO_TRIANGLES: usize = 100_000;
 
 /// The wavefront's scheduler (`wavefront/scheduler.rs`).

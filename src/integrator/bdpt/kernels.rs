@@ -14,10 +14,13 @@ use crate::integrator::contract::{Frame, SUBMISSION_SCOPE};
 use crate::integrator::settings::SplatFilm;
 use crate::integrator::wavefront::kernel_graph::Queue;
 use crate::integrator::wavefront::kernels::{
-    connect_kernel, extend_kernel, CONNECT_GROUPS, CONNECT_LAUNCH, EXTEND_GROUPS, EXTEND_LAUNCH, GENERATE_GROUPS,
-    SHADE_GROUPS,
+    connect_kernel, extend_kernel, record_queue_sort, CONNECT_GROUPS, CONNECT_LAUNCH, EXTEND_GROUPS, EXTEND_LAUNCH,
+    GENERATE_GROUPS, SHADE_GROUPS, SORT_SCOPES,
 };
+use crate::integrator::wavefront::RAY_SORT_BUCKETS;
 use crate::integrator::KernelFeatures;
+use crate::interface::PassConstants;
+use crate::primitives::CountingSort;
 
 /// Which subpath a step of shading extends.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -37,6 +40,10 @@ pub struct BdptKernels {
     resolve_splats: Option<ComputePipeline<WavefrontPush>>,
     extend: TraceKernel,
     connect: TraceKernel,
+    /// Present when extend and connect sort their rays (`ray_sort_key` in queues.glsl), with
+    /// the arrays it sorts, [keys, values, sorted]: of both queues, the positions themselves
+    /// (values 0; route_hit.glsl's `extend_keeps_positions` says why extend's).
+    ray_sort: Option<(CountingSort, [[u64; 3]; 2])>,
 }
 
 /// The recorded batches, the queue state copied to the host after them, and the splat
@@ -49,12 +56,15 @@ pub struct Recording {
 }
 
 impl BdptKernels {
+    /// `constants`: the filled pass constants, whose `ray_sort_buckets` say whether rays are
+    /// sorted and where the sorts' arrays are.
     pub fn new(
         context: &Context,
         backend: TraceBackend,
         features: KernelFeatures,
         splats: SplatFilm,
         reorder: bool,
+        constants: &PassConstants,
     ) -> GpuResult<Self> {
         let specialization = features.specialization();
         let compute = |id| ComputePipeline::<WavefrontPush>::specialised(context, id, &specialization);
@@ -72,13 +82,27 @@ impl BdptKernels {
             },
             extend: extend_kernel(context, backend, features, reorder)?,
             connect: connect_kernel(context, backend, features, splats)?,
+            ray_sort: if constants.ray_sort_buckets > 0 {
+                let c = constants;
+                Some((
+                    CountingSort::new(context, RAY_SORT_BUCKETS)?,
+                    [
+                        [c.extend_keys, 0, c.sorted_extend_queue],
+                        [c.connect_keys, 0, c.sorted_connect_queue],
+                    ],
+                ))
+            } else {
+                None
+            },
         })
     }
 
     /// Profiler scopes of one batch at `max_depth`.
-    pub(crate) fn batch_scopes(max_depth: u32) -> u32 {
-        // generate_light and generate_camera, three kernels per light and camera segment.
-        2 + 3 * (max_depth - 1) + 3 * max_depth
+    pub(crate) fn batch_scopes(&self, max_depth: u32) -> u32 {
+        // generate_light and generate_camera, three kernels per light and camera segment, and
+        // where rays are sorted, the extend and connect queues' sorts.
+        let per_segment = 3 + if self.ray_sort.is_some() { 2 * SORT_SCOPES } else { 0 };
+        2 + per_segment * (2 * max_depth - 1)
     }
 
     /// Records `batches` batches into one submission, then the copy of the queue state the
@@ -101,7 +125,7 @@ impl BdptKernels {
         )?;
         status.write(0, &[QueueState::default()])?;
         let mut commands = CommandBuffer::new(context, "bdpt batches")?;
-        let mut profiler = Profiler::new(context, "bdpt batches", 1 + batches * Self::batch_scopes(max_depth))?;
+        let mut profiler = Profiler::new(context, "bdpt batches", 1 + batches * self.batch_scopes(max_depth))?;
         commands.begin(context)?;
         commands.use_textures(&frame.scene.textures);
         profiler.reset(&mut commands);
@@ -184,6 +208,7 @@ impl BdptKernels {
     ) -> GpuResult<()> {
         let backend = self.backend;
         self.prepare(pass, push, Queue::Extend);
+        self.record_ray_sort(pass, profiler, queues, Queue::Extend)?;
         timed(backend, profiler, pass, "extend", &|pass| {
             self.extend
                 .record_indirect(pass, push, queues, EXTEND_GROUPS, EXTEND_LAUNCH)
@@ -197,10 +222,26 @@ impl BdptKernels {
             pass.dispatch_indirect(shade, push, queues, SHADE_GROUPS)
         })?;
         self.prepare(pass, push, Queue::Connect);
+        self.record_ray_sort(pass, profiler, queues, Queue::Connect)?;
         timed(backend, profiler, pass, "connect", &|pass| {
             self.connect
                 .record_indirect(pass, push, queues, CONNECT_GROUPS, CONNECT_LAUNCH)
         })
+    }
+
+    /// Where rays are sorted, the sort of `queue`'s launch (extend or connect).
+    fn record_ray_sort(
+        &self,
+        pass: &mut CommandBuffer,
+        profiler: &mut Profiler,
+        queues: &Buffer,
+        queue: Queue,
+    ) -> GpuResult<()> {
+        let Some((sort, [extend, connect])) = &self.ray_sort else {
+            return Ok(());
+        };
+        let arrays = if queue == Queue::Extend { *extend } else { *connect };
+        record_queue_sort(self.backend, sort, (pass, profiler), queues, queue, arrays)
     }
 
     fn prepare(&self, pass: &mut CommandBuffer, push: &WavefrontPush, queue: Queue) {

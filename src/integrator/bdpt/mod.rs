@@ -27,7 +27,7 @@ use super::settings::{RenderSettings, SplatFilm};
 use super::stats::{BdptStats, RenderStats, StrategyCount};
 use super::wavefront::kernel_graph::GRAPH;
 use super::wavefront::path_state::{self, PathState, Sorts};
-use super::wavefront::Wavefront;
+use super::wavefront::{fill_ray_sort, Wavefront};
 use kernels::{BdptKernels, Recording};
 
 /// Path slots by default: as many as camera paths, within these bounds, an eighth of device
@@ -53,24 +53,19 @@ const _: () = assert!(LIGHT_VERTEX_PLANES as usize * 16 == std::mem::size_of::<L
 
 /// Bytes a path slot needs: the path state, `max_depth` shadow paths and light vertices, the
 /// MIS scalars and the light vertex count.
-fn bytes_per_slot(max_depth: u32) -> u64 {
-    let shadow_bytes: u64 = path_state::ARRAYS
-        .iter()
-        .filter(|a| a.name.starts_with("shadow "))
-        .map(|a| a.bytes)
-        .sum();
+fn bytes_per_slot(max_depth: u32, sorts: Sorts) -> u64 {
     let depth = u64::from(max_depth);
-    path_state::bytes_per_slot(Sorts::default())
-        + (depth - 1) * shadow_bytes
+    path_state::bytes_per_slot(sorts)
+        + (depth - 1) * path_state::bytes_per_shadow_path(sorts)
         + depth * std::mem::size_of::<LightVertex>() as u64
         + 8
         + 4
 }
 
 /// The default slot count (see `MIN_DEFAULT_SLOTS`).
-fn default_slots(context: &Context, max_depth: u32, camera_paths: u64) -> u32 {
+fn default_slots(context: &Context, max_depth: u32, camera_paths: u64, sorts: Sorts) -> u32 {
     let capabilities = &context.adapter().capabilities;
-    let by_memory = capabilities.device_local_bytes / 8 / bytes_per_slot(max_depth);
+    let by_memory = capabilities.device_local_bytes / 8 / bytes_per_slot(max_depth, sorts);
     // The light vertices are one buffer, which must stay within one allocation.
     let vertex_bytes = u64::from(max_depth) * std::mem::size_of::<LightVertex>() as u64;
     let by_allocation = match capabilities.max_allocation_bytes {
@@ -91,6 +86,8 @@ pub struct Bdpt {
     splat_film: SplatFilm,
     /// Without glossy lobes, light vertices keep only their first planes.
     lambertian: bool,
+    /// Whether extend and connect sort their rays.
+    sort_rays: bool,
     /// Read by the kernels through their addresses only: the MIS scalars, the kernel
     /// counters, the float splat film.
     _by_address: Vec<Buffer>,
@@ -135,15 +132,21 @@ impl Bdpt {
     pub fn new(setup: &Setup<'_>, constants: &mut PassConstants) -> GpuResult<Self> {
         let Setup {
             context,
+            scene,
             settings,
             camera_paths,
             ..
         } = *setup;
         Self::check(settings)?;
         let max_depth = settings.max_depth;
+        let sort_rays = settings.sorts_rays(scene);
+        let sorts = Sorts {
+            shade: false,
+            rays: sort_rays,
+        };
         let slots = settings
             .path_slots
-            .unwrap_or_else(|| default_slots(context, max_depth, camera_paths));
+            .unwrap_or_else(|| default_slots(context, max_depth, camera_paths, sorts));
         // Shadow paths and each plane of light vertices (a vec4 per shadow slot) are indexed
         // by 32-bit offsets in the shaders, which stay below 4 GiB within this bound.
         let shadow_slots = u64::from(slots) * u64::from(max_depth);
@@ -157,7 +160,7 @@ impl Bdpt {
                     path_state::MAX_SLOTS
                 ),
             })?;
-        let state = PathState::with_shadow_slots(context, slots, shadow_slots, Sorts::default())?;
+        let state = PathState::with_shadow_slots(context, slots, shadow_slots, sorts)?;
         let storage = |name: &str, bytes: u64| {
             Buffer::new(
                 context,
@@ -200,6 +203,7 @@ impl Bdpt {
             }
         };
         state.fill(constants);
+        fill_ray_sort(scene, sort_rays, constants);
         constants.kernel_counters = kernel_counters.address();
         constants.light_vertices = light_vertices.address();
         constants.light_vertex_counts = light_vertex_counts.address();
@@ -219,6 +223,7 @@ impl Bdpt {
             counters,
             splat_film,
             lambertian: !setup.features.has_glossy_lobes(),
+            sort_rays,
             _by_address: [subpath_mis, kernel_counters].into_iter().chain(splats).collect(),
             batches_per_submission,
             recorded: None,
@@ -297,6 +302,7 @@ impl Integrator for Bdpt {
             frame.features,
             self.splat_film,
             frame.settings.invocation_reorder,
+            frame.constants,
         )?;
         let recording = kernels.record(frame, self.batches_per_submission)?;
         self.recorded = Some((recording, kernels));
@@ -354,6 +360,7 @@ impl Integrator for Bdpt {
 
     fn add_stats(&self, context: &Context, stats: &mut RenderStats) -> GpuResult<()> {
         stats.path_slots = self.state.slots();
+        stats.sort_rays = self.sort_rays;
         stats.bdpt = Some(self.read_counters(context)?);
         Ok(())
     }

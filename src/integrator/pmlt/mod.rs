@@ -348,7 +348,7 @@ impl Pmlt {
         let mut profiler = Profiler::new(
             context,
             "mlt iterations",
-            1 + count * (BdptKernels::batch_scopes(max_depth) + 1),
+            1 + count * (kernels.batch_scopes(max_depth) + 1),
         )?;
         let mut commands = CommandBuffer::new(context, "mlt iterations")?;
         commands.begin(context)?;
@@ -449,6 +449,7 @@ impl Integrator for Pmlt {
             frame.features,
             splat_film,
             settings.invocation_reorder,
+            frame.constants,
         )?;
         let specialization = frame.features.specialization();
         let accept = ComputePipeline::<WavefrontPush>::specialised(

@@ -228,52 +228,66 @@ impl WavefrontKernels {
         timed(self.backend, profiler, pass, name, launch)
     }
 
-    /// Where `sort` is on, sorts `queue`'s launch: [keys, values, sorted]; its passes are
-    /// timed as `sort_*` (shade queue), `ray_sort_*` (extend) or `shadow_sort_*` (connect).
+    /// Where `sort` is on, sorts `queue`'s launch (`record_queue_sort`).
     fn record_sort(
         &self,
         sort: Option<&CountingSort>,
         (pass, profiler): (&mut CommandBuffer, &mut Profiler),
         inputs: &StepInputs<'_>,
         queue: Queue,
-        [keys, values, sorted]: [u64; 3],
+        sort_arrays: [u64; 3],
     ) -> GpuResult<()> {
-        let Some(sort) = sort else {
-            return Ok(());
-        };
-        let backend = self.backend;
-        let queues = inputs.queues;
-        let arrays = SortArrays {
-            keys,
-            values,
-            sorted,
-            count: queues.address() + LAUNCHED + 4 * queue.index() as u64,
-        };
-        let prefix = match queue {
-            Queue::Extend => "ray_sort_",
-            Queue::Shade => "sort_",
-            Queue::Connect => "shadow_sort_",
-        };
-        sort.record(
-            pass,
-            &arrays,
-            SortLaunch::Indirect(queues, SORT_GROUPS, SORT_OFFSETS_GROUPS),
-            &mut |pass, name, record| {
-                let name = name.replace("sort_", prefix);
-                timed(backend, profiler, pass, &name, record)
-            },
-        )
+        match sort {
+            Some(sort) => record_queue_sort(self.backend, sort, (pass, profiler), inputs.queues, queue, sort_arrays),
+            None => Ok(()),
+        }
     }
 
     /// Profiler scopes of one step of `kernel` as this set records it.
     pub fn scopes(&self, kernel: Kernel) -> u32 {
         match kernel {
             Kernel::ShadeSurface if self.sort.is_none() => 1,
-            Kernel::Extend | Kernel::Connect if self.ray_sort.is_some() => 4,
+            Kernel::Extend | Kernel::Connect if self.ray_sort.is_some() => 1 + SORT_SCOPES,
             _ => step_scopes(kernel),
         }
     }
 }
+
+/// Sorts `queue`'s launch (prepared by `prepare_launch`, whose count and sort arguments are in
+/// `queues`): [keys, values, sorted]; its passes are timed as `sort_*` (shade queue),
+/// `ray_sort_*` (extend) or `shadow_sort_*` (connect), `SORT_SCOPES` of them.
+pub(crate) fn record_queue_sort(
+    backend: TraceBackend,
+    sort: &CountingSort,
+    (pass, profiler): (&mut CommandBuffer, &mut Profiler),
+    queues: &Buffer,
+    queue: Queue,
+    [keys, values, sorted]: [u64; 3],
+) -> GpuResult<()> {
+    let arrays = SortArrays {
+        keys,
+        values,
+        sorted,
+        count: queues.address() + LAUNCHED + 4 * queue.index() as u64,
+    };
+    let prefix = match queue {
+        Queue::Extend => "ray_sort_",
+        Queue::Shade => "sort_",
+        Queue::Connect => "shadow_sort_",
+    };
+    sort.record(
+        pass,
+        &arrays,
+        SortLaunch::Indirect(queues, SORT_GROUPS, SORT_OFFSETS_GROUPS),
+        &mut |pass, name, record| {
+            let name = name.replace("sort_", prefix);
+            timed(backend, profiler, pass, &name, record)
+        },
+    )
+}
+
+/// Profiler scopes of one sort (`record_queue_sort`): its count, offsets and scatter passes.
+pub(crate) const SORT_SCOPES: u32 = 3;
 
 /// The extend kernel: each queued path's closest hit, routed to the shade queue.
 /// `reorder`: with shader execution reordering (reorder.glsl) where the device has it.

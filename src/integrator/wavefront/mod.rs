@@ -17,7 +17,7 @@ use crate::primitives::counting_sort;
 use crate::scene::Scene;
 
 use super::contract::{render_before_record, Frame, Integrator, PassTimings, Setup};
-use super::settings::{RenderSettings, Schedule, RAY_SORT_AUTO_TRIANGLES};
+use super::settings::{RenderSettings, Schedule};
 use super::stats::RenderStats;
 use kernel_graph::GRAPH;
 use path_state::{PathState, Sorts};
@@ -63,7 +63,7 @@ impl ShadeSort {
 }
 
 /// The ray sort's grid over the scene's bounds (a flat scene gets a unit extent).
-fn fill_ray_sort(scene: &Scene, sort_rays: bool, constants: &mut PassConstants) {
+pub(crate) fn fill_ray_sort(scene: &Scene, sort_rays: bool, constants: &mut PassConstants) {
     let (origin, scale) = scene
         .bounds()
         .map_or((glam::Vec3::ZERO, glam::Vec3::ONE), |(low, high)| {
@@ -99,9 +99,7 @@ impl Wavefront {
         } = *setup;
         Self::check(settings)?;
         let material_count = scene.materials.len().max(1) as u32;
-        let sort_rays = settings
-            .sort_rays
-            .unwrap_or(scene.triangle_count() >= RAY_SORT_AUTO_TRIANGLES);
+        let sort_rays = settings.sorts_rays(scene);
         let shade_sort = ShadeSort::new(settings, sort_rays, material_count);
         let sorts = Sorts {
             shade: shade_sort.buckets() > 1,

@@ -77,6 +77,23 @@ pub const ARRAYS: [StateArray; 20] = [
     array("compaction list", 0, 4, Needed::Folded),
 ];
 
+impl StateArray {
+    /// Whether the array has an entry per shadow path (the connect queue's) rather than per
+    /// path slot: bidirectional path tracing queues several shadow paths a slot.
+    pub fn per_shadow_path(&self) -> bool {
+        self.name.starts_with("shadow ") || self.name.contains("connect ")
+    }
+}
+
+/// Bytes per shadow path of the arrays stored with these sorts that have one entry a shadow path.
+pub fn bytes_per_shadow_path(sorts: Sorts) -> u64 {
+    ARRAYS
+        .iter()
+        .filter(|a| a.needed.stored(sorts) && a.per_shadow_path())
+        .map(|a| a.bytes)
+        .sum()
+}
+
 impl Needed {
     fn stored(self, sorts: Sorts) -> bool {
         match self {
@@ -141,11 +158,7 @@ impl PathState {
         }
         let mut buffers = Vec::new();
         for array in ARRAYS.iter().filter(|a| a.needed.stored(sorts)) {
-            let entries = if array.name.starts_with("shadow ") {
-                shadow_slots
-            } else {
-                slots
-            };
+            let entries = if array.per_shadow_path() { shadow_slots } else { slots };
             let buffer = Buffer::new(
                 context,
                 array.name,
