@@ -217,7 +217,7 @@ struct RenderOptions {
     /// no faster on the H100 even with textured glTF materials, docs/BENCHMARKS.md).
     #[arg(long, value_enum, default_value_t = Switch::Off)]
     material_sort: Switch,
-    /// Whether the wavefront path tracer and bidirectional methods sort the rays waiting for
+    /// Whether the wavefront path tracer and BDPT (PMLT: only when on) sort the rays waiting for
     /// extend and connect by direction and origin; auto: for scenes of 100,000 triangles or more.
     #[arg(long, value_enum, default_value_t = RaySort::Auto)]
     ray_sort: RaySort,

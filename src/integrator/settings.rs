@@ -34,8 +34,8 @@ pub struct RenderSettings {
     /// Sort the paths waiting for shading by material (wavefront).
     pub sort_by_material: bool,
     /// Sort the rays waiting for extend and connect by direction and origin (the wavefront
-    /// path tracer and bidirectional methods); `None`: when the scene has
-    /// `RAY_SORT_AUTO_TRIANGLES` triangles or more (`sorts_rays`).
+    /// path tracer and BDPT); `None`: when the scene has `RAY_SORT_AUTO_TRIANGLES` triangles or
+    /// more (`sorts_rays`), and never for PMLT.
     pub sort_rays: Option<bool>,
     /// Light from around the scene; `None`: black.
     pub environment: Option<Environment>,

@@ -155,6 +155,11 @@ impl Pmlt {
             SplatFilm::Fixed | SplatFilm::FloatAtomic => SplatFilm::FloatAtomic,
         };
         bdpt.rr_depth = 0;
+        // Off unless asked: an iteration's launches hold a million proposals at most, too few
+        // for 512 buckets of rays to be coherent. On the H100 the sort cost 16-17% of the
+        // iterations a second on ajar and on the 1.02 M-triangle many-materials scene, where
+        // BDPT's seven million slots a batch gain 7% (docs/BENCHMARKS.md).
+        bdpt.sort_rays = Some(settings.sort_rays.unwrap_or(false));
         bdpt
     }
 
