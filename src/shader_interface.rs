@@ -476,7 +476,9 @@ gpu_structs! {
         shadow_capacity: u32,
         // Russian roulette from this many scattering events on (0: never), as Mitsuba has it.
         rr_depth: u32,
-        pad_roulette: u32,
+        // With the ray sort, 1 where the shade queue is extend's in its own order
+        // (route_hit.glsl's shade_in_extend_order).
+        shade_in_extend_order: u32,
         // The trace floor's recording (`trace::floor`): where extend appends every ray it traces
         // and connect every shadow ray (`ProbeRay`s; 0: nothing is recorded), the two logs'
         // counts (two u32s) and how many rays each log has room for.
@@ -600,6 +602,7 @@ gpu_structs! {
         keys: u64,
         values: u64,
         sorted: u64,
+        unsorted_copy: u64,
         bucket_counts: u64,
         bucket_offsets: u64,
         count: u64,

@@ -53,17 +53,21 @@ fn the_counting_sort_groups_by_key_like_the_cpu() {
             let values_buffer = upload(context, "values", &values);
             let count_buffer = upload(context, "count", &[count]);
             let sorted = upload(context, "sorted", &vec![u32::MAX; count as usize]);
-            let arrays = SortArrays {
-                keys: keys_buffer.address(),
-                values: values_buffer.address(),
-                sorted: sorted.address(),
-                count: count_buffer.address(),
-            };
+            let copy = upload(context, "copy", &vec![u32::MAX; count as usize]);
             let mut cpu_runs = vec![Vec::new(); buckets as usize];
             for (&key, &value) in keys.iter().zip(&values) {
                 cpu_runs[key as usize].push(value);
             }
+            // The second round also asks for the values copied in their own order.
             for round in 0..2 {
+                let copied = round == 1;
+                let arrays = SortArrays {
+                    keys: keys_buffer.address(),
+                    values: values_buffer.address(),
+                    sorted: sorted.address(),
+                    count: count_buffer.address(),
+                    unsorted_copy: if copied { copy.address() } else { 0 },
+                };
                 context
                     .run_once("counting sort", |commands| {
                         sort.record(
@@ -89,6 +93,12 @@ fn the_counting_sort_groups_by_key_like_the_cpu() {
                         "{count} items, {buckets} buckets, bucket {bucket}, round {round}"
                     );
                     start += run.len();
+                }
+                let copy_now: Vec<u32> = copy.read_back(context, count as usize).unwrap();
+                if copied {
+                    assert_eq!(copy_now, values, "{count} items: the copy");
+                } else {
+                    assert!(copy_now.iter().all(|&v| v == u32::MAX), "nothing copied unless asked");
                 }
             }
         }

@@ -27,27 +27,16 @@ uint shade_sort_key(PassConstants c, uint mesh, uint path) {
     return material_sort_key(c, mesh) * c.sort_partitions + path / c.sort_partition_size;
 }
 
-// With the ray sort, extend visits its queue in key order. The path tracer sorts the paths
-// themselves. Bidirectional subpaths shade every vertex they find, so extend sorts their queue
-// positions instead and each hit keeps its path's position in the shade queue (route_hit): the
-// shade kernels then visit paths in the order of extend's queue, where neighbouring lanes hold
-// neighbouring slots, whose state (light vertices above all) they load and store in whole cache
-// lines. In key order those accesses scatter: on the H100 shade_light took 4x as long.
-bool extend_keeps_positions(PassConstants c) {
-    return c.ray_sort_buckets > 0 && c.shade_misses != 0;
-}
-
-// The position in extend's queue of the launch's `item`-th ray.
-uint extend_position(PassConstants c, uint item) {
-    return extend_keeps_positions(c) ? Uints(c.sorted_extend_queue).v[item] : item;
-}
-
-// The path of the launch's `item`-th ray, at `position` (extend_position) of extend's queue.
-uint extend_path(PassConstants c, uint item, uint position) {
-    if (c.ray_sort_buckets > 0 && c.shade_misses == 0) {
-        return Uints(c.sorted_extend_queue).v[item];
-    }
-    return Uints(c.extend_queue).v[position];
+// With the ray sort, extend visits its queue in key order. Had the paths reached the shade
+// kernels in that order, their loads and stores of slot-indexed state would scatter
+// (bidirectional light vertices above all: on the H100 shade_light took 4x as long). Where
+// shading keeps extend's order, the shade queue is extend's queue in its own order, which
+// neighbouring slots fill in runs: the ray sort copies it there (`unsorted_copy`), the shade
+// launch spans extend's (prepare_launch), and a path that extend ended (its pixel marked
+// INACTIVE_PATH) is skipped. The path tracer's cycles scheduler, which may run extend twice
+// before shading, groups the shade queue by slot range instead.
+bool shade_in_extend_order(PassConstants c) {
+    return c.shade_in_extend_order != 0;
 }
 
 // Whether the path's ray is its last segment, for a path tracer (bidirectional subpaths shade
@@ -59,23 +48,23 @@ bool on_last_segment(PassConstants c, uint path) {
 // `last_segment` from on_last_segment: there a path only adds the emission it finds, so a hit
 // on an instance that does not emit ends it here rather than in a shading kernel (at depth 3
 // a quarter of all hits on the Cornell box; shading one loads the triangle and the material).
-// `position`: the path's position in extend's queue (extend_position).
-void route_hit(PassConstants c, uint path, uint position, bool hit, HitRecord record, bool last_segment) {
+void route_hit(PassConstants c, uint path, bool hit, HitRecord record, bool last_segment) {
     bool ends_unshaded = hit && last_segment && !instance_emits(c.instances, record.instance);
     // Bidirectional subpaths weigh what a miss finds against their other strategies (or, for a
     // light subpath, just end), so their shading kernels see misses too, as t < 0.
     bool shaded = hit ? !ends_unshaded : c.shade_misses != 0;
     uint slot = enqueue(QUEUE_SHADE, shaded);
-    if (extend_keeps_positions(c)) {
-        slot = position;
-    }
+    // In extend's order the shade queue holds the path already.
+    bool queued = shade_in_extend_order(c);
     if (ends_unshaded) {
         Uints(c.path_pixels).v[path] = INACTIVE_PATH;
         return;
     }
     if (!hit && shaded) {
         Hits(c.hits).v[path] = PathHit(-1.0, 0, 0);
-        Uints(c.shade_queue).v[slot] = path;
+        if (!queued) {
+            Uints(c.shade_queue).v[slot] = path;
+        }
         return;
     }
     if (!hit) {
@@ -87,7 +76,9 @@ void route_hit(PassConstants c, uint path, uint position, bool hit, HitRecord re
         return;
     }
     Hits(c.hits).v[path] = PathHit(record.t, record.instance, record.primitive);
-    Uints(c.shade_queue).v[slot] = path;
+    if (!queued) {
+        Uints(c.shade_queue).v[slot] = path;
+    }
     if (c.sort_buckets > 0) {
         Uints(c.shade_keys).v[slot] = shade_sort_key(c, Instances(c.instances).v[record.instance].mesh, path);
     }

@@ -2,7 +2,8 @@
 //
 // Counting sort, pass 3: each workgroup ranks its items within their buckets in shared memory,
 // reserves each bucket's run with one atomic on its global offset, and writes the values
-// there. The order inside a bucket is not stable (nothing downstream depends on it).
+// there; where `unsorted_copy` is set it also copies the values in their own order. The order
+// inside a bucket is not stable (nothing downstream depends on it).
 #extension GL_GOOGLE_include_directive : require
 
 #include "counting_sort.glsl"
@@ -40,6 +41,9 @@ void main() {
         if (item < count) {
             uint value = push.values == 0 ? item : SortWords(push.values).v[item];
             SortWords(push.sorted).v[histogram[keys[i]] + ranks[i]] = value;
+            if (push.unsorted_copy != 0) {
+                SortWords(push.unsorted_copy).v[item] = value;
+            }
         }
     }
 }

@@ -19,8 +19,7 @@ void main() {
     if (index >= launched(QUEUE_EXTEND)) {
         return;
     }
-    uint position = extend_position(c, index);
-    uint path = extend_path(c, index, position);
+    uint path = Uints(c.ray_sort_buckets > 0 ? c.sorted_extend_queue : c.extend_queue).v[index];
     vec3 origin = Vec3s(c.ray_origins).v[path];
     vec3 direction = Vec3s(c.ray_directions).v[path];
     bool last_segment = on_last_segment(c, path);
@@ -38,5 +37,5 @@ void main() {
                            hit_instance(query, true),
                            uint(rayQueryGetIntersectionPrimitiveIndexEXT(query, true)), 0);
     }
-    route_hit(c, path, position, hit, record, last_segment);
+    route_hit(c, path, hit, record, last_segment);
 }

@@ -17,13 +17,16 @@ void main() {
     uint queue = push.argument;
     uint count = queues.q.queued[queue];
     queues.q.queued[queue] = 0;
-    queues.q.launched[queue] = count;
+    // Where shading keeps extend's order (route_hit.glsl), it spans extend's launch, the paths
+    // that extend ended included.
+    uint launch = queue == QUEUE_SHADE && c.shade_in_extend_order != 0 ? queues.q.launched[QUEUE_EXTEND] : count;
+    queues.q.launched[queue] = launch;
     if (queue == QUEUE_EXTEND) {
         queues.q.extend_groups = groups_for(count, WAVEFRONT_GROUP);
         queues.q.extend_launch = uvec4(count, 1, 1, 0);
         queues.q.extend_rays += count;
     } else if (queue == QUEUE_SHADE) {
-        queues.q.shade_groups = groups_for(count, WAVEFRONT_GROUP);
+        queues.q.shade_groups = groups_for(launch, WAVEFRONT_GROUP);
     } else {
         queues.q.connect_groups = groups_for(count, WAVEFRONT_GROUP);
         queues.q.connect_launch = uvec4(count, 1, 1, 0);
@@ -38,6 +41,6 @@ void main() {
     Counters counters = Counters(c.kernel_counters);
     uint lanes = queue == QUEUE_SHADE ? WAVEFRONT_GROUP : c.launch_lanes;
     counters.v[queue + 1].items += count;
-    counters.v[queue + 1].lanes += uint64_t((count + lanes - 1) / lanes * lanes);
+    counters.v[queue + 1].lanes += uint64_t((launch + lanes - 1) / lanes * lanes);
     counters.v[queue + 1].busy_launches += count > 0 ? 1 : 0;
 }

@@ -32,6 +32,10 @@ void main() {
     if (shading) {
         path = Uints(c.sort_buckets > 0 ? c.sorted_shade_queue : c.shade_queue).v[index];
         pixel = Uints(c.path_pixels).v[path];
+        // In extend's order (route_hit.glsl) the queue also holds the paths extend ended.
+        shading = pixel != INACTIVE_PATH;
+    }
+    if (shading) {
         packed_sample = Uints(c.path_samples).v[path];
         PathHit stored = Hits(c.hits).v[path];
         HitRecord hit = HitRecord(stored.t, stored.instance, stored.primitive, 0);

@@ -27,12 +27,15 @@ pub enum SortLaunch<'a> {
 
 /// The buffers of one sort, by device address: `keys[i]` is the bucket of `values[i]`; `count`
 /// points to the u32 number of items; `sorted` receives the values grouped by bucket. A
-/// `values` address of 0 sorts the item indices themselves.
+/// `values` address of 0 sorts the item indices themselves. Where not 0, `unsorted_copy`
+/// receives the values in their own order (so the shade queue keeps extend's order:
+/// route_hit.glsl's `shade_in_extend_order`).
 pub struct SortArrays {
     pub keys: u64,
     pub values: u64,
     pub sorted: u64,
     pub count: u64,
+    pub unsorted_copy: u64,
 }
 
 /// Wraps the recording of one pass (`record`) under a name: a profiler scope, or nothing.
@@ -96,6 +99,7 @@ impl CountingSort {
             keys: arrays.keys,
             values: arrays.values,
             sorted: arrays.sorted,
+            unsorted_copy: arrays.unsorted_copy,
             bucket_counts: self.bucket_counts.address(),
             bucket_offsets: self.bucket_offsets.address(),
             count: arrays.count,

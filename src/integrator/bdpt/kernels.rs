@@ -14,8 +14,8 @@ use crate::integrator::contract::{Frame, SUBMISSION_SCOPE};
 use crate::integrator::settings::SplatFilm;
 use crate::integrator::wavefront::kernel_graph::Queue;
 use crate::integrator::wavefront::kernels::{
-    connect_kernel, extend_kernel, record_queue_sort, CONNECT_GROUPS, CONNECT_LAUNCH, EXTEND_GROUPS, EXTEND_LAUNCH,
-    GENERATE_GROUPS, SHADE_GROUPS, SORT_SCOPES,
+    connect_kernel, extend_kernel, record_queue_sort, QueueSortArrays, CONNECT_GROUPS, CONNECT_LAUNCH, EXTEND_GROUPS,
+    EXTEND_LAUNCH, GENERATE_GROUPS, SHADE_GROUPS, SORT_SCOPES,
 };
 use crate::integrator::wavefront::RAY_SORT_BUCKETS;
 use crate::integrator::KernelFeatures;
@@ -41,9 +41,9 @@ pub struct BdptKernels {
     extend: TraceKernel,
     connect: TraceKernel,
     /// Present when extend and connect sort their rays (`ray_sort_key` in queues.glsl), with
-    /// the arrays it sorts, [keys, values, sorted]: of both queues, the positions themselves
-    /// (values 0; route_hit.glsl's `extend_keeps_positions` says why extend's).
-    ray_sort: Option<(CountingSort, [[u64; 3]; 2])>,
+    /// the arrays of extend's sort and of connect's; shading keeps extend's order
+    /// (route_hit.glsl's `shade_in_extend_order`).
+    ray_sort: Option<(CountingSort, [QueueSortArrays; 2])>,
 }
 
 /// The recorded batches, the queue state copied to the host after them, and the splat
@@ -83,13 +83,9 @@ impl BdptKernels {
             extend: extend_kernel(context, backend, features, reorder)?,
             connect: connect_kernel(context, backend, features, splats)?,
             ray_sort: if constants.ray_sort_buckets > 0 {
-                let c = constants;
                 Some((
                     CountingSort::new(context, RAY_SORT_BUCKETS)?,
-                    [
-                        [c.extend_keys, 0, c.sorted_extend_queue],
-                        [c.connect_keys, 0, c.sorted_connect_queue],
-                    ],
+                    [QueueSortArrays::extend(constants), QueueSortArrays::connect(constants)],
                 ))
             } else {
                 None

@@ -204,6 +204,8 @@ impl Bdpt {
         };
         state.fill(constants);
         fill_ray_sort(scene, sort_rays, constants);
+        // Batches run extend, shade and connect in turn.
+        constants.shade_in_extend_order = u32::from(sort_rays);
         constants.kernel_counters = kernel_counters.address();
         constants.light_vertices = light_vertices.address();
         constants.light_vertex_counts = light_vertex_counts.address();

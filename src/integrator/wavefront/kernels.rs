@@ -64,21 +64,64 @@ pub struct WavefrontKernels {
 
 pub use crate::interface::RAY_SORT_BUCKETS;
 
+/// The arrays a queue's sort reads and writes, by device address: `SortArrays` but the
+/// count, which the queue state holds.
+#[derive(Clone, Copy)]
+pub struct QueueSortArrays {
+    pub keys: u64,
+    pub values: u64,
+    pub sorted: u64,
+    pub unsorted_copy: u64,
+}
+
+impl QueueSortArrays {
+    /// The ray sort before extend: the queued paths, and the queue in its own order copied to
+    /// the shade queue where shading keeps extend's order (route_hit.glsl).
+    pub fn extend(constants: &PassConstants) -> Self {
+        Self {
+            keys: constants.extend_keys,
+            values: constants.extend_queue,
+            sorted: constants.sorted_extend_queue,
+            unsorted_copy: if constants.shade_in_extend_order != 0 {
+                constants.shade_queue
+            } else {
+                0
+            },
+        }
+    }
+
+    /// The shade queue's sort (by material or slot range).
+    pub fn shade(constants: &PassConstants) -> Self {
+        Self {
+            keys: constants.shade_keys,
+            values: constants.shade_queue,
+            sorted: constants.sorted_shade_queue,
+            unsorted_copy: 0,
+        }
+    }
+
+    /// The ray sort before connect: shadow paths are stored in queue order, so the sort orders
+    /// their indices.
+    pub fn connect(constants: &PassConstants) -> Self {
+        Self {
+            keys: constants.connect_keys,
+            values: 0,
+            sorted: constants.sorted_connect_queue,
+            unsorted_copy: 0,
+        }
+    }
+}
+
 /// What a step needs besides the kernels: the pass constants' address, the queue state
-/// (indirect arguments live there) and the path state's shade arrays, for the sort.
+/// (indirect arguments live there) and the sorts' arrays.
 pub struct StepInputs<'a> {
     pub constants: u64,
     pub queues: &'a Buffer,
     /// Set 0 of every step's pipelines.
     pub textures: &'a TextureSet,
-    pub extend_keys: u64,
-    pub extend_queue: u64,
-    pub sorted_extend_queue: u64,
-    pub connect_keys: u64,
-    pub sorted_connect_queue: u64,
-    pub shade_keys: u64,
-    pub shade_queue: u64,
-    pub sorted_shade_queue: u64,
+    pub extend_sort: QueueSortArrays,
+    pub shade_sort: QueueSortArrays,
+    pub connect_sort: QueueSortArrays,
 }
 
 impl<'a> StepInputs<'a> {
@@ -93,14 +136,9 @@ impl<'a> StepInputs<'a> {
             textures,
             constants: constants_address,
             queues,
-            extend_keys: constants.extend_keys,
-            extend_queue: constants.extend_queue,
-            sorted_extend_queue: constants.sorted_extend_queue,
-            connect_keys: constants.connect_keys,
-            sorted_connect_queue: constants.sorted_connect_queue,
-            shade_keys: constants.shade_keys,
-            shade_queue: constants.shade_queue,
-            sorted_shade_queue: constants.sorted_shade_queue,
+            extend_sort: QueueSortArrays::extend(constants),
+            shade_sort: QueueSortArrays::shade(constants),
+            connect_sort: QueueSortArrays::connect(constants),
         }
     }
 }
@@ -184,7 +222,7 @@ impl WavefrontKernels {
                 (pass, profiler),
                 inputs,
                 (Queue::Extend, self.ray_sort.as_ref()),
-                [inputs.extend_keys, inputs.extend_queue, inputs.sorted_extend_queue],
+                inputs.extend_sort,
                 &|pass| {
                     self.extend
                         .record_indirect(pass, &push, queues, EXTEND_GROUPS, EXTEND_LAUNCH)
@@ -194,15 +232,14 @@ impl WavefrontKernels {
                 (pass, profiler),
                 inputs,
                 (Queue::Shade, self.sort.as_ref()),
-                [inputs.shade_keys, inputs.shade_queue, inputs.sorted_shade_queue],
+                inputs.shade_sort,
                 &|pass| pass.dispatch_indirect(&self.shade, &push, queues, SHADE_GROUPS),
             )?,
-            // Shadow paths are stored in queue order: the sort orders their indices.
             Kernel::Connect => self.record_queue_kernel(
                 (pass, profiler),
                 inputs,
                 (Queue::Connect, self.ray_sort.as_ref()),
-                [inputs.connect_keys, 0, inputs.sorted_connect_queue],
+                inputs.connect_sort,
                 &|pass| {
                     self.connect
                         .record_indirect(pass, &push, queues, CONNECT_GROUPS, CONNECT_LAUNCH)
@@ -213,13 +250,13 @@ impl WavefrontKernels {
     }
 
     /// A queue kernel's step: its launch arguments from the queue's count, the sort where it is
-    /// on (`sort_arrays`: keys, values, sorted), then the launch, timed under the kernel's name.
+    /// on (over `sort_arrays`), then the launch, timed under the kernel's name.
     fn record_queue_kernel(
         &self,
         (pass, profiler): (&mut CommandBuffer, &mut Profiler),
         inputs: &StepInputs<'_>,
         (queue, sort): (Queue, Option<&CountingSort>),
-        sort_arrays: [u64; 3],
+        sort_arrays: QueueSortArrays,
         launch: &dyn Fn(&mut CommandBuffer),
     ) -> GpuResult<()> {
         self.prepare(pass, inputs, queue);
@@ -235,7 +272,7 @@ impl WavefrontKernels {
         (pass, profiler): (&mut CommandBuffer, &mut Profiler),
         inputs: &StepInputs<'_>,
         queue: Queue,
-        sort_arrays: [u64; 3],
+        sort_arrays: QueueSortArrays,
     ) -> GpuResult<()> {
         match sort {
             Some(sort) => record_queue_sort(self.backend, sort, (pass, profiler), inputs.queues, queue, sort_arrays),
@@ -254,21 +291,28 @@ impl WavefrontKernels {
 }
 
 /// Sorts `queue`'s launch (prepared by `prepare_launch`, whose count and sort arguments are in
-/// `queues`): [keys, values, sorted]; its passes are timed as `sort_*` (shade queue),
-/// `ray_sort_*` (extend) or `shadow_sort_*` (connect), `SORT_SCOPES` of them.
+/// `queues`); its passes are timed as `sort_*` (shade queue), `ray_sort_*` (extend) or
+/// `shadow_sort_*` (connect), `SORT_SCOPES` of them.
 pub(crate) fn record_queue_sort(
     backend: TraceBackend,
     sort: &CountingSort,
     (pass, profiler): (&mut CommandBuffer, &mut Profiler),
     queues: &Buffer,
     queue: Queue,
-    [keys, values, sorted]: [u64; 3],
+    sort_arrays: QueueSortArrays,
 ) -> GpuResult<()> {
+    let QueueSortArrays {
+        keys,
+        values,
+        sorted,
+        unsorted_copy,
+    } = sort_arrays;
     let arrays = SortArrays {
         keys,
         values,
         sorted,
         count: queues.address() + LAUNCHED + 4 * queue.index() as u64,
+        unsorted_copy,
     };
     let prefix = match queue {
         Queue::Extend => "ray_sort_",

@@ -23,8 +23,16 @@ use kernel_graph::GRAPH;
 use path_state::{PathState, Sorts};
 use scheduler::{Prelude, Scheduler, Work};
 
-/// The shade queue's sort: by material when asked, and by slot range after a ray sort, whose
-/// order would otherwise scatter shading's reads of the path state.
+/// Whether shading keeps extend's queue order after a ray sort (route_hit.glsl's
+/// `shade_in_extend_order`): where the schedule runs shading right after every extend (the
+/// GPU's) and shading is not sorted by material.
+fn shade_in_extend_order(settings: &RenderSettings, sort_rays: bool) -> bool {
+    sort_rays && settings.schedule == Schedule::Gpu && !settings.sort_by_material
+}
+
+/// The shade queue's sort: by material when asked, and by slot range after a ray sort where
+/// shading does not keep extend's order, since the rays' order would scatter shading's reads
+/// of the path state.
 struct ShadeSort {
     material_buckets: u32,
     partitions: u32,
@@ -37,7 +45,7 @@ impl ShadeSort {
         } else {
             1
         };
-        let partitions = if sort_rays {
+        let partitions = if sort_rays && !shade_in_extend_order(settings, sort_rays) {
             counting_sort::MAX_BUCKETS / material_buckets
         } else {
             1
@@ -119,6 +127,7 @@ impl Wavefront {
         state.fill(constants);
         shade_sort.fill(state.slots(), constants);
         fill_ray_sort(scene, sort_rays, constants);
+        constants.shade_in_extend_order = u32::from(shade_in_extend_order(settings, sort_rays));
         Ok(Self {
             state,
             counters,
