@@ -62,6 +62,23 @@ fn bytes_per_slot(max_depth: u32, sorts: Sorts) -> u64 {
         + 4
 }
 
+/// Room for shadow paths (and light vertices) of `slots` path slots at `max_depth`: a slot
+/// queues at most `max_depth` shadow paths a step and stores as many light vertices. Shadow
+/// paths and each plane of light vertices (a vec4 per shadow slot) are indexed by 32-bit
+/// offsets in the shaders, which stay below 4 GiB within `path_state::MAX_SLOTS`.
+fn shadow_slots(slots: u32, max_depth: u32) -> GpuResult<u32> {
+    u32::try_from(u64::from(slots) * u64::from(max_depth))
+        .ok()
+        .filter(|&n| n <= path_state::MAX_SLOTS)
+        .ok_or_else(|| GpuError::InvalidUse {
+            name: "render settings".into(),
+            problem: format!(
+                "{slots} path slots at depth {max_depth}: more than {} shadow paths",
+                path_state::MAX_SLOTS
+            ),
+        })
+}
+
 /// The default slot count (see `MIN_DEFAULT_SLOTS`).
 fn default_slots(context: &Context, max_depth: u32, camera_paths: u64, sorts: Sorts) -> u32 {
     let capabilities = &context.adapter().capabilities;
@@ -147,19 +164,7 @@ impl Bdpt {
         let slots = settings
             .path_slots
             .unwrap_or_else(|| default_slots(context, max_depth, camera_paths, sorts));
-        // Shadow paths and each plane of light vertices (a vec4 per shadow slot) are indexed
-        // by 32-bit offsets in the shaders, which stay below 4 GiB within this bound.
-        let shadow_slots = u64::from(slots) * u64::from(max_depth);
-        let shadow_slots = u32::try_from(shadow_slots)
-            .ok()
-            .filter(|&n| n <= path_state::MAX_SLOTS)
-            .ok_or_else(|| GpuError::InvalidUse {
-                name: "render settings".into(),
-                problem: format!(
-                    "{slots} path slots at depth {max_depth}: more than {} shadow paths",
-                    path_state::MAX_SLOTS
-                ),
-            })?;
+        let shadow_slots = shadow_slots(slots, max_depth)?;
         let state = PathState::with_shadow_slots(context, slots, shadow_slots, sorts)?;
         let storage = |name: &str, bytes: u64| {
             Buffer::new(
