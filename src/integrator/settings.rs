@@ -203,7 +203,7 @@ pub const DEFAULT_RR_DEPTH: u32 = 5;
 
 /// From this many triangles the ray sort pays for itself on the H100: traversal dominates and
 /// coherent warps traverse faster (path tracer: 1.02 M triangles +8%, the Cornell box's 32
-/// -14%; bidirectional: +7% and -11%; docs/BENCHMARKS.md).
+/// -14%; bidirectional: +8% and -7%; docs/BENCHMARKS.md).
 pub const RAY_SORT_AUTO_TRIANGLES: usize = 100_000;
 
 /// The wavefront's scheduler (`wavefront/scheduler.rs`).
