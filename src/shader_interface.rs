@@ -69,6 +69,11 @@ gpu_constants! {
     const LIGHT_BVH_NO_PARENT: u32 = 0xffff_ffff;
     /// Threads per workgroup of the light BVH's build kernels.
     const LIGHT_BVH_GROUP: u32 = 256;
+    /// Bits of the light BVH's sort keys: the top bits of a 30-bit Morton code (10 bits an
+    /// axis), or of a 3-bit direction bucket over 27 bits of it. Three digits of the radix
+    /// sort; a fourth cost about 13 us a build on an H100 and changed no tree's SAOH cost by
+    /// more than 1e-5 (docs/BENCHMARKS.md).
+    const LIGHT_BVH_KEY_BITS: u32 = 24;
     /// The radix sort (primitives/radix_sort.rs): digits of RADIX_BITS bits, workgroups of
     /// RADIX_GROUP threads each ranking RADIX_ITEMS_PER_THREAD items of a tile.
     const RADIX_BITS: u32 = 8;
@@ -707,7 +712,8 @@ gpu_structs! {
     /// `i - triangle_count`; each leaf's node goes to `leaves`, its sort key (a Morton code of
     /// its centre in the grid from `grid_lower` with `grid_scale` cells a unit, under
     /// `direction_bits` of its normal's direction bucket) to `keys` and its index to
-    /// `values`. After the sort, `keys`/`values` are in order; `nodes` receives the tree
+    /// `values`. The climb's `keys`/`values` are the sorted pairs, wherever the sort left
+    /// them (`RadixSort::sorted_addresses`); `nodes` receives the tree
     /// (interior nodes first, then the leaves in sorted order), `parents` each node's parent,
     /// `leaf_of` each light's node; `counters` are the climb's split slots.
     struct LightBvhPush {

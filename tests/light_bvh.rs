@@ -17,7 +17,7 @@ use wavetrace::lights::bvh::reference;
 use wavetrace::lights::bvh::{saoh, LightBvh};
 use wavetrace::lights::{LightSampler, LightSelection};
 use wavetrace::primitives::radix_sort::DIRECT_TILES;
-use wavetrace::primitives::{RadixArrays, RadixSort};
+use wavetrace::primitives::{RadixArrays, RadixSort, SortedPairs};
 use wavetrace::scene::{GpuScene, Instance, Material, Mesh, PunctualKind, PunctualLight, Scene};
 
 const AWKWARD_SIZES: [usize; 6] = [1, 2, 31, 33, 1000, 100_007];
@@ -33,7 +33,8 @@ fn radix_sort_is_a_stable_sort() {
     assert!(longest > (DIRECT_TILES * RADIX_TILE) as usize);
     let sort = RadixSort::new(context, longest as u32).unwrap();
     for count in [1usize, 2, 31, 33, 1000, 2047, 2049, 100_007, 131_072, longest] {
-        for key_range in [4u32, 1 << 30] {
+        // Keys of four digits end in the caller's arrays, keys of three in the sort's own.
+        for (key_range, key_bits) in [(4u32, 30), (1 << 30, 30), (4, 24), (1 << 24, 24)] {
             let keys: Vec<u32> = (0..count).map(|_| rng.random_range(0..key_range)).collect();
             let values: Vec<u32> = (0..count as u32).collect();
             let key_buffer = Buffer::from_slice(context, "keys", &keys, BufferUsage::STORAGE).unwrap();
@@ -46,7 +47,7 @@ fn radix_sort_is_a_stable_sort() {
                             keys: key_buffer.address(),
                             values: value_buffer.address(),
                             count: count as u32,
-                            key_bits: 30,
+                            key_bits,
                         },
                     )?;
                     commands.compute_barrier();
@@ -55,10 +56,14 @@ fn radix_sort_is_a_stable_sort() {
                 .unwrap();
             let mut expected: Vec<(u32, u32)> = keys.iter().copied().zip(values).collect();
             expected.sort_by_key(|&(key, _)| key);
-            let sorted_keys: Vec<u32> = key_buffer.read_back(context, count).unwrap();
-            let sorted_values: Vec<u32> = value_buffer.read_back(context, count).unwrap();
+            let (key_result, value_result) = match RadixSort::sorted_pairs(key_bits) {
+                SortedPairs::InCallers => (&key_buffer, &value_buffer),
+                SortedPairs::InOwn => (sort.own_keys(), sort.own_values()),
+            };
+            let sorted_keys: Vec<u32> = key_result.read_back(context, count).unwrap();
+            let sorted_values: Vec<u32> = value_result.read_back(context, count).unwrap();
             let got: Vec<(u32, u32)> = sorted_keys.into_iter().zip(sorted_values).collect();
-            assert_eq!(got, expected, "{count} keys below {key_range}");
+            assert_eq!(got, expected, "{count} keys of {key_bits} bits below {key_range}");
         }
     }
     gpu.finish();

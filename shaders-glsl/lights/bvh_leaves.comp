@@ -1,9 +1,9 @@
 #version 460
 //
 // Light BVH build, step 1: one leaf per light (an emissive triangle, or a punctual light
-// after the triangles), with its bounds, normal cone and power, and its sort key: a Morton
-// code of its centre, under the bucket of its normal's dominant direction when
-// `direction_bits` asks for it (so that the top of the tree separates lights that face
+// after the triangles), with its bounds, normal cone and power, and its sort key: the top
+// LIGHT_BVH_KEY_BITS of a Morton code of its centre, under the bucket of its normal's
+// dominant direction when `direction_bits` asks for it (so that the top of the tree separates lights that face
 // different ways before it separates nearby ones). Lights without power get a zero leaf,
 // which nothing ever chooses and which the bounds of its ancestors ignore. Each workgroup
 // also counts its keys' first digit for the radix sort (RadixSort::record_counted).
@@ -111,6 +111,7 @@ void write_leaf(uint light) {
     if (push.direction_bits != 0) {
         key = (direction_bucket(leaf) << 27) | (key >> 3);
     }
+    key >>= 30 - LIGHT_BVH_KEY_BITS;
     LightBvhNodeVec4s words = light_bvh_node_words(leaf);
     for (uint w = 0; w < 4; ++w) {
         NodeWords(push.leaves).v[4 * light + w] = words.w[w];

@@ -6,5 +6,5 @@ pub mod radix_sort;
 pub mod scan;
 
 pub use counting_sort::{CountingSort, SortArrays, SortLaunch};
-pub use radix_sort::{FirstDigitCounts, RadixArrays, RadixSort};
+pub use radix_sort::{FirstDigitCounts, RadixArrays, RadixSort, SortedPairs};
 pub use scan::{PrefixSum, ScanElement};

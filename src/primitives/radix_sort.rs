@@ -7,12 +7,16 @@
 //! `RADIX_TILE` keys, tile-major rows); then one dispatch a digit, `radix_scatter`: each
 //! tile finds its first place for each digit value from the table, ranks its items stably
 //! with subgroup ballots, writes them there, and counts each item's next digit into the next
-//! table at the tile it lands in (a global atomic an item). A tile sums the table itself when
-//! it has at most `DIRECT_TILES` rows; past that a `radix_offsets` dispatch a digit scans its
-//! columns first, so that the work stays linear in the keys. Keys and values ping-pong
-//! between the caller's arrays and the sort's own; only as many digits are sorted as
-//! `key_bits` needs. No workgroup waits on another (unlike Onesweep's decoupled look-back,
-//! which Vulkan's forward-progress rules do not allow).
+//! table at the tile it lands in (a global atomic an item). A scatter workgroup is as wide as
+//! 32 subgroups (1,024 threads on an H100), so that each subgroup ranks few rounds of the
+//! tile. A tile sums the table itself when it has at most `DIRECT_TILES` rows; past that a
+//! `radix_offsets` dispatch a digit scans its columns first, so that the work stays linear in
+//! the keys. Keys and values ping-pong between the caller's arrays and the sort's own; only
+//! as many digits are sorted as `key_bits` needs (at least two), so the result lies in the
+//! caller's arrays after an even number of digits and in the sort's own after an odd one
+//! (`SortedPairs`): a copy back would cost what a digit does. No workgroup waits on another
+//! (unlike Onesweep's decoupled look-back, which Vulkan's forward-progress rules do not
+//! allow).
 //!
 //! A caller whose own kernel writes the keys can count their first digit there
 //! (`first_digit_counts`, `record_counted`), which saves the count's dispatch: on an H100 a
@@ -35,7 +39,12 @@ pub const DIRECT_TILES: u32 = 64;
 /// Digits of a 32-bit key.
 const MAX_PASSES: u64 = (32 / RADIX_BITS) as u64;
 
-// The scatter takes a thread per digit value for its first places.
+/// Subgroups of a scatter workgroup at most: their counts fill 16 KiB of shared memory.
+const SCATTER_SUBGROUPS: u32 = 32;
+/// Threads of a scatter workgroup at most (every device in use takes 1,024).
+const SCATTER_GROUP: u32 = 1024;
+
+// The count pass takes a thread per digit value.
 const _: () = assert!(RADIX_GROUP == RADIX_BUCKETS);
 
 pub struct RadixSort {
@@ -62,13 +71,22 @@ pub struct FirstDigitCounts {
 }
 
 /// The pairs to sort, by device address, each array of `count` u32 words. The result ends in
-/// `keys`/`values` again.
+/// `keys`/`values` again after an even number of digits (`RadixSort::sorted_pairs`).
 pub struct RadixArrays {
     pub keys: u64,
     pub values: u64,
     pub count: u32,
     /// The low bits that hold the keys: digits above them are not sorted.
     pub key_bits: u32,
+}
+
+/// Where a sort leaves its result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SortedPairs {
+    /// `RadixArrays::keys` and `values`.
+    InCallers,
+    /// `RadixSort::own_keys` and `own_values`.
+    InOwn,
 }
 
 impl RadixSort {
@@ -96,7 +114,20 @@ impl RadixSort {
         let storage = |name: &str, words: u64| {
             Buffer::new(context, name, words * 4, BufferUsage::STORAGE, MemoryLocation::GpuOnly)
         };
+        // The scatter's workgroup is as wide as SCATTER_SUBGROUPS subgroups (a tile ranked in
+        // fewer rounds each), with at least a thread a digit value, and divides a tile.
+        let limits = (capabilities.max_compute_workgroup_invocations).min(capabilities.max_compute_workgroup_size[0]);
+        let scatter_group = (subgroup * SCATTER_SUBGROUPS)
+            .min(SCATTER_GROUP)
+            .min(limits)
+            .max(RADIX_GROUP);
+        if scatter_group % subgroup != 0 || RADIX_TILE % scatter_group != 0 || scatter_group > limits {
+            return Err(invalid(format!(
+                "no scatter workgroup fits subgroups of {subgroup} and workgroups of {limits} threads"
+            )));
+        }
         let subgroups = [RADIX_GROUP / subgroup];
+        let scatter_shape = [scatter_group / subgroup, scatter_group];
         let histograms = storage("radix sort histograms", MAX_PASSES * table)?;
         // The first digit's table starts empty for a caller that counts into it.
         context.run_once("radix sort tables", |commands| {
@@ -107,7 +138,7 @@ impl RadixSort {
         Ok(Self {
             count: ComputePipeline::new(context, ids::PRIMITIVES_RADIX_COUNT, &[])?,
             offsets: ComputePipeline::with_full_subgroups(context, ids::PRIMITIVES_RADIX_OFFSETS, &subgroups)?,
-            scatter: ComputePipeline::with_full_subgroups(context, ids::PRIMITIVES_RADIX_SCATTER, &subgroups)?,
+            scatter: ComputePipeline::with_full_subgroups(context, ids::PRIMITIVES_RADIX_SCATTER, &scatter_shape)?,
             histograms,
             prefixes: storage("radix sort prefixes", table)?,
             totals: storage("radix sort totals", u64::from(RADIX_BUCKETS))?,
@@ -118,16 +149,42 @@ impl RadixSort {
         })
     }
 
-    /// Digits sorted for keys of `key_bits` bits: an even number, so that the result lands
-    /// back in the caller's arrays.
+    /// Digits sorted for keys of `key_bits` bits: at least two, as the second digit's scatter
+    /// clears the first digit's table for the next sort.
     pub fn passes(key_bits: u32) -> u32 {
-        let digits = key_bits.clamp(1, 32).div_ceil(RADIX_BITS);
-        digits + digits % 2
+        key_bits.clamp(1, 32).div_ceil(RADIX_BITS).max(2)
+    }
+
+    /// Where a sort of keys of `key_bits` bits leaves the sorted pairs.
+    pub fn sorted_pairs(key_bits: u32) -> SortedPairs {
+        if Self::passes(key_bits) % 2 == 0 {
+            SortedPairs::InCallers
+        } else {
+            SortedPairs::InOwn
+        }
+    }
+
+    /// The sort's own arrays, which hold the result after an odd number of digits.
+    pub fn own_keys(&self) -> &Buffer {
+        &self.keys
+    }
+
+    pub fn own_values(&self) -> &Buffer {
+        &self.values
+    }
+
+    /// The device addresses of the sorted keys and values of `arrays` once sorted.
+    pub fn sorted_addresses(&self, arrays: &RadixArrays) -> (u64, u64) {
+        match Self::sorted_pairs(arrays.key_bits) {
+            SortedPairs::InCallers => (arrays.keys, arrays.values),
+            SortedPairs::InOwn => (self.keys.address(), self.values.address()),
+        }
     }
 
     /// Records the sort: 1 + digits dispatches (one more a digit past `DIRECT_TILES` tiles),
     /// with a compute-to-compute barrier between two. Earlier writes to the arrays must be
-    /// visible to compute work; the caller orders what reads the result after the last.
+    /// visible to compute work; the caller orders what reads the result (`sorted_addresses`)
+    /// after the last.
     pub fn record(&self, commands: &mut CommandBuffer, arrays: &RadixArrays) -> GpuResult<()> {
         self.record_passes(commands, arrays, true)
     }
@@ -156,9 +213,10 @@ impl RadixSort {
                 problem: format!("{} items, sized for {}", arrays.count, self.max_items),
             });
         }
-        if arrays.count <= 1 {
+        if arrays.count == 0 {
             // Nothing to move, but a counted first digit must not stay for the next sort (full
-            // barriers: a transfer between compute work).
+            // barriers: a transfer between compute work). One pair is sorted as any other, so
+            // that it too lands where `sorted_pairs` says.
             if !count_first {
                 commands.compute_barrier();
                 commands.fill_buffer(&self.histograms, 0, u64::from(RADIX_BUCKETS) * 4, 0);

@@ -22,14 +22,14 @@ use crate::gpu::{
     Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, MemoryLocation,
     Profiler,
 };
-use crate::interface::{GpuLightBvhNode, LightBvhPush, LIGHT_BVH_GROUP, RADIX_BUCKETS, RADIX_TILE};
-use crate::primitives::{RadixArrays, RadixSort};
+use crate::interface::{GpuLightBvhNode, LightBvhPush, LIGHT_BVH_GROUP, LIGHT_BVH_KEY_BITS, RADIX_BUCKETS, RADIX_TILE};
+use crate::primitives::{RadixArrays, RadixSort, SortedPairs};
 use crate::scene::GpuScene;
 
 use super::sampler::timed;
 
-/// Bits of the sort keys: a 30-bit Morton code, or a 3-bit direction bucket over 27 bits.
-pub const KEY_BITS: u32 = 30;
+/// Bits of the sort keys (see `LIGHT_BVH_KEY_BITS`).
+pub const KEY_BITS: u32 = LIGHT_BVH_KEY_BITS;
 
 // The leaves kernel counts its keys' first digit for the sort, a thread a digit value, and a
 // workgroup's lights lie in one tile of the sort.
@@ -41,7 +41,8 @@ pub const MAX_LIGHTS: u32 = 1 << 30;
 /// How the build orders the leaves before linking them.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BvhKeys {
-    /// The cube the Morton grid spans: 1024 cells an axis from `lower`.
+    /// The cube the Morton grid spans: 1024 cells an axis from `lower`, of which the keys
+    /// keep the top bits.
     pub lower: Vec3,
     pub extent: Vec3,
     /// Whether the top three bits hold the bucket of the light's normal direction.
@@ -152,11 +153,17 @@ impl LightBvh {
 
     /// After a build: the sorted keys, and the light each belongs to.
     pub fn sorted_keys(&self) -> &Buffer {
-        &self.sort_keys
+        match RadixSort::sorted_pairs(KEY_BITS) {
+            SortedPairs::InCallers => &self.sort_keys,
+            SortedPairs::InOwn => self.sort.own_keys(),
+        }
     }
 
     pub fn order(&self) -> &Buffer {
-        &self.sort_values
+        match RadixSort::sorted_pairs(KEY_BITS) {
+            SortedPairs::InCallers => &self.sort_values,
+            SortedPairs::InOwn => self.sort.own_values(),
+        }
     }
 
     /// Reads the built tree back (tests, quality measures).
@@ -222,21 +229,21 @@ impl LightBvh {
             commands.shader_barrier();
             Ok(())
         })?;
+        let arrays = RadixArrays {
+            keys: self.sort_keys.address(),
+            values: self.sort_values.address(),
+            count: self.count,
+            key_bits: KEY_BITS,
+        };
         timed(commands, profiler.as_deref_mut(), "light_bvh_sort", &|commands| {
-            self.sort.record_counted(
-                commands,
-                &RadixArrays {
-                    keys: self.sort_keys.address(),
-                    values: self.sort_values.address(),
-                    count: self.count,
-                    key_bits: KEY_BITS,
-                },
-            )?;
+            self.sort.record_counted(commands, &arrays)?;
             commands.shader_barrier();
             Ok(())
         })?;
+        let (keys, values) = self.sort.sorted_addresses(&arrays);
+        let climb_push = LightBvhPush { keys, values, ..push };
         timed(commands, profiler, "light_bvh_climb", &|commands| {
-            commands.dispatch(&self.climb, &push, grid);
+            commands.dispatch(&self.climb, &climb_push, grid);
             commands.compute_barrier();
             Ok(())
         })

@@ -4,7 +4,7 @@
 
 use glam::Vec3;
 
-use crate::interface::{GpuLightBvhNode, LIGHT_BVH_LEAF, LIGHT_BVH_NO_PARENT};
+use crate::interface::{GpuLightBvhNode, LIGHT_BVH_KEY_BITS, LIGHT_BVH_LEAF, LIGHT_BVH_NO_PARENT};
 use crate::scene::{PunctualKind, PunctualLight, Scene};
 
 use super::super::emissive::{luminance, EmissiveTriangles};
@@ -126,8 +126,9 @@ pub fn sort_key(leaf: &GpuLightBvhNode, keys: &BvhKeys) -> u32 {
     // As the shader's uvec3(clamp(...)): NaN clamps to 0 there, and `as` gives 0 here.
     let q = cell.clamp(Vec3::ZERO, Vec3::splat(1023.0));
     let morton = (spread_bits(q.x as u32) << 2) | (spread_bits(q.y as u32) << 1) | spread_bits(q.z as u32);
+    let kept = |key: u32| key >> (30 - LIGHT_BVH_KEY_BITS);
     if !keys.direction_buckets {
-        return morton;
+        return kept(morton);
     }
     let bucket = if leaf.cos_theta_o < 1.0 {
         6
@@ -142,7 +143,7 @@ pub fn sort_key(leaf: &GpuLightBvhNode, keys: &BvhKeys) -> u32 {
         };
         2 * axis as u32 + u32::from(leaf.axis[axis] < 0.0)
     };
-    (bucket << 27) | (morton >> 3)
+    kept((bucket << 27) | (morton >> 3))
 }
 
 /// The common prefix of sorted keys i and j, ties broken by position; -1 outside.
