@@ -74,10 +74,11 @@ impl std::fmt::Display for SystemReport {
             )?;
             writeln!(
                 f,
-                "    subgroup size {} (arithmetic {}, ballot {}); float atomics {}; int64 {}",
+                "    subgroup size {} (arithmetic {}, ballot {}, shuffle {}); float atomics {}; int64 {}",
                 c.subgroup_size,
                 yes_no(c.subgroup_arithmetic),
                 yes_no(c.subgroup_ballot),
+                yes_no(c.subgroup_shuffle),
                 yes_no(c.shader_float_atomics),
                 yes_no(c.shader_int64)
             )?;

@@ -10,7 +10,16 @@
 // searches. At each split the first of the two children to arrive leaves its far end in the
 // split's slot and stops; the second, which then knows both children are done, merges them
 // and climbs on. No thread waits on another; slots are left at zero for the next build.
+//
+// A climb's levels are a chain of memory round trips (the node's stores made visible, the
+// slot's exchange, the sibling's load), so the nodes whose leaves all lie in one subgroup's
+// are merged first among its lanes, by shuffles: each round, a node that is the left child
+// of its parent takes its right neighbour if that is a finished right child. Only the nodes
+// that reach past the subgroup climb through memory.
 #extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_shuffle : require
 
 #include "common.glsl"
 #include "dispatch.glsl"
@@ -127,41 +136,128 @@ uint leaf_node(uint k) {
     return push.count - 1 + k;
 }
 
-void main() {
-    uint k = flat_workgroup_index(gl_NumWorkGroups.x) * LIGHT_BVH_GROUP + gl_LocalInvocationID.x;
-    if (k >= push.count) {
-        return;
+// Finishes a node whose index is known: its parent's stores for its children, then its own.
+void finish_node(NodeWords nodes, Words parents, uint node, uvec2 children, bool interior, GpuLightBvhNode subtree) {
+    if (interior) {
+        parents.v[children.x] = node;
+        parents.v[children.y] = node;
     }
+    store_node(nodes, node, subtree);
+}
+
+// Whether a node over leaves [first_leaf, last_leaf] is the left child of its parent.
+bool is_left_child(uint first_leaf, uint last_leaf, int prefix_before, int prefix_after) {
+    return first_leaf == 0 || (last_leaf != push.count - 1 && prefix_after > prefix_before);
+}
+
+void main() {
+    // Leaves by subgroup and lane, so that a subgroup's lanes hold consecutive leaves (the
+    // pipeline has full subgroups).
+    uint lane = gl_SubgroupInvocationID;
+    uint base = flat_workgroup_index(gl_NumWorkGroups.x) * LIGHT_BVH_GROUP + gl_SubgroupID * gl_SubgroupSize;
+    uint k = base + lane;
+    bool holds_node = k < push.count;
     Keys keys = Keys(push.keys);
     NodeWords nodes = NodeWords(push.nodes);
     Words parents = Words(push.parents);
     Slots slots = Slots(push.counters);
-    uint light = Keys(push.values).v[k];
-    LightBvhNodeVec4s leaf_words;
-    for (uint w = 0; w < 4; ++w) {
-        leaf_words.w[w] = LeafWords(push.leaves).v[4 * light + w];
-    }
-    GpuLightBvhNode subtree = light_bvh_node_from_words(leaf_words);
-    subtree.split = k;
-    Words(push.leaf_of).v[light] = leaf_node(k);
+    // Lanes past the last leaf hold an empty node, which no lane takes.
+    GpuLightBvhNode subtree;
+    subtree.lower = vec3(0.0);
+    subtree.upper = vec3(0.0);
+    subtree.axis = vec3(0.0, 0.0, 1.0);
+    subtree.power = 0.0;
+    subtree.cos_theta_o = 1.0;
+    subtree.cos_theta_e = 0.0;
     uint last = push.count - 1;
     uint first_leaf = k;
     uint last_leaf = k;
     uint node = leaf_node(k);
     uvec2 children = uvec2(LIGHT_BVH_NO_PARENT);
-    // One round trip a level is what a climb costs: the two prefixes at the range's ends and
-    // the sibling's subtree are fetched together after the slot answers.
-    int prefix_before = neighbours_prefix(keys, int(first_leaf) - 1);
-    int prefix_after = neighbours_prefix(keys, int(last_leaf));
+    int prefix_before = -1;
+    int prefix_after = -1;
+    if (holds_node) {
+        uint light = Keys(push.values).v[k];
+        LightBvhNodeVec4s leaf_words;
+        for (uint w = 0; w < 4; ++w) {
+            leaf_words.w[w] = LeafWords(push.leaves).v[4 * light + w];
+        }
+        subtree = light_bvh_node_from_words(leaf_words);
+        subtree.split = k;
+        Words(push.leaf_of).v[light] = leaf_node(k);
+        // One round trip a level is what a climb costs: the two prefixes at the range's ends
+        // and the sibling's subtree are fetched together after the slot answers.
+        prefix_before = neighbours_prefix(keys, int(first_leaf) - 1);
+        prefix_after = neighbours_prefix(keys, int(last_leaf));
+    }
+
+    // The subgroup's rounds. A lane holds the node that starts at its leaf, while it is a
+    // node no other has taken.
+    for (;;) {
+        bool left_child = is_left_child(first_leaf, last_leaf, prefix_before, prefix_after);
+        bool root = first_leaf == 0 && last_leaf == last;
+        uint right_lane = last_leaf + 1 - base;
+        bool right_inside = holds_node && left_child && !root && right_lane < gl_SubgroupSize;
+        uint from = right_inside ? right_lane : lane;
+        uvec4 starts = subgroupBallot(holds_node);
+        bool right_is_right_child = !subgroupShuffle(left_child, from);
+        bool right_holds = subgroupBallotBitExtract(starts, from);
+        bool takes_right = right_inside && right_holds && right_is_right_child;
+        uint right_last = subgroupShuffle(last_leaf, from);
+        int right_prefix_after = subgroupShuffle(prefix_after, from);
+        vec3 right_lower = subgroupShuffle(subtree.lower, from);
+        vec3 right_upper = subgroupShuffle(subtree.upper, from);
+        vec3 right_axis = subgroupShuffle(subtree.axis, from);
+        float right_power = subgroupShuffle(subtree.power, from);
+        float right_cos_o = subgroupShuffle(subtree.cos_theta_o, from);
+        float right_cos_e = subgroupShuffle(subtree.cos_theta_e, from);
+        // A right child is taken by the node that ends just before it, which starts at the
+        // nearest lane below that still holds a node.
+        // (Every lane shuffles: a shuffle from a lane that skipped it reads nothing defined, and
+        // a condition's short circuit would skip it on NVIDIA.)
+        uvec4 starts_below = starts & gl_SubgroupLtMask;
+        bool has_left_neighbour = any(notEqual(starts_below, uvec4(0)));
+        uint highest_below = subgroupBallotFindMSB(starts_below);
+        uint left_lane = has_left_neighbour ? highest_below : lane;
+        bool left_takes = subgroupShuffle(takes_right, left_lane);
+        bool taken = holds_node && !left_child && has_left_neighbour && left_takes;
+        if (all(equal(subgroupBallot(takes_right), uvec4(0)))) {
+            break;
+        }
+        if (takes_right || taken) {
+            // Both children are finished: each knows its index from its side.
+            node = first_leaf == last_leaf ? leaf_node(k) : (left_child ? last_leaf : first_leaf);
+            finish_node(nodes, parents, node, children, last_leaf > first_leaf, subtree);
+        }
+        if (takes_right) {
+            uint split = last_leaf;
+            uint right_first = split + 1;
+            uint right_node = right_last == right_first ? leaf_node(right_first) : right_first;
+            GpuLightBvhNode right;
+            right.lower = right_lower;
+            right.upper = right_upper;
+            right.axis = right_axis;
+            right.power = right_power;
+            right.cos_theta_o = right_cos_o;
+            right.cos_theta_e = right_cos_e;
+            children = uvec2(node, right_node);
+            subtree = merged(subtree, right, children, split);
+            last_leaf = right_last;
+            prefix_after = right_prefix_after;
+        }
+        holds_node = holds_node && !taken;
+    }
+    if (!holds_node) {
+        return;
+    }
+
     for (;;) {
         bool root = first_leaf == 0 && last_leaf == last;
-        bool left_child = first_leaf == 0 || (last_leaf != last && prefix_after > prefix_before);
+        bool left_child = is_left_child(first_leaf, last_leaf, prefix_before, prefix_after);
         if (last_leaf > first_leaf) {
             node = root ? 0 : (left_child ? last_leaf : first_leaf);
-            parents.v[children.x] = node;
-            parents.v[children.y] = node;
         }
-        store_node(nodes, node, subtree);
+        finish_node(nodes, parents, node, children, last_leaf > first_leaf, subtree);
         if (root) {
             parents.v[node] = LIGHT_BVH_NO_PARENT;
             return;

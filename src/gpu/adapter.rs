@@ -37,6 +37,8 @@ pub struct Capabilities {
     pub swapchain: bool,
     pub subgroup_arithmetic: bool,
     pub subgroup_ballot: bool,
+    /// Shuffles from any lane (the light BVH's climb merges its bottom levels with them).
+    pub subgroup_shuffle: bool,
     /// Subgroup ballot and arithmetic in raygen shaders too (NVIDIA has them; lavapipe has no
     /// subgroup operations in ray-tracing stages).
     pub raygen_subgroups: bool,
@@ -116,6 +118,7 @@ impl Capabilities {
         need(self.shader_buffer_int64_atomics, "shaderBufferInt64Atomics");
         need(self.subgroup_arithmetic, "subgroup arithmetic in compute shaders");
         need(self.subgroup_ballot, "subgroup ballot in compute shaders");
+        need(self.subgroup_shuffle, "subgroup shuffle in compute shaders");
         missing
     }
 
@@ -304,6 +307,9 @@ fn probe(instance: &Instance, index: usize, raw: vk::PhysicalDevice) -> GpuResul
         subgroup_ballot: properties
             .compute_subgroup_ops
             .contains(vk::SubgroupFeatureFlags::BALLOT),
+        subgroup_shuffle: properties
+            .compute_subgroup_ops
+            .contains(vk::SubgroupFeatureFlags::SHUFFLE),
         raygen_subgroups: properties.raygen_subgroups,
         subgroup_size: properties.subgroup_size,
         min_subgroup_size: properties.min_subgroup_size,
@@ -555,6 +561,7 @@ mod tests {
             swapchain: false,
             subgroup_arithmetic: true,
             subgroup_ballot: true,
+            subgroup_shuffle: true,
             raygen_subgroups: true,
             subgroup_size: 32,
             min_subgroup_size: 32,
@@ -607,6 +614,7 @@ mod tests {
     fn missing_lists_every_gap_by_name() {
         let mut caps = capabilities(false, false);
         caps.shader_int64 = false;
+        caps.subgroup_shuffle = false;
         caps.api_version_raw = vk::API_VERSION_1_2;
         let missing = caps.missing();
         assert_eq!(
@@ -614,7 +622,8 @@ mod tests {
             [
                 "Vulkan 1.3",
                 "VK_KHR_ray_query or VK_KHR_ray_tracing_pipeline",
-                "shaderInt64"
+                "shaderInt64",
+                "subgroup shuffle in compute shaders"
             ],
             "{missing:?}"
         );

@@ -124,7 +124,8 @@ impl LightBvh {
             counters,
             sort: RadixSort::new(context, count as u32)?,
             make_leaves: ComputePipeline::new(context, ids::LIGHTS_BVH_LEAVES, &[])?,
-            climb: ComputePipeline::new(context, ids::LIGHTS_BVH_CLIMB, &[])?,
+            // Its lanes merge the bottom levels among consecutive leaves.
+            climb: ComputePipeline::with_full_subgroups(context, ids::LIGHTS_BVH_CLIMB, &[])?,
             max_groups_x: context.adapter().capabilities.max_compute_workgroup_count[0],
         })
     }
