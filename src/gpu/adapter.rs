@@ -285,6 +285,7 @@ fn probe(instance: &Instance, index: usize, raw: vk::PhysicalDevice) -> GpuResul
         .device_name_as_c_str()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    let subgroup_ops = properties.compute_subgroup_ops;
     let capabilities = Capabilities {
         api_version: format_version(api),
         acceleration_structure: features.acceleration_structure,
@@ -301,15 +302,9 @@ fn probe(instance: &Instance, index: usize, raw: vk::PhysicalDevice) -> GpuResul
         pipeline_statistics: features.pipeline_statistics,
         invocation_reorder: features.invocation_reorder && features.ray_tracing_pipeline,
         swapchain: has(ash::khr::swapchain::NAME),
-        subgroup_arithmetic: properties
-            .compute_subgroup_ops
-            .contains(vk::SubgroupFeatureFlags::ARITHMETIC),
-        subgroup_ballot: properties
-            .compute_subgroup_ops
-            .contains(vk::SubgroupFeatureFlags::BALLOT),
-        subgroup_shuffle: properties
-            .compute_subgroup_ops
-            .contains(vk::SubgroupFeatureFlags::SHUFFLE),
+        subgroup_arithmetic: subgroup_ops.contains(vk::SubgroupFeatureFlags::ARITHMETIC),
+        subgroup_ballot: subgroup_ops.contains(vk::SubgroupFeatureFlags::BALLOT),
+        subgroup_shuffle: subgroup_ops.contains(vk::SubgroupFeatureFlags::SHUFFLE),
         raygen_subgroups: properties.raygen_subgroups,
         subgroup_size: properties.subgroup_size,
         min_subgroup_size: properties.min_subgroup_size,
