@@ -315,6 +315,17 @@ gpu_structs! {
         triangle_count: u32,
     }
 
+    /// One emissive triangle of the flattened lights (`lights/flatten.comp`): its instance, and
+    /// what a triangle needs of its mesh, so that a light's corners are two dependent loads
+    /// away (indices, then positions) rather than four (instance, mesh, indices, positions).
+    /// `first_index` is the triangle's own first index, `first_vertex` the mesh's.
+    struct GpuLightEntry {
+        instance: u32,
+        first_vertex: u32,
+        first_index: u32,
+        material: u32,
+    }
+
     /// A glTF metallic-roughness material with the extensions wavetrace reads
     /// (shaders-glsl/include/bsdf.glsl says how they combine).
     struct GpuMaterial {
@@ -393,7 +404,7 @@ gpu_structs! {
         sorted_connect_queue: u64,
         // Fixed-point radiance sums per pixel (film.glsl).
         film: u64,
-        // The light sampler (src/lights/): light index -> (instance, triangle), scene
+        // The light sampler (src/lights/): light index -> its `GpuLightEntry`, scene
         // instance -> its first light index (or !0), the subgroup-ary power tree, the flat CDF.
         light_map: u64,
         instance_light_offset: u64,
@@ -649,7 +660,6 @@ gpu_structs! {
         positions: u64,
         indices: u64,
         instances: u64,
-        meshes: u64,
         materials: u64,
         tree: u64,
         counters: u64,
@@ -721,7 +731,6 @@ gpu_structs! {
         positions: u64,
         indices: u64,
         instances: u64,
-        meshes: u64,
         materials: u64,
         punctual_lights: u64,
         leaves: u64,

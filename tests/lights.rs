@@ -8,7 +8,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use wavetrace::gpu::shaders::ids;
 use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline, Context, MemoryLocation};
-use wavetrace::interface::LightProbePush;
+use wavetrace::interface::{GpuLightEntry, LightProbePush};
 use wavetrace::lights::emissive::{luminance, EmissiveTriangle, EmissiveTriangles};
 use wavetrace::lights::flatten::NOT_A_LIGHT;
 use wavetrace::lights::tree::{reference_tree, tree_probabilities};
@@ -440,13 +440,21 @@ fn flattening_and_leaf_weights_match_the_cpu() {
                 sampler.record_build(commands, &gpu_scene, None)
             })
             .unwrap();
-        let map: Vec<[u32; 2]> = sampler
+        let map: Vec<GpuLightEntry> = sampler
             .flattening()
             .map
             .read_back(context, cpu.triangles.len())
             .unwrap();
         for (light, (entry, t)) in map.iter().zip(&cpu.triangles).enumerate() {
-            assert_eq!(*entry, [t.instance, t.triangle], "light {light}");
+            let mesh = scene.instances[t.instance as usize].mesh as usize;
+            let range = gpu_scene.meshes.ranges[mesh];
+            let expected = GpuLightEntry {
+                instance: t.instance,
+                first_vertex: range.first_vertex,
+                first_index: range.first_index + 3 * t.triangle,
+                material: scene.meshes[mesh].material,
+            };
+            assert_eq!(*entry, expected, "light {light}");
         }
         let first_lights: Vec<u32> = sampler
             .flattening()

@@ -16,7 +16,7 @@
 #include "environment.glsl"
 #include "textures.glsl"
 
-layout(buffer_reference, scalar) readonly buffer LightMap { uvec2 v[]; };
+layout(buffer_reference, scalar) readonly buffer LightMap { GpuLightEntry v[]; };
 layout(buffer_reference, scalar) readonly buffer FirstLights { uint v[]; };
 
 
@@ -31,8 +31,8 @@ bool sample_light(PassConstants c, uint light, float probability, vec2 u_point, 
     if (light >= c.light_count) {
         return false;
     }
-    uvec2 entry = LightMap(c.light_map).v[light];
-    WorldTriangle emitter = world_triangle(c.positions, c.indices, c.instances, c.meshes, entry.x, entry.y);
+    GpuLightEntry entry = LightMap(c.light_map).v[light];
+    WorldTriangle emitter = light_triangle(c.positions, c.indices, c.instances, entry);
     vec3 front = cross(emitter.p1 - emitter.p0, emitter.p2 - emitter.p0);
     float twice_area = length(front);
     if (!(twice_area > 0.0) || !(probability > 0.0)) {
@@ -44,10 +44,10 @@ bool sample_light(PassConstants c, uint light, float probability, vec2 u_point, 
     float b0 = 1.0 - s;
     float b1 = u_point.y * s;
     position = emitter.p0 * b0 + emitter.p1 * b1 + emitter.p2 * (1.0 - b0 - b1);
-    GpuMaterial material = Materials(c.materials).v[emitter.mesh.material];
+    GpuMaterial material = Materials(c.materials).v[entry.material];
     radiance = material.emission;
     if (HAS_TEXTURES && material.textures.w != NO_TEXTURE) {
-        uvec3 vertices = triangle_vertices(c.indices, emitter, entry.y);
+        uvec3 vertices = triangle_vertices(c.indices, emitter, 0);
         vec2 uv = interpolated_uv(c.uvs, vertices, vec3(b0, b1, 1.0 - b0 - b1));
         // No cone reaches a light sample: the finest level.
         radiance = material_emission(material, uv, -64.0);

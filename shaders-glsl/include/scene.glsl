@@ -51,6 +51,20 @@ WorldTriangle world_triangle(uint64_t positions, uint64_t indices, uint64_t inst
     return w;
 }
 
+// The triangle of a flattened light (`GpuLightEntry`): its mesh holds the triangle alone,
+// from its own first index, so that `triangle_vertices` takes triangle 0 of it.
+WorldTriangle light_triangle(uint64_t positions, uint64_t indices, uint64_t instances, GpuLightEntry light) {
+    WorldTriangle w;
+    w.instance = Instances(instances).v[light.instance];
+    w.mesh = GpuMesh(light.first_vertex, light.first_index, light.material, 1);
+    Indices index = Indices(indices);
+    Positions position = Positions(positions);
+    w.p0 = to_world(w.instance, position.v[light.first_vertex + index.v[light.first_index]]);
+    w.p1 = to_world(w.instance, position.v[light.first_vertex + index.v[light.first_index + 1]]);
+    w.p2 = to_world(w.instance, position.v[light.first_vertex + index.v[light.first_index + 2]]);
+    return w;
+}
+
 // Where p lies in the triangle: weights of p1 and p2 (p0 gets the rest), from the projection
 // onto its plane, so that the path state need not carry them.
 vec2 triangle_barycentrics(WorldTriangle w, vec3 p) {

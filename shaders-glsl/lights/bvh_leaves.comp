@@ -20,7 +20,7 @@ layout(push_constant, scalar) uniform PushBlock {
     LightBvhPush push;
 };
 
-layout(buffer_reference, scalar) readonly buffer LightMap { uvec2 v[]; };
+layout(buffer_reference, scalar) readonly buffer LightMap { GpuLightEntry v[]; };
 layout(buffer_reference, scalar) readonly buffer PunctualTable { GpuPunctualLight v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 16) writeonly buffer NodeWords { vec4 v[]; };
 layout(buffer_reference, scalar) buffer Words { uint v[]; };
@@ -62,14 +62,14 @@ GpuLightBvhNode light_leaf(uint light) {
     leaf.cos_theta_e = 0.0;
     leaf.axis = vec3(0.0, 0.0, 1.0);
     if (light < push.triangle_count) {
-        uvec2 entry = LightMap(push.map).v[light];
-        WorldTriangle t = world_triangle(push.positions, push.indices, push.instances, push.meshes, entry.x, entry.y);
+        GpuLightEntry entry = LightMap(push.map).v[light];
+        WorldTriangle t = light_triangle(push.positions, push.indices, push.instances, entry);
         vec3 front = cross(t.p1 - t.p0, t.p2 - t.p0);
         float twice_area = length(front);
         leaf.lower = min(t.p0, min(t.p1, t.p2));
         leaf.upper = max(t.p0, max(t.p1, t.p2));
         leaf.axis = (t.instance.flips_winding != 0 ? -front : front) / twice_area;
-        leaf.power = luminance(Materials(push.materials).v[t.mesh.material].emission) * 0.5 * twice_area;
+        leaf.power = luminance(Materials(push.materials).v[entry.material].emission) * 0.5 * twice_area;
     } else {
         GpuPunctualLight p = PunctualTable(push.punctual_lights).v[light - push.triangle_count];
         leaf.lower = p.position;

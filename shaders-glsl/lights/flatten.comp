@@ -8,6 +8,7 @@
 
 #include "common.glsl"
 #include "dispatch.glsl"
+#include "scene.glsl"
 
 layout(local_size_x = LIGHT_FLATTEN_GROUP) in;
 
@@ -17,7 +18,7 @@ layout(push_constant, scalar) uniform PushBlock {
 
 layout(buffer_reference, scalar) readonly buffer InstanceList { uint v[]; };
 layout(buffer_reference, scalar) readonly buffer Ends { uint v[]; };
-layout(buffer_reference, scalar) writeonly buffer LightMap { uvec2 v[]; };
+layout(buffer_reference, scalar) writeonly buffer LightMap { GpuLightEntry v[]; };
 layout(buffer_reference, scalar) writeonly buffer FirstLights { uint v[]; };
 
 void main() {
@@ -38,7 +39,9 @@ void main() {
     }
     uint start = low > 0 ? ends.v[low - 1] : 0;
     uint instance = InstanceList(push.emissive_instances).v[low];
-    LightMap(push.map).v[light] = uvec2(instance, light - start);
+    GpuMesh mesh = Meshes(push.meshes).v[Instances(push.instances).v[instance].mesh];
+    uint triangle = light - start;
+    LightMap(push.map).v[light] = GpuLightEntry(instance, mesh.first_vertex, mesh.first_index + 3 * triangle, mesh.material);
     if (light == start) {
         FirstLights(push.instance_light_offset).v[instance] = start;
     }

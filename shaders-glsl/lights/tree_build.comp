@@ -35,7 +35,7 @@ layout(push_constant, scalar) uniform PushBlock {
 
 layout(buffer_reference, scalar) coherent buffer CoherentFloats { float v[]; };
 layout(buffer_reference, scalar) coherent buffer Counters { uint v[]; };
-layout(buffer_reference, scalar) readonly buffer LightMap { uvec2 v[]; };
+layout(buffer_reference, scalar) readonly buffer LightMap { GpuLightEntry v[]; };
 layout(buffer_reference, scalar) readonly buffer Weights { float v[]; };
 
 // Group sums of the level being built, one per ARITY nodes of the level below.
@@ -48,10 +48,10 @@ float leaf_weight(uint light) {
 #ifdef LEAVES_FROM_WEIGHTS
     float weight = Weights(push.weights).v[light];
 #else
-    uvec2 entry = LightMap(push.map).v[light];
-    WorldTriangle emitter = world_triangle(push.positions, push.indices, push.instances, push.meshes, entry.x, entry.y);
+    GpuLightEntry entry = LightMap(push.map).v[light];
+    WorldTriangle emitter = light_triangle(push.positions, push.indices, push.instances, entry);
     float area = 0.5 * length(cross(emitter.p1 - emitter.p0, emitter.p2 - emitter.p0));
-    float weight = luminance(Materials(push.materials).v[emitter.mesh.material].emission) * area;
+    float weight = luminance(Materials(push.materials).v[entry.material].emission) * area;
 #endif
     return weight > 0.0 && !isinf(weight) ? weight : 0.0;
 }

@@ -1,5 +1,5 @@
 //! Flattening: from the instances whose material emits to one array of lights, light index ->
-//! (instance, triangle), on the GPU. A kernel writes each emissive instance's triangle count,
+//! its instance and its triangle's indices and material (`GpuLightEntry`), on the GPU. A kernel writes each emissive instance's triangle count,
 //! the prefix sum (`primitives::scan`) turns counts into where each instance's lights end, and
 //! a kernel per light finds its instance by binary search over those ends. Each instance's
 //! first light index is recorded too, so a light hit by a path finds its own index directly.
@@ -8,7 +8,7 @@ use crate::gpu::shaders::ids;
 use crate::gpu::{
     Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, MemoryLocation,
 };
-use crate::interface::{LightFlattenPush, LIGHT_COUNT_GROUP, LIGHT_FLATTEN_GROUP};
+use crate::interface::{GpuLightEntry, LightFlattenPush, LIGHT_COUNT_GROUP, LIGHT_FLATTEN_GROUP};
 use crate::primitives::{PrefixSum, ScanElement};
 use crate::scene::GpuScene;
 
@@ -21,7 +21,7 @@ pub struct LightFlattening {
     /// Per emissive instance: its triangle count, then where its lights end.
     ends: Buffer,
     scan_scratch: Buffer,
-    /// Per light: (instance, triangle).
+    /// Per light: its `GpuLightEntry` (instance, and its triangle's place in the mesh tables).
     pub map: Buffer,
     /// Per scene instance: its first light, or `NOT_A_LIGHT`.
     pub instance_light_offset: Buffer,
@@ -51,7 +51,7 @@ impl LightFlattening {
         let map = Buffer::new(
             context,
             "light map",
-            u64::from(light_count.max(1)) * 8,
+            u64::from(light_count.max(1)) * std::mem::size_of::<GpuLightEntry>() as u64,
             BufferUsage::STORAGE,
             MemoryLocation::GpuOnly,
         )?;

@@ -255,7 +255,6 @@ impl LightTree {
                 push.positions = scene.meshes.positions.address();
                 push.indices = scene.meshes.indices.address();
                 push.instances = scene.instances.address();
-                push.meshes = scene.mesh_table.address();
                 push.materials = scene.materials.address();
             }
         }

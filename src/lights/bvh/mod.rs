@@ -188,7 +188,6 @@ impl LightBvh {
             positions: sources.scene.meshes.positions.address(),
             indices: sources.scene.meshes.indices.address(),
             instances: sources.scene.instances.address(),
-            meshes: sources.scene.mesh_table.address(),
             materials: sources.scene.materials.address(),
             punctual_lights: sources.punctual_lights.address(),
             leaves: self.leaves.address(),
