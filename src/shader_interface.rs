@@ -723,9 +723,9 @@ gpu_structs! {
     /// its centre in the grid from `grid_lower` with `grid_scale` cells a unit, under
     /// `direction_bits` of its normal's direction bucket) to `keys` and its index to
     /// `values`. The climb's `keys`/`values` are the sorted pairs, wherever the sort left
-    /// them (`RadixSort::sorted_addresses`); `nodes` receives the tree
-    /// (interior nodes first, then the leaves in sorted order), `parents` each node's parent,
-    /// `leaf_of` each light's node; `counters` are the climb's split slots.
+    /// them (`RadixSort::sorted_buffers`); `nodes` receives the tree (interior nodes first,
+    /// then the leaves in sorted order), `parents` each node's parent, `leaf_of` each light's
+    /// node; `counters` are the climb's split slots.
     struct LightBvhPush {
         map: u64,
         positions: u64,

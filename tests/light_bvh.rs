@@ -33,7 +33,8 @@ fn radix_sort_is_a_stable_sort() {
     assert!(longest > (DIRECT_TILES * RADIX_TILE) as usize);
     let sort = RadixSort::new(context, longest as u32).unwrap();
     for count in [1usize, 2, 31, 33, 1000, 2047, 2049, 100_007, 131_072, longest] {
-        // Keys of four digits end in the caller's arrays, keys of three in the sort's own.
+        // Keys of four digits end in the caller's arrays, keys of three in the sort's own
+        // (`sorted_buffers` says which).
         for (key_range, key_bits) in [(4u32, 30), (1 << 30, 30), (4, 24), (1 << 24, 24)] {
             let keys: Vec<u32> = (0..count).map(|_| rng.random_range(0..key_range)).collect();
             let values: Vec<u32> = (0..count as u32).collect();
@@ -56,10 +57,13 @@ fn radix_sort_is_a_stable_sort() {
                 .unwrap();
             let mut expected: Vec<(u32, u32)> = keys.iter().copied().zip(values).collect();
             expected.sort_by_key(|&(key, _)| key);
-            let (key_result, value_result) = match RadixSort::sorted_pairs(key_bits) {
-                SortedPairs::InCallers => (&key_buffer, &value_buffer),
-                SortedPairs::InOwn => (sort.own_keys(), sort.own_values()),
+            let lands = if key_bits == 24 {
+                SortedPairs::InOwn
+            } else {
+                SortedPairs::InCallers
             };
+            assert_eq!(RadixSort::sorted_pairs(key_bits), lands);
+            let (key_result, value_result) = sort.sorted_buffers(key_bits, &key_buffer, &value_buffer);
             let sorted_keys: Vec<u32> = key_result.read_back(context, count).unwrap();
             let sorted_values: Vec<u32> = value_result.read_back(context, count).unwrap();
             let got: Vec<(u32, u32)> = sorted_keys.into_iter().zip(sorted_values).collect();

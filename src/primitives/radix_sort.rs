@@ -85,7 +85,7 @@ pub struct RadixArrays {
 pub enum SortedPairs {
     /// `RadixArrays::keys` and `values`.
     InCallers,
-    /// `RadixSort::own_keys` and `own_values`.
+    /// The sort's own arrays (`RadixSort::sorted_buffers`).
     InOwn,
 }
 
@@ -164,26 +164,23 @@ impl RadixSort {
         }
     }
 
-    /// The sort's own arrays, which hold the result after an odd number of digits.
-    pub fn own_keys(&self) -> &Buffer {
-        &self.keys
-    }
-
-    pub fn own_values(&self) -> &Buffer {
-        &self.values
-    }
-
-    /// The device addresses of the sorted keys and values of `arrays` once sorted.
-    pub fn sorted_addresses(&self, arrays: &RadixArrays) -> (u64, u64) {
-        match Self::sorted_pairs(arrays.key_bits) {
-            SortedPairs::InCallers => (arrays.keys, arrays.values),
-            SortedPairs::InOwn => (self.keys.address(), self.values.address()),
+    /// The buffers that hold the sorted keys and values of a sort of keys of `key_bits` bits
+    /// whose caller's arrays are `keys` and `values`.
+    pub fn sorted_buffers<'a>(
+        &'a self,
+        key_bits: u32,
+        keys: &'a Buffer,
+        values: &'a Buffer,
+    ) -> (&'a Buffer, &'a Buffer) {
+        match Self::sorted_pairs(key_bits) {
+            SortedPairs::InCallers => (keys, values),
+            SortedPairs::InOwn => (&self.keys, &self.values),
         }
     }
 
     /// Records the sort: 1 + digits dispatches (one more a digit past `DIRECT_TILES` tiles),
     /// with a compute-to-compute barrier between two. Earlier writes to the arrays must be
-    /// visible to compute work; the caller orders what reads the result (`sorted_addresses`)
+    /// visible to compute work; the caller orders what reads the result (`sorted_buffers`)
     /// after the last.
     pub fn record(&self, commands: &mut CommandBuffer, arrays: &RadixArrays) -> GpuResult<()> {
         self.record_passes(commands, arrays, true)

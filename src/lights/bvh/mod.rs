@@ -23,7 +23,7 @@ use crate::gpu::{
     Profiler,
 };
 use crate::interface::{GpuLightBvhNode, LightBvhPush, LIGHT_BVH_GROUP, LIGHT_BVH_KEY_BITS, RADIX_BUCKETS, RADIX_TILE};
-use crate::primitives::{RadixArrays, RadixSort, SortedPairs};
+use crate::primitives::{RadixArrays, RadixSort};
 use crate::scene::GpuScene;
 
 use super::sampler::timed;
@@ -154,17 +154,15 @@ impl LightBvh {
 
     /// After a build: the sorted keys, and the light each belongs to.
     pub fn sorted_keys(&self) -> &Buffer {
-        match RadixSort::sorted_pairs(KEY_BITS) {
-            SortedPairs::InCallers => &self.sort_keys,
-            SortedPairs::InOwn => self.sort.own_keys(),
-        }
+        self.sorted().0
     }
 
     pub fn order(&self) -> &Buffer {
-        match RadixSort::sorted_pairs(KEY_BITS) {
-            SortedPairs::InCallers => &self.sort_values,
-            SortedPairs::InOwn => self.sort.own_values(),
-        }
+        self.sorted().1
+    }
+
+    fn sorted(&self) -> (&Buffer, &Buffer) {
+        self.sort.sorted_buffers(KEY_BITS, &self.sort_keys, &self.sort_values)
     }
 
     /// Reads the built tree back (tests, quality measures).
@@ -240,8 +238,12 @@ impl LightBvh {
             commands.shader_barrier();
             Ok(())
         })?;
-        let (keys, values) = self.sort.sorted_addresses(&arrays);
-        let climb_push = LightBvhPush { keys, values, ..push };
+        let (keys, values) = self.sorted();
+        let climb_push = LightBvhPush {
+            keys: keys.address(),
+            values: values.address(),
+            ..push
+        };
         timed(commands, profiler, "light_bvh_climb", &|commands| {
             commands.dispatch(&self.climb, &climb_push, grid);
             commands.compute_barrier();
