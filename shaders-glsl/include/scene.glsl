@@ -37,17 +37,21 @@ struct WorldTriangle {
     vec3 p2;
 };
 
+// The world-space corners of w's triangle whose first index is `first`.
+void place_corners(inout WorldTriangle w, uint64_t positions, uint64_t indices, uint first) {
+    Indices index = Indices(indices);
+    Positions position = Positions(positions);
+    w.p0 = to_world(w.instance, position.v[w.mesh.first_vertex + index.v[first]]);
+    w.p1 = to_world(w.instance, position.v[w.mesh.first_vertex + index.v[first + 1]]);
+    w.p2 = to_world(w.instance, position.v[w.mesh.first_vertex + index.v[first + 2]]);
+}
+
 WorldTriangle world_triangle(uint64_t positions, uint64_t indices, uint64_t instances, uint64_t meshes,
                              uint instance_index, uint triangle) {
     WorldTriangle w;
     w.instance = Instances(instances).v[instance_index];
     w.mesh = Meshes(meshes).v[w.instance.mesh];
-    Indices index = Indices(indices);
-    Positions position = Positions(positions);
-    uint first = w.mesh.first_index + 3 * triangle;
-    w.p0 = to_world(w.instance, position.v[w.mesh.first_vertex + index.v[first]]);
-    w.p1 = to_world(w.instance, position.v[w.mesh.first_vertex + index.v[first + 1]]);
-    w.p2 = to_world(w.instance, position.v[w.mesh.first_vertex + index.v[first + 2]]);
+    place_corners(w, positions, indices, w.mesh.first_index + 3 * triangle);
     return w;
 }
 
@@ -57,11 +61,7 @@ WorldTriangle light_triangle(uint64_t positions, uint64_t indices, uint64_t inst
     WorldTriangle w;
     w.instance = Instances(instances).v[light.instance];
     w.mesh = GpuMesh(light.first_vertex, light.first_index, light.material, 1);
-    Indices index = Indices(indices);
-    Positions position = Positions(positions);
-    w.p0 = to_world(w.instance, position.v[light.first_vertex + index.v[light.first_index]]);
-    w.p1 = to_world(w.instance, position.v[light.first_vertex + index.v[light.first_index + 1]]);
-    w.p2 = to_world(w.instance, position.v[light.first_vertex + index.v[light.first_index + 2]]);
+    place_corners(w, positions, indices, light.first_index);
     return w;
 }
 

@@ -3,8 +3,8 @@
 // Light BVH build, step 1: one leaf per light (an emissive triangle, or a punctual light
 // after the triangles), with its bounds, normal cone and power, and its sort key: the top
 // LIGHT_BVH_KEY_BITS of a Morton code of its centre, under the bucket of its normal's
-// dominant direction when `direction_bits` asks for it (so that the top of the tree separates lights that face
-// different ways before it separates nearby ones). Lights without power get a zero leaf,
+// dominant direction when `direction_bits` asks for it (so that the top of the tree
+// separates lights that face different ways before it separates nearby ones). Lights without power get a zero leaf,
 // which nothing ever chooses and which the bounds of its ancestors ignore. Each workgroup
 // also counts its keys' first digit for the radix sort (RadixSort::record_counted).
 #extension GL_GOOGLE_include_directive : require

@@ -2,8 +2,9 @@
 //
 // The flattened light array: light i belongs to the first emissive instance whose inclusive
 // end (the scanned counts) exceeds i, found by binary search, and is that instance's
-// triangle i - start. Each instance's first light also records where its lights start, so a
-// light hit by a path finds its own index (and probability) without a search.
+// triangle i - start; its entry holds what finding the triangle needs of the mesh. Each
+// instance's first light also records where its lights start, so a light hit by a path finds
+// its own index (and probability) without a search.
 #extension GL_GOOGLE_include_directive : require
 
 #include "common.glsl"
@@ -41,7 +42,8 @@ void main() {
     uint instance = InstanceList(push.emissive_instances).v[low];
     GpuMesh mesh = Meshes(push.meshes).v[Instances(push.instances).v[instance].mesh];
     uint triangle = light - start;
-    LightMap(push.map).v[light] = GpuLightEntry(instance, mesh.first_vertex, mesh.first_index + 3 * triangle, mesh.material);
+    LightMap(push.map).v[light] =
+        GpuLightEntry(instance, mesh.first_vertex, mesh.first_index + 3 * triangle, mesh.material);
     if (light == start) {
         FirstLights(push.instance_light_offset).v[instance] = start;
     }
