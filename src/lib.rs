@@ -16,6 +16,7 @@ pub mod interface;
 pub mod lights;
 pub mod primitives;
 pub mod rng;
+pub mod sampler;
 pub mod scale;
 pub mod scene;
 pub mod trace;

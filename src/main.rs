@@ -12,7 +12,7 @@ use wavetrace::gpu::RenderDoc;
 use wavetrace::gpu::{Context, ContextDesc, TraceBackend};
 use wavetrace::integrator::Renderer;
 use wavetrace::integrator::{
-    Crop, IntegratorKind, MltSettings, MltStart, RenderSettings, RenderStats, Schedule, SplatFilm,
+    Crop, IntegratorKind, MltSettings, MltStart, RenderSettings, RenderStats, Sampler, Schedule, SplatFilm,
 };
 use wavetrace::lights::{CullingFormat, CullingSettings, LightSelection};
 use wavetrace::scale::{render_split, Chunks, Fingerprint, Part, PartialFilm};
@@ -238,6 +238,11 @@ struct RenderOptions {
     /// compare-and-swap loop where the device has none) or cas (the loop everywhere).
     #[arg(long, default_value = "fixed", value_parser = parse_splat_film)]
     splat_film: SplatFilm,
+    /// Where a path's random numbers come from: sobol (Owen-scrambled Sobol points, each
+    /// pixel's samples spread evenly over the pixel, BSDF directions and light points) or
+    /// independent (a hash of the counters). pmlt's chains draw their own.
+    #[arg(long, default_value = "sobol", value_parser = parse_sampler)]
+    sampler: Sampler,
     /// bdpt: render strategy (s, t) alone, unweighted: s light subpath vertices, t camera
     /// subpath vertices (the camera included).
     #[arg(long, num_args = 2, value_names = ["S", "T"], allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..))]
@@ -755,6 +760,7 @@ fn render_settings(
         max_depth: args.max_depth,
         rr_depth: args.rr_depth,
         seed: args.seed,
+        sampler: args.sampler,
         backend,
         integrator: match args.integrator {
             IntegratorArg::Wavefront => IntegratorKind::Wavefront,
@@ -897,6 +903,10 @@ fn parse_tone_map(text: &str) -> Result<ToneMap, String> {
 }
 
 fn parse_schedule(text: &str) -> Result<Schedule, String> {
+    text.parse()
+}
+
+fn parse_sampler(text: &str) -> Result<Sampler, String> {
     text.parse()
 }
 

@@ -133,6 +133,12 @@ gpu_constants! {
     /// Bidirectional path tracing: a light subpath draws its random numbers at bounce
     /// LIGHT_SUBPATH_BOUNCE + segment, apart from its camera subpath's.
     const LIGHT_SUBPATH_BOUNCE: u32 = 1 << 16;
+    /// The sample index under which the Sobol sampler hashes the seed of a (pixel, bounce,
+    /// set)'s shuffle (sampler.glsl), apart from every sample's own numbers.
+    const SOBOL_SET_SAMPLE: u32 = 0xffff_ffff;
+    /// `PassConstants::path_sampler`.
+    const SAMPLER_INDEPENDENT: u32 = 0;
+    const SAMPLER_SOBOL: u32 = 1;
     /// A shadow path whose pixel has this bit is a light vertex seen by the camera (a splat).
     const SPLAT_PIXEL: u32 = 1 << 31;
     /// `PassConstants::strategy_s`/`strategy_t` when every strategy is MIS-weighted.
@@ -268,6 +274,19 @@ gpu_structs! {
         sample_index: u32,
         bounce: u32,
         pad0: u32,
+    }
+
+    /// Push constants of `diagnostics/sampler_probe`: the Sobol sampler's 32 bits for
+    /// dimensions `0 .. dimensions` of `bounce`, invocation i drawing sample
+    /// `first_sample + i / pixels` of pixel `i % pixels`.
+    struct SamplerProbePush {
+        values: u64,
+        count: u32,
+        dimensions: u32,
+        seed: u32,
+        first_sample: u32,
+        bounce: u32,
+        pixels: u32,
     }
 
     /// Push constants of `diagnostics/squares_probe`: Squares32 of counters
@@ -543,7 +562,8 @@ gpu_structs! {
         crop_y: u32,
         crop_width: u32,
         crop_height: u32,
-        pad_crop: u32,
+        // Where a path's numbers come from (sampler.glsl): SAMPLER_INDEPENDENT or SAMPLER_SOBOL.
+        path_sampler: u32,
         // Metropolis light transport (integrator/pmlt/, mlt.glsl): the chains (`MltChain`),
         // each proposal's record (`MltRecord`), each path slot's strategy (s | t << 16), the
         // image scale of each path length's chains, the phase (`MltControl`) and the key of

@@ -8,6 +8,7 @@ use wavetrace::film::RgbImage;
 use wavetrace::gpu::{Context, TraceBackend};
 use wavetrace::integrator::Renderer;
 use wavetrace::integrator::{wavefront::path_state, IntegratorKind, RenderSettings, Schedule};
+use wavetrace::sampler::path_number;
 use wavetrace::scene::{PinholeCamera, Scene};
 
 fn settings(width: u32, height: u32, spp: u32, backend: TraceBackend) -> RenderSettings {
@@ -29,8 +30,8 @@ fn cpu_depth_one(scene: &Scene, settings: &RenderSettings) -> (RgbImage, u64) {
         let mut sum = Vec3::ZERO;
         for sample in 0..settings.spp {
             let jitter = Vec2::new(
-                wavetrace::rng::random(settings.seed, path, sample, 0, 0),
-                wavetrace::rng::random(settings.seed, path, sample, 0, 1),
+                path_number(settings.sampler, settings.seed, path, sample, 0, 0),
+                path_number(settings.sampler, settings.seed, path, sample, 0, 1),
             );
             let (origin, direction) =
                 camera.ray(Vec2::new(x as f32, y as f32), jitter, settings.width, settings.height);

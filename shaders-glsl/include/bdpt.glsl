@@ -208,7 +208,7 @@ float path_random(PassConstants c, PathNumbers numbers, uint bounce, uint dimens
     if (numbers.metropolis) {
         return mlt_number(c, numbers.ids, mlt_dimension(c, bounce, dimension));
     }
-    return wt_random(c.seed, numbers.pixel, numbers.sample_index, bounce, dimension);
+    return path_number(c, numbers.pixel, numbers.sample_index, bounce, dimension);
 }
 
 // The one strategy a Metropolis proposal's slot evaluates (generate_light chose it).

@@ -6,18 +6,48 @@
 #define WAVETRACE_PATH_GLSL
 
 #include "wavefront.glsl"
-#include "rng.glsl"
+#include "sampler.glsl"
 #include "bsdf.glsl"
 #include "lights.glsl"
 #include "textures.glsl"
 #include "camera.glsl"
 #include "surface.glsl"
 
+// Number `dimension` of a path's bounce, from the render's sampler.
+float path_number(PassConstants c, uint pixel, uint sample_index, uint bounce, uint dimension) {
+    if (c.path_sampler == SAMPLER_SOBOL) {
+        return sobol_sample(c.seed, pixel, sample_index, bounce, dimension);
+    }
+    return wt_random(c.seed, pixel, sample_index, bounce, dimension);
+}
+
+// Numbers of a camera-side bounce that the path uses together, from the render's sampler (the
+// sets of sampler.glsl's sample_set, each shuffled and scrambled once for all its numbers):
+// dimensions 0 and 1, a BSDF sample's direction (the pixel jitter at bounce 0); 5 and
+// RR_DIMENSION, the BSDF's lobe and roulette.
+vec2 path_pair(PassConstants c, uint pixel, uint sample_index, uint bounce, uint set) {
+    if (c.path_sampler == SAMPLER_SOBOL) {
+        return sobol_pair_sample(c.seed, pixel, sample_index, bounce, set);
+    }
+    uvec2 dimensions = set == 0u ? uvec2(0u, 1u) : uvec2(5u, RR_DIMENSION);
+    return vec2(wt_random(c.seed, pixel, sample_index, bounce, dimensions.x),
+                wt_random(c.seed, pixel, sample_index, bounce, dimensions.y));
+}
+
+// A light sample's numbers: its point (dimensions 3 and 4) and the light's choice (2).
+vec3 path_light_numbers(PassConstants c, uint pixel, uint sample_index, uint bounce) {
+    if (c.path_sampler == SAMPLER_SOBOL) {
+        return sobol_triple_sample(c.seed, pixel, sample_index, bounce, 1u);
+    }
+    return vec3(wt_random(c.seed, pixel, sample_index, bounce, 3u), wt_random(c.seed, pixel, sample_index, bounce, 4u),
+                wt_random(c.seed, pixel, sample_index, bounce, 2u));
+}
+
 // Box-filter jitter from dimensions 0 and 1 of bounce 0.
 void camera_ray(PassConstants c, uint pixel, uint sample_index, out vec3 origin, out vec3 direction) {
     uint x = pixel % c.width;
     uint y = pixel / c.width;
-    vec2 jitter = vec2(wt_random(c.seed, pixel, sample_index, 0, 0), wt_random(c.seed, pixel, sample_index, 0, 1));
+    vec2 jitter = path_pair(c, pixel, sample_index, 0u, 0u);
     origin = c.camera_origin;
     direction = camera_direction(c, vec2(x, y) + jitter);
 }
@@ -111,9 +141,8 @@ bool shade_hit(PassConstants c, uint pixel, uint sample_index, uint bounce, HitR
 
     // The continuation is sampled first, so that the light sample is taken from the point the
     // continuation leaves from: a light it hits then weighs its MIS against the same choice.
-    vec3 u = vec3(wt_random(c.seed, pixel, sample_index, dimension_bounce, 0),
-                  wt_random(c.seed, pixel, sample_index, dimension_bounce, 1),
-                  wt_random(c.seed, pixel, sample_index, dimension_bounce, 5));
+    vec2 lobe_and_roulette = path_pair(c, pixel, sample_index, dimension_bounce, 2u);
+    vec3 u = vec3(path_pair(c, pixel, sample_index, dimension_bounce, 0u), lobe_and_roulette.x);
     BsdfSample s;
     bool continues = bsdf_sample(bsdf, wo_local, front, u, s);
     vec3 outgoing = continues ? from_local(s.wi, tangent, bitangent, shading) : facing;
@@ -121,8 +150,7 @@ bool shade_hit(PassConstants c, uint pixel, uint sample_index, uint bounce, HitR
     vec3 next_throughput = throughput.xyz * (continues ? s.weight : vec3(0.0));
     continues = continues && below == s.transmitted && !all(equal(next_throughput, vec3(0.0)));
     if (continues) {
-        float u_roulette = wt_random(c.seed, pixel, sample_index, dimension_bounce, RR_DIMENSION);
-        continues = russian_roulette(c, bounce + 1, u_roulette, roulette_radiance_scale(bsdf, front, below),
+        continues = russian_roulette(c, bounce + 1, lobe_and_roulette.y, roulette_radiance_scale(bsdf, front, below),
                                      next_throughput);
     }
     // Offset along the normal, to the side the new ray leaves from, against self-hits.
@@ -130,9 +158,9 @@ bool shade_hit(PassConstants c, uint pixel, uint sample_index, uint bounce, HitR
     // Lights behind a surface that only reflects send it nothing: its hemisphere is facing's.
     uint next_light_normal = encode_light_normal(bsdf.transmission > 0.0 ? vec3(0.0) : facing);
 
-    float u_light = wt_random(c.seed, pixel, sample_index, dimension_bounce, 2);
-    vec2 u_point = vec2(wt_random(c.seed, pixel, sample_index, dimension_bounce, 3),
-                        wt_random(c.seed, pixel, sample_index, dimension_bounce, 4));
+    vec3 light_numbers = path_light_numbers(c, pixel, sample_index, dimension_bounce);
+    float u_light = light_numbers.z;
+    vec2 u_point = light_numbers.xy;
     LightContext here = LightContext(next_origin, decode_light_normal(next_light_normal), true);
     LightSample light;
     if (bsdf_has_density(bsdf) && sample_direct_light(c, here, u_light, u_point, light)) {

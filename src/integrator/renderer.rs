@@ -135,6 +135,7 @@ impl Renderer {
             queues: queues.address(),
             film: film.address(),
             seed: settings.seed,
+            path_sampler: settings.sampler.code(),
             width: settings.width,
             height: settings.height,
             max_depth: settings.max_depth,

@@ -4,6 +4,7 @@
 use crate::environment::Environment;
 use crate::gpu::TraceBackend;
 use crate::lights::{CullingSettings, LightSelection};
+pub use crate::sampler::Sampler;
 use crate::scene::Scene;
 
 /// What to render: size, samples, path length, seed and trace backend.
@@ -19,6 +20,8 @@ pub struct RenderSettings {
     /// inverse. 0 turns it off.
     pub rr_depth: u32,
     pub seed: u32,
+    /// Where a path's random numbers come from.
+    pub sampler: Sampler,
     pub backend: TraceBackend,
     pub integrator: IntegratorKind,
     pub light_selection: LightSelection,
@@ -171,6 +174,7 @@ impl RenderSettings {
             max_depth,
             rr_depth: DEFAULT_RR_DEPTH,
             seed: 1,
+            sampler: Sampler::default(),
             backend,
             integrator: IntegratorKind::default(),
             light_selection: LightSelection::default(),

@@ -40,7 +40,7 @@ impl Fingerprint {
             format!("camera {camera:?}"),
             format!("image {}x{}", s.width, s.height),
             format!("max_depth {} rr_depth {}", s.max_depth, s.rr_depth),
-            format!("seed {}", s.seed),
+            format!("seed {} sampler {:?}", s.seed, s.sampler),
             format!("backend {:?}", s.backend),
             format!(
                 "integrator {:?} strategy {:?} splat_film {:?}",
