@@ -183,7 +183,8 @@ gpu_constants! {
     /// lights; the glTF BSDF's lobes beyond the Lambertian base: metal, the dielectric's
     /// specular layer, glass; and how lights are chosen: the light BVH, or a selection by
     /// power or uniform (`LIGHT_SELECTION_*`), not a feature of the scene but of the render,
-    /// whose code is as large.
+    /// whose code is as large; and the sampler (`PassConstants::path_sampler`), also the
+    /// render's, whose code and registers cost the megakernel 11% when both were in it.
     const FEATURE_TEXTURES: u32 = 1 << 0;
     const FEATURE_NORMAL_MAPS: u32 = 1 << 1;
     const FEATURE_ALPHA: u32 = 1 << 2;
@@ -195,7 +196,9 @@ gpu_constants! {
     const FEATURE_TRANSMISSION: u32 = 1 << 8;
     const FEATURE_LIGHT_BVH: u32 = 1 << 9;
     const FEATURE_LIGHT_BY_POWER: u32 = 1 << 10;
-    const FEATURES_ALL: u32 = (1 << 11) - 1;
+    const FEATURE_SOBOL_SAMPLER: u32 = 1 << 11;
+    const FEATURE_INDEPENDENT_SAMPLER: u32 = 1 << 12;
+    const FEATURES_ALL: u32 = (1 << 13) - 1;
     /// The viewer's tone maps (`film/display.comp`, and `film::tone_map` on the CPU).
     const TONE_MAP_CLAMP: u32 = 0;
     const TONE_MAP_REINHARD: u32 = 1;

@@ -7,7 +7,7 @@ mod common;
 use glam::Vec3;
 use wavetrace::environment::Environment;
 use wavetrace::film::metrics;
-use wavetrace::integrator::{IntegratorKind, KernelFeatures, RenderSettings};
+use wavetrace::integrator::{IntegratorKind, KernelFeatures, RenderSettings, Sampler};
 use wavetrace::interface::{
     FEATURES_ALL, FEATURE_ALPHA, FEATURE_ENVIRONMENT, FEATURE_LIGHT_BVH, FEATURE_LIGHT_BY_POWER, FEATURE_METAL,
     FEATURE_NORMAL_MAPS, FEATURE_PUNCTUAL_LIGHTS, FEATURE_SPECULAR_LAYER, FEATURE_TEXTURES, FEATURE_TRANSMISSION,
@@ -135,18 +135,21 @@ fn specialised_kernels_make_the_general_kernels_image() {
     // boxes choose their alike lights uniformly (`LightSelection::for_scene`); the furnace box
     // and all-features keep the BVH.
     let scenes = [
-        ("cornell-box", None, LightSelection::Bvh),
-        ("cornell-box", None, LightSelection::Tree),
-        ("cornell-glass", None, LightSelection::Bvh),
+        ("cornell-box", None, LightSelection::Bvh, Sampler::Sobol),
+        // The sampler is a feature too: each specialised kernel holds one sampler's code.
+        ("cornell-box", None, LightSelection::Bvh, Sampler::Independent),
+        ("cornell-box", None, LightSelection::Tree, Sampler::Sobol),
+        ("cornell-glass", None, LightSelection::Bvh, Sampler::Sobol),
         (
             "furnace-box",
             Some(Environment::constant(Vec3::splat(0.8))),
             LightSelection::Bvh,
+            Sampler::Sobol,
         ),
-        ("all-features", None, LightSelection::Bvh),
-        ("all-features", None, LightSelection::Tree),
+        ("all-features", None, LightSelection::Bvh, Sampler::Sobol),
+        ("all-features", None, LightSelection::Tree, Sampler::Independent),
     ];
-    for (name, environment, lights) in scenes {
+    for (name, environment, lights, sampler) in scenes {
         let scene = common::load_scene(name);
         for integrator in [
             IntegratorKind::Wavefront,
@@ -157,6 +160,7 @@ fn specialised_kernels_make_the_general_kernels_image() {
                 integrator,
                 environment: environment.clone(),
                 light_selection: lights,
+                sampler,
                 ..RenderSettings::new(32, 32, 4, 6, backend)
             };
             let general = RenderSettings {
@@ -165,7 +169,7 @@ fn specialised_kernels_make_the_general_kernels_image() {
             };
             let image = common::render(&gpu.context, &scene, &specialised);
             let reference = common::render(&gpu.context, &scene, &general);
-            let name = format!("{name} ({lights:?})");
+            let name = format!("{name} ({lights:?}, {sampler:?})");
             assert!(image.mean().iter().all(|&m| m > 0.0), "{name} {integrator:?}: black");
             if lavapipe && integrator != IntegratorKind::Bdpt {
                 assert!(

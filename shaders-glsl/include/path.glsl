@@ -13,9 +13,15 @@
 #include "camera.glsl"
 #include "surface.glsl"
 
+// Whether the render's numbers are Sobol's: known when the kernel is specialised (a kernel of
+// one sampler carries neither the other's code nor its registers), else asked.
+bool sobol_numbers(PassConstants c) {
+    return HAS_SOBOL_SAMPLER && (!HAS_INDEPENDENT_SAMPLER || c.path_sampler == SAMPLER_SOBOL);
+}
+
 // Number `dimension` of a path's bounce, from the render's sampler.
 float path_number(PassConstants c, uint pixel, uint sample_index, uint bounce, uint dimension) {
-    if (c.path_sampler == SAMPLER_SOBOL) {
+    if (sobol_numbers(c)) {
         return sobol_sample(c.seed, pixel, sample_index, bounce, dimension);
     }
     return wt_random(c.seed, pixel, sample_index, bounce, dimension);
@@ -26,7 +32,7 @@ float path_number(PassConstants c, uint pixel, uint sample_index, uint bounce, u
 // dimensions 0 and 1, a BSDF sample's direction (the pixel jitter at bounce 0); 5 and
 // RR_DIMENSION, the BSDF's lobe and roulette.
 vec2 path_pair(PassConstants c, uint pixel, uint sample_index, uint bounce, uint set) {
-    if (c.path_sampler == SAMPLER_SOBOL) {
+    if (sobol_numbers(c)) {
         return sobol_pair_sample(c.seed, pixel, sample_index, bounce, set);
     }
     uvec2 dimensions = set == 0u ? uvec2(0u, 1u) : uvec2(5u, RR_DIMENSION);
@@ -36,7 +42,7 @@ vec2 path_pair(PassConstants c, uint pixel, uint sample_index, uint bounce, uint
 
 // A light sample's numbers: its point (dimensions 3 and 4) and the light's choice (2).
 vec3 path_light_numbers(PassConstants c, uint pixel, uint sample_index, uint bounce) {
-    if (c.path_sampler == SAMPLER_SOBOL) {
+    if (sobol_numbers(c)) {
         return sobol_triple_sample(c.seed, pixel, sample_index, bounce, 1u);
     }
     return vec3(wt_random(c.seed, pixel, sample_index, bounce, 3u), wt_random(c.seed, pixel, sample_index, bounce, 4u),

@@ -8,17 +8,19 @@ use std::fmt;
 
 use crate::gpu::SpecializationConstant;
 use crate::interface::{
-    FEATURES_ALL, FEATURE_ALPHA, FEATURE_ENVIRONMENT, FEATURE_LIGHT_BVH, FEATURE_LIGHT_BY_POWER, FEATURE_METAL,
-    FEATURE_NORMAL_MAPS, FEATURE_PUNCTUAL_LIGHTS, FEATURE_SPECULAR_LAYER, FEATURE_TEXTURES, FEATURE_TRANSMISSION,
-    FEATURE_VOLUMES, KERNEL_FEATURES_CONSTANT_ID, LIGHT_SELECTION_BVH,
+    FEATURES_ALL, FEATURE_ALPHA, FEATURE_ENVIRONMENT, FEATURE_INDEPENDENT_SAMPLER, FEATURE_LIGHT_BVH,
+    FEATURE_LIGHT_BY_POWER, FEATURE_METAL, FEATURE_NORMAL_MAPS, FEATURE_PUNCTUAL_LIGHTS, FEATURE_SOBOL_SAMPLER,
+    FEATURE_SPECULAR_LAYER, FEATURE_TEXTURES, FEATURE_TRANSMISSION, FEATURE_VOLUMES, KERNEL_FEATURES_CONSTANT_ID,
+    LIGHT_SELECTION_BVH,
 };
+use crate::sampler::Sampler;
 use crate::scene::{AlphaMode, Material, Scene};
 
 /// A set of FEATURE_ bits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KernelFeatures(u32);
 
-const NAMES: [(u32, &str); 11] = [
+const NAMES: [(u32, &str); 13] = [
     (FEATURE_TEXTURES, "textures"),
     (FEATURE_NORMAL_MAPS, "normal maps"),
     (FEATURE_ALPHA, "alpha"),
@@ -30,6 +32,8 @@ const NAMES: [(u32, &str); 11] = [
     (FEATURE_TRANSMISSION, "transmission"),
     (FEATURE_LIGHT_BVH, "light bvh"),
     (FEATURE_LIGHT_BY_POWER, "lights by power"),
+    (FEATURE_SOBOL_SAMPLER, "sobol numbers"),
+    (FEATURE_INDEPENDENT_SAMPLER, "independent numbers"),
 ];
 
 impl KernelFeatures {
@@ -52,6 +56,17 @@ impl KernelFeatures {
             bits |= FEATURE_PUNCTUAL_LIGHTS;
         }
         Self(bits)
+    }
+
+    /// These features with the numbers of `sampler` only (`of` leaves the sampler out).
+    pub fn with_sampler(self, sampler: Sampler) -> Self {
+        let bits = self.0 & !(FEATURE_SOBOL_SAMPLER | FEATURE_INDEPENDENT_SAMPLER);
+        Self(
+            bits | match sampler {
+                Sampler::Sobol => FEATURE_SOBOL_SAMPLER,
+                Sampler::Independent => FEATURE_INDEPENDENT_SAMPLER,
+            },
+        )
     }
 
     pub fn bits(self) -> u32 {

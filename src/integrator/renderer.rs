@@ -165,6 +165,7 @@ impl Renderer {
             KernelFeatures::ALL
         } else {
             KernelFeatures::of(scene, settings.environment.is_some(), constants.light_selection)
+                .with_sampler(settings.sampler)
         };
         log::info!("kernels specialised to the scene's features: {features}");
         // Created after the scene's buffers, as before the integrator contract: allocated first,
