@@ -184,7 +184,7 @@ gpu_constants! {
     /// specular layer, glass; and how lights are chosen: the light BVH, or a selection by
     /// power or uniform (`LIGHT_SELECTION_*`), not a feature of the scene but of the render,
     /// whose code is as large; and the sampler (`PassConstants::path_sampler`), also the
-    /// render's, whose code and registers cost the megakernel 11% when both were in it.
+    /// render's: both samplers in one kernel cost the H100's megakernel 2-4% (docs/BENCHMARKS.md).
     const FEATURE_TEXTURES: u32 = 1 << 0;
     const FEATURE_NORMAL_MAPS: u32 = 1 << 1;
     const FEATURE_ALPHA: u32 = 1 << 2;
