@@ -1,15 +1,14 @@
 //! The numbers a path draws, the CPU twin of `shaders-glsl/include/sampler.glsl`:
 //! Owen-scrambled Sobol points in sets of two or three dimensions, each set's sequence shuffled
 //! per (pixel, bounce, set) (Burley 2020, "Practical Hash-based Owen Scrambling"), or
-//! independent numbers (`crate::rng`). Both sides give identical bits; `tests/sampler.rs` checks that on
-//! the device and that the points keep the Sobol sequence's stratification.
+//! independent numbers (`crate::rng`). Both sides give identical bits; `tests/sampler.rs`
+//! checks that on the device and that the points keep the Sobol sequence's stratification.
 
 use crate::interface::{LIGHT_SUBPATH_BOUNCE, RR_DIMENSION, SAMPLER_INDEPENDENT, SAMPLER_SOBOL, SOBOL_SET_SAMPLE};
 use crate::rng;
 
 /// Where a path's random numbers come from.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Sampler {
     /// Owen-scrambled Sobol points: each pixel's samples spread evenly over the pixel, a BSDF's
     /// directions and a light's points, so images converge faster than with independent

@@ -27,23 +27,21 @@ float path_number(PassConstants c, uint pixel, uint sample_index, uint bounce, u
     return wt_random(c.seed, pixel, sample_index, bounce, dimension);
 }
 
-// Numbers of a camera-side bounce that the path uses together, from the render's sampler (the
-// sets of sampler.glsl's sample_set, each shuffled and scrambled once for all its numbers):
-// dimensions 0 and 1, a BSDF sample's direction (the pixel jitter at bounce 0); 5 and
-// RR_DIMENSION, the BSDF's lobe and roulette.
-vec2 path_pair(PassConstants c, uint pixel, uint sample_index, uint bounce, uint set) {
+// Two numbers of a bounce that the path uses together, by their dimensions: the first two
+// coordinates of one set of sampler.glsl's sample_set, which the Sobol sampler shuffles and
+// scrambles once for both.
+vec2 path_pair(PassConstants c, uint pixel, uint sample_index, uint bounce, uvec2 dimensions) {
     if (sobol_numbers(c)) {
-        return sobol_pair_sample(c.seed, pixel, sample_index, bounce, set);
+        return sobol_pair_sample(c.seed, pixel, sample_index, bounce, sample_set(bounce, dimensions.x).x);
     }
-    uvec2 dimensions = set == 0u ? uvec2(0u, 1u) : uvec2(5u, RR_DIMENSION);
     return vec2(wt_random(c.seed, pixel, sample_index, bounce, dimensions.x),
                 wt_random(c.seed, pixel, sample_index, bounce, dimensions.y));
 }
 
-// A light sample's numbers: its point (dimensions 3 and 4) and the light's choice (2).
+// A light sample's numbers: its point (dimensions 3 and 4) and the light's choice (2), one set.
 vec3 path_light_numbers(PassConstants c, uint pixel, uint sample_index, uint bounce) {
     if (sobol_numbers(c)) {
-        return sobol_triple_sample(c.seed, pixel, sample_index, bounce, 1u);
+        return sobol_triple_sample(c.seed, pixel, sample_index, bounce, sample_set(bounce, 2u).x);
     }
     return vec3(wt_random(c.seed, pixel, sample_index, bounce, 3u), wt_random(c.seed, pixel, sample_index, bounce, 4u),
                 wt_random(c.seed, pixel, sample_index, bounce, 2u));
@@ -53,7 +51,7 @@ vec3 path_light_numbers(PassConstants c, uint pixel, uint sample_index, uint bou
 void camera_ray(PassConstants c, uint pixel, uint sample_index, out vec3 origin, out vec3 direction) {
     uint x = pixel % c.width;
     uint y = pixel / c.width;
-    vec2 jitter = path_pair(c, pixel, sample_index, 0u, 0u);
+    vec2 jitter = path_pair(c, pixel, sample_index, 0u, uvec2(0u, 1u));
     origin = c.camera_origin;
     direction = camera_direction(c, vec2(x, y) + jitter);
 }
@@ -147,8 +145,8 @@ bool shade_hit(PassConstants c, uint pixel, uint sample_index, uint bounce, HitR
 
     // The continuation is sampled first, so that the light sample is taken from the point the
     // continuation leaves from: a light it hits then weighs its MIS against the same choice.
-    vec2 lobe_and_roulette = path_pair(c, pixel, sample_index, dimension_bounce, 2u);
-    vec3 u = vec3(path_pair(c, pixel, sample_index, dimension_bounce, 0u), lobe_and_roulette.x);
+    vec2 lobe_and_roulette = path_pair(c, pixel, sample_index, dimension_bounce, uvec2(5u, RR_DIMENSION));
+    vec3 u = vec3(path_pair(c, pixel, sample_index, dimension_bounce, uvec2(0u, 1u)), lobe_and_roulette.x);
     BsdfSample s;
     bool continues = bsdf_sample(bsdf, wo_local, front, u, s);
     vec3 outgoing = continues ? from_local(s.wi, tangent, bitangent, shading) : facing;

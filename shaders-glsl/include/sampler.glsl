@@ -106,20 +106,23 @@ uint sobol_shuffled_index(uint sample_index, uint set_seed) {
     return owen_scramble(sample_index, set_seed) ^ owen_scramble(0u, set_seed);
 }
 
-// The Sobol sampler's first two coordinates of a set, each scrambled on its own.
+// Coordinates 1 and 2 of a set's point `index`, each scrambled on its own.
+uvec2 sobol_scrambled_pair(uint index, uint set_seed) {
+    uvec2 point = sobol_pair(index);
+    return uvec2(owen_scramble(point.x, wt_hash(set_seed)), owen_scramble(point.y, wt_hash(set_seed ^ 1u)));
+}
+
+// The Sobol sampler's first two coordinates of a set.
 uvec2 sobol_pair_bits(uint seed, uint pixel, uint sample_index, uint bounce, uint set) {
     uint set_seed = sobol_set_seed(seed, pixel, bounce, set);
-    uvec2 point = sobol_pair(sobol_shuffled_index(sample_index, set_seed));
-    return uvec2(owen_scramble(point.x, wt_hash(set_seed)), owen_scramble(point.y, wt_hash(set_seed ^ 1u)));
+    return sobol_scrambled_pair(sobol_shuffled_index(sample_index, set_seed), set_seed);
 }
 
 // All three coordinates of a set.
 uvec3 sobol_triple_bits(uint seed, uint pixel, uint sample_index, uint bounce, uint set) {
     uint set_seed = sobol_set_seed(seed, pixel, bounce, set);
     uint index = sobol_shuffled_index(sample_index, set_seed);
-    uvec2 point = sobol_pair(index);
-    return uvec3(owen_scramble(point.x, wt_hash(set_seed)), owen_scramble(point.y, wt_hash(set_seed ^ 1u)),
-                 owen_scramble(sobol_third(index), wt_hash(set_seed ^ 2u)));
+    return uvec3(sobol_scrambled_pair(index, set_seed), owen_scramble(sobol_third(index), wt_hash(set_seed ^ 2u)));
 }
 
 // 24 bits as floats in [0, 1), exact, as rng.glsl's wt_random.
