@@ -70,14 +70,20 @@ float sin_sub_clamped(float sin_a, float cos_a, float sin_b, float cos_b) {
     return cos_a > cos_b ? 0.0 : sin_a * cos_b - cos_a * sin_b;
 }
 
+// The nearest a node's lights count as being, as a share of its bounding sphere's radius,
+// squared: a quarter. A point inside a cluster has lights much nearer than the radius, so a clamp
+// at the radius starves the cluster that holds the point; without a clamp a cluster whose centre
+// is at the point would take every sample. A quarter measured best (docs/LIGHTS.md).
+const float LIGHT_BVH_NEAREST_FRACTION2 = 1.0 / 16.0;
+
 float safe_sqrt(float x) {
     return sqrt(max(x, 0.0));
 }
 
 // An upper bound on what the node's emitters send to `ctx`, up to one constant factor: power
 // x the best cosine any of them can have towards the point / the squared distance (no closer
-// than the node's bounding sphere) x the best cosine at the receiver. Zero when no emitter of
-// the node can face the point or lie above its hemisphere.
+// than LIGHT_BVH_NEAREST_FRACTION of the bounding sphere's radius) x the best cosine at the
+// receiver. Zero when no emitter of the node can face the point or lie above its hemisphere.
 float light_bvh_importance(GpuLightBvhNode node, LightContext ctx) {
     if (!(node.power > 0.0)) {
         return 0.0;
@@ -114,7 +120,7 @@ float light_bvh_importance(GpuLightBvhNode node, LightContext ctx) {
     if (inside && dot(node.axis, ctx.point) <= node.behind) {
         return 0.0;
     }
-    float importance = node.power * cos_emit / max(distance2, radius2);
+    float importance = node.power * cos_emit / max(distance2, LIGHT_BVH_NEAREST_FRACTION2 * radius2);
     if (ctx.normal != vec3(0.0)) {
         // A box wholly behind the surface sends it nothing (the sphere test below is looser).
         vec3 half_extent = 0.5 * (node.upper - node.lower);

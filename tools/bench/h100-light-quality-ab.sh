@@ -4,7 +4,9 @@
 # against Mitsuba's reference of cornell-many-lights, at depth 2 (direct light) and 8.
 # BINARIES="name=path ..." (the first also renders the room's references); SPP (64);
 # SEEDS ("3 4"); REF_SPP (65536); KEEP=1 brings the room's images back; TESTS: test
-# binaries of .device/tests to run first.
+# binaries of .device/tests to run first. EQUAL_TIME=1 adds issue 17's equal-time figure:
+# cornell-many-lights at 256 x 256, depth 8, 1024 spp, relMSE x GPU seconds of each binary and
+# of the power tree against a $REF_SPP-spp render by the power tree (seed 11), seeds 3 and 4.
 # Needs .device/ from `bash tools/device-bundle.sh [tests...]` plus the other binaries.
 set -uo pipefail
 source tools/bench/device.sh
@@ -44,4 +46,21 @@ quality() {
   quality cornell-many-lights $cml tests/scenes/cornell-many-lights/ref/cornell-many-lights-128-dDEPTH.exr
 } > "$OUT/quality-ab.txt" 2>&1
 if [ -n "${KEEP:-}" ]; then cp /tmp/room-ref-d*.exr "$OUT/"; fi
-cat "$OUT/tests-summary.txt" "$OUT/quality-ab.txt" 2>/dev/null
+equal_time() {
+  $first render $cml -o /tmp/cml-ref-256.exr --res 256 256 --spp "${REF_SPP:-65536}" --max-depth 8 --lights tree \
+    --seed 11 > /dev/null 2>&1
+  for seed in 3 4; do
+    for entry in "${binaries[@]}" tree=$first; do
+      local label=${entry%%=*}
+      local lights=$([ "$label" = tree ] && echo tree || echo bvh)
+      "${entry#*=}" render $cml -o /tmp/e.exr --res 256 256 --spp 1024 --max-depth 8 --lights $lights --seed $seed \
+        --stats --json > /tmp/stats.json
+      local seconds error
+      seconds=$(python3 -c 'import json; print(json.load(open("/tmp/stats.json"))["gpu_seconds"])')
+      error=$($first compare /tmp/e.exr /tmp/cml-ref-256.exr --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["rel_mse"])')
+      echo "equal time seed $seed $label: gpu_s $seconds relMSE $error relMSE_x_s $(python3 -c "print($seconds * $error)")"
+    done
+  done
+}
+[ -n "${EQUAL_TIME:-}" ] && equal_time > "$OUT/equal-time.txt" 2>&1
+cat "$OUT/tests-summary.txt" "$OUT/quality-ab.txt" "$OUT/equal-time.txt" 2>/dev/null

@@ -33,6 +33,10 @@ fn sin_sub_clamped(sin_a: f32, cos_a: f32, sin_b: f32, cos_b: f32) -> f32 {
     }
 }
 
+/// light_bvh.glsl's LIGHT_BVH_NEAREST_FRACTION2: the squared share of a node's radius inside
+/// which its lights count as no nearer.
+const NEAREST_FRACTION2: f32 = 1.0 / 16.0;
+
 fn safe_sqrt(x: f32) -> f32 {
     x.max(0.0).sqrt()
 }
@@ -73,7 +77,7 @@ pub fn importance(node: &GpuLightBvhNode, ctx: &LightContext) -> f32 {
     if inside && node.axis.dot(ctx.point) <= node.behind {
         return 0.0;
     }
-    let mut importance = node.power * cos_emit / distance2.max(radius2);
+    let mut importance = node.power * cos_emit / distance2.max(NEAREST_FRACTION2 * radius2);
     if ctx.normal != Vec3::ZERO {
         let half_extent = 0.5 * (node.upper - node.lower);
         if (center - ctx.point).dot(ctx.normal) + half_extent.dot(ctx.normal.abs()) <= 0.0 {
