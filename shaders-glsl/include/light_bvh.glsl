@@ -82,8 +82,9 @@ float safe_sqrt(float x) {
 
 // An upper bound on what the node's emitters send to `ctx`, up to one constant factor: power
 // x the best cosine any of them can have towards the point / the squared distance (no closer
-// than LIGHT_BVH_NEAREST_FRACTION of the bounding sphere's radius) x the best cosine at the
-// receiver. Zero when no emitter of the node can face the point or lie above its hemisphere.
+// than a quarter of the bounding sphere's radius: LIGHT_BVH_NEAREST_FRACTION2) x the best
+// cosine at the receiver. Zero when no emitter of the node can face the point or lie above its
+// hemisphere.
 float light_bvh_importance(GpuLightBvhNode node, LightContext ctx) {
     if (!(node.power > 0.0)) {
         return 0.0;
