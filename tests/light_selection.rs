@@ -63,9 +63,12 @@ fn many_lights_by_power_match_the_reference_and_beat_uniform_selection() {
         uniform > 1.01 * tree,
         "uniform {uniform} should be worse than by power ({tree})"
     );
-    // The light BVH cannot help paths lit through the ceiling (docs/LIGHTS.md) but must not
-    // cost anything there; its tree from the CPU's SAOH build neither.
-    assert!(bvh <= 1.05 * tree, "bvh {bvh} vs tree {tree}");
+    // Paths lit through the ceiling are mostly the BSDF's noise, which no light choice touches
+    // (docs/LIGHTS.md); the BVH still helps the ceiling's spots a little. Measured (seed 3):
+    // 0.83x the power tree with the distance clamped at a quarter of a cluster's radius, 0.92x
+    // when it was clamped at the radius. Its tree from the CPU's SAOH build must not cost
+    // anything.
+    assert!(bvh <= 0.9 * tree, "bvh {bvh} vs tree {tree}");
     assert!(cpu_bvh <= 1.05 * tree, "cpu-bvh {cpu_bvh} vs tree {tree}");
     let reference_d2 = read_exr(
         &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -84,8 +87,9 @@ fn many_lights_by_power_match_the_reference_and_beat_uniform_selection() {
         "direct light: uniform {uniform_d2} should be clearly worse than by power ({tree_d2})"
     );
     // Direct light on the ceiling, where the nearest lights matter: the BVH finds them.
+    // Measured (seed 3): 0.51x the power tree's error, 0.61x with the radius clamp.
     assert!(
-        bvh_d2 < 0.8 * tree_d2,
+        bvh_d2 < 0.56 * tree_d2,
         "direct light: the BVH ({bvh_d2}) should beat the power tree ({tree_d2})"
     );
     // The GPU CDF and the CPU one map random numbers to lights the same way but for float32
