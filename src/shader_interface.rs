@@ -167,9 +167,9 @@ gpu_constants! {
     const LIGHT_VERTEX_CONNECTABLE: u32 = 2;
     /// A stored light vertex is this many vec4 planes (bdpt.glsl's store_light_vertex).
     const LIGHT_VERTEX_PLANES: u32 = 8;
-    /// The planes a scene without glossy lobes stores: the others read as a Lambertian
-    /// surface's values (bdpt.glsl's load_light_vertex).
-    const LIGHT_VERTEX_LAMBERTIAN_PLANES: u32 = 6;
+    /// The planes a scene without glossy lobes stores, in a layout of their own: the rest of
+    /// the vertex reads as a Lambertian surface's values (bdpt.glsl's store_light_vertex).
+    const LIGHT_VERTEX_LAMBERTIAN_PLANES: u32 = 5;
     /// Strategies (s, t) counted for --stats: s and t below this; then the two subpaths'
     /// extension rays.
     const BDPT_COUNTED: u32 = 17;
@@ -1009,8 +1009,8 @@ gpu_structs! {
         base_color: Vec3,
         specular: f32,
         // The last two planes only matter to glossy lobes: a scene without them
-        // (FEATURE_METAL, _SPECULAR_LAYER, _TRANSMISSION) stores neither
-        // (LIGHT_VERTEX_LAMBERTIAN_PLANES).
+        // (FEATURE_METAL, _SPECULAR_LAYER, _TRANSMISSION) stores five planes in a layout
+        // of its own (LIGHT_VERTEX_LAMBERTIAN_PLANES).
         specular_color: Vec3,
         transmission: f32,
         alpha: f32,

@@ -60,35 +60,47 @@ uint light_vertex_index(PassConstants c, uint slot, uint index) {
     return index * c.path_slots + slot;
 }
 
+// A scene without glossy lobes (FEATURE_METAL, _SPECULAR_LAYER, _TRANSMISSION) stores
+// LIGHT_VERTEX_LAMBERTIAN_PLANES planes, the base colour in their fourth components: its
+// metallic, specular and transmission are exactly 0 (kernel_features.rs sets the feature
+// wherever a material's factor is not), its epsilon follows from the position, and its flags
+// change nothing (with no transmission, which side wo is on does not enter the BSDF; a vertex
+// that cannot be connected is black, and connects to nothing anyway). Each plane a vertex
+// stores costs BDPT about 2.6% on the Cornell box (docs/BENCHMARKS.md).
 void store_light_vertex(PassConstants c, uint slot, uint index, BdptVertex v, vec3 throughput, SubpathMis mis) {
-    uint flags = (v.front ? LIGHT_VERTEX_FRONT : 0u) | (bsdf_has_density(v.bsdf) ? LIGHT_VERTEX_CONNECTABLE : 0u);
     Bsdf b = v.bsdf;
     uint at = light_vertex_index(c, slot, index);
     light_vertex_plane(c, 0).v[at] = vec4(v.position, mis.d_vcm);
     light_vertex_plane(c, 1).v[at] = vec4(v.wo, mis.d_vc);
+    if (!HAS_GLOSSY_LOBES) {
+        light_vertex_plane(c, 2).v[at] = vec4(throughput, b.base_color.r);
+        light_vertex_plane(c, 3).v[at] = vec4(v.shading, b.base_color.g);
+        light_vertex_plane(c, 4).v[at] = vec4(v.facing, b.base_color.b);
+        return;
+    }
+    uint flags = (v.front ? LIGHT_VERTEX_FRONT : 0u) | (bsdf_has_density(v.bsdf) ? LIGHT_VERTEX_CONNECTABLE : 0u);
     light_vertex_plane(c, 2).v[at] = vec4(throughput, uintBitsToFloat(flags));
     light_vertex_plane(c, 3).v[at] = vec4(v.shading, v.epsilon);
     light_vertex_plane(c, 4).v[at] = vec4(v.facing, b.metallic);
     light_vertex_plane(c, 5).v[at] = vec4(b.base_color, b.specular);
-    if (HAS_GLOSSY_LOBES) {
-        light_vertex_plane(c, 6).v[at] = vec4(b.specular_color, b.transmission);
-        light_vertex_plane(c, 7).v[at] = vec4(b.alpha, b.ior, 0.0, 0.0);
-    }
+    light_vertex_plane(c, 6).v[at] = vec4(b.specular_color, b.transmission);
+    light_vertex_plane(c, 7).v[at] = vec4(b.alpha, b.ior, 0.0, 0.0);
 }
 
-// Without glossy lobes the last two planes are neither stored nor loaded (a quarter of the
-// connections' loads): what they would hold only reaches code that a Lambertian scene's
-// kernels leave out, but for the transmission (0 in such a scene) and a finite ior.
 LightVertex load_light_vertex(PassConstants c, uint slot, uint index) {
     uint at = light_vertex_index(c, slot, index);
-    // A white specular colour, no transmission; GGX alpha 1, ior 1.5.
     vec4 p[LIGHT_VERTEX_PLANES];
-    p[6] = vec4(1.0, 1.0, 1.0, 0.0);
-    p[7] = vec4(1.0, 1.5, 0.0, 0.0);
     for (uint plane = 0; plane < LIGHT_VERTEX_PLANES; ++plane) {
         if (HAS_GLOSSY_LOBES || plane < LIGHT_VERTEX_LAMBERTIAN_PLANES) {
             p[plane] = light_vertex_plane(c, plane).v[at];
         }
+    }
+    if (!HAS_GLOSSY_LOBES) {
+        // As a Lambertian surface's values: a white specular colour, GGX alpha 1, ior 1.5.
+        uint flags = LIGHT_VERTEX_FRONT | LIGHT_VERTEX_CONNECTABLE;
+        return LightVertex(p[0].xyz, p[0].w, p[1].xyz, p[1].w, p[2].xyz, flags, p[3].xyz,
+                           offset_epsilon(p[0].xyz), p[4].xyz, 0.0, vec3(p[2].w, p[3].w, p[4].w), 0.0,
+                           vec3(1.0), 0.0, 1.0, 1.5, 0u, 0u);
     }
     return LightVertex(p[0].xyz, p[0].w, p[1].xyz, p[1].w, p[2].xyz, floatBitsToUint(p[2].w), p[3].xyz, p[3].w,
                        p[4].xyz, p[4].w, p[5].xyz, p[5].w, p[6].xyz, p[6].w, p[7].x, p[7].y, 0u, 0u);

@@ -18,9 +18,10 @@ pub mod mis;
 use crate::gpu::{Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult, MemoryLocation};
 use crate::interface::{
     KernelCounters, LightVertex, PassConstants, QueueState, BDPT_ALL_STRATEGIES, BDPT_COUNTED, BDPT_COUNTERS,
-    LIGHT_VERTEX_LAMBERTIAN_PLANES, LIGHT_VERTEX_PLANES,
+    LIGHT_VERTEX_CONNECTABLE, LIGHT_VERTEX_FRONT, LIGHT_VERTEX_LAMBERTIAN_PLANES, LIGHT_VERTEX_PLANES,
 };
 use crate::lights::CullingFormat;
+use glam::Vec3;
 
 use super::contract::{render_before_record, Frame, Integrator, PassTimings, Setup};
 use super::settings::{RenderSettings, SplatFilm};
@@ -43,10 +44,39 @@ const MAX_DEFAULT_SLOTS: u32 = 1 << 23;
 const PATHS_PER_SUBMISSION: u64 = 1 << 20;
 const MAX_BATCHES_PER_SUBMISSION: u32 = 16;
 
-/// What a Lambertian scene's light vertices read in the planes they do not store (bdpt.glsl's
-/// load_light_vertex): a white specular colour, no transmission, GGX alpha 1, ior 1.5.
-const LAMBERTIAN_PLANES: [[f32; 4]; (LIGHT_VERTEX_PLANES - LIGHT_VERTEX_LAMBERTIAN_PLANES) as usize] =
-    [[1.0, 1.0, 1.0, 0.0], [1.0, 1.5, 0.0, 0.0]];
+/// A light vertex as a scene without glossy lobes stores it (bdpt.glsl's store_light_vertex
+/// and load_light_vertex, which say why the rest is not stored): the base colour in the fourth
+/// components, the rest a Lambertian surface's values (a white specular colour, no
+/// transmission, GGX alpha 1, ior 1.5), the offset epsilon from the position.
+fn lambertian_light_vertex(p: [[f32; 4]; LIGHT_VERTEX_LAMBERTIAN_PLANES as usize]) -> LightVertex {
+    let xyz = |plane: [f32; 4]| Vec3::new(plane[0], plane[1], plane[2]);
+    let position = xyz(p[0]);
+    LightVertex {
+        position,
+        d_vcm: p[0][3],
+        wo: xyz(p[1]),
+        d_vc: p[1][3],
+        throughput: xyz(p[2]),
+        flags: LIGHT_VERTEX_FRONT | LIGHT_VERTEX_CONNECTABLE,
+        shading: xyz(p[3]),
+        epsilon: offset_epsilon(position),
+        facing: xyz(p[4]),
+        metallic: 0.0,
+        base_color: Vec3::new(p[2][3], p[3][3], p[4][3]),
+        specular: 0.0,
+        specular_color: Vec3::ONE,
+        transmission: 0.0,
+        alpha: 1.0,
+        ior: 1.5,
+        pad0: 0,
+        pad1: 0,
+    }
+}
+
+/// How far rays leaving `p` start off its surface (surface.glsl's offset_epsilon).
+fn offset_epsilon(p: Vec3) -> f32 {
+    1e-4 * p.abs().max_element().max(1.0)
+}
 
 // The planes a light vertex is stored as hold exactly its fields.
 const _: () = assert!(LIGHT_VERTEX_PLANES as usize * 16 == std::mem::size_of::<LightVertex>());
@@ -249,15 +279,13 @@ impl Bdpt {
         let vertices = (0..slots * depth)
             .map(|i| {
                 let (slot, index) = (i / depth, i % depth);
-                let fields: Vec<[f32; 4]> = (0..LIGHT_VERTEX_PLANES as usize)
-                    .map(
-                        |plane| match plane.checked_sub(LIGHT_VERTEX_LAMBERTIAN_PLANES as usize) {
-                            Some(unstored) if self.lambertian => LAMBERTIAN_PLANES[unstored],
-                            _ => planes[(plane * depth + index) * slots + slot],
-                        },
-                    )
-                    .collect();
-                bytemuck::pod_read_unaligned(bytemuck::cast_slice(&fields))
+                let plane = |plane: usize| planes[(plane * depth + index) * slots + slot];
+                if self.lambertian {
+                    lambertian_light_vertex(std::array::from_fn(plane))
+                } else {
+                    let fields: Vec<[f32; 4]> = (0..LIGHT_VERTEX_PLANES as usize).map(plane).collect();
+                    bytemuck::pod_read_unaligned(bytemuck::cast_slice(&fields))
+                }
             })
             .collect();
         let counts = self.light_vertex_counts.read_back(context, slots)?;
