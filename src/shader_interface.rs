@@ -165,8 +165,8 @@ gpu_constants! {
     /// `LightVertex::flags`: wo is on the front side; a connection can end here (not delta).
     const LIGHT_VERTEX_FRONT: u32 = 1;
     const LIGHT_VERTEX_CONNECTABLE: u32 = 2;
-    /// A stored light vertex is this many vec4 planes (bdpt.glsl's store_light_vertex).
-    const LIGHT_VERTEX_PLANES: u32 = 8;
+    /// The planes a scene with glossy lobes stores (bdpt.glsl's store_light_vertex).
+    const LIGHT_VERTEX_GLOSSY_PLANES: u32 = 6;
     /// The planes a scene without glossy lobes stores, in a layout of their own: the rest of
     /// the vertex reads as a Lambertian surface's values (bdpt.glsl's store_light_vertex).
     const LIGHT_VERTEX_LAMBERTIAN_PLANES: u32 = 5;
@@ -993,7 +993,8 @@ gpu_structs! {
     /// A light subpath's vertex as bidirectional path tracing keeps it for connections: where,
     /// the direction back along the subpath, the throughput and MIS scalars on arrival, the
     /// shading and geometric normals (turned to wo) and the BSDF's parameters (bsdf.glsl).
-    /// Stored as LIGHT_VERTEX_PLANES planes of its fields four floats at a time.
+    /// Stored as fewer planes of four floats than it has (bdpt.glsl's store_light_vertex):
+    /// LIGHT_VERTEX_GLOSSY_PLANES, or LIGHT_VERTEX_LAMBERTIAN_PLANES without glossy lobes.
     struct LightVertex {
         position: Vec3,
         d_vcm: f32,
@@ -1008,15 +1009,13 @@ gpu_structs! {
         metallic: f32,
         base_color: Vec3,
         specular: f32,
-        // The last two planes only matter to glossy lobes: a scene without them
-        // (FEATURE_METAL, _SPECULAR_LAYER, _TRANSMISSION) stores five planes in a layout
-        // of its own (LIGHT_VERTEX_LAMBERTIAN_PLANES).
         specular_color: Vec3,
         transmission: f32,
         alpha: f32,
         ior: f32,
+        // Where specular_color, specular, transmission and ior come from: material constants.
+        material: u32,
         pad0: u32,
-        pad1: u32,
     }
 
     /// A Metropolis chain (pmlt): its key, and its current state as the ids that reproduce

@@ -301,7 +301,15 @@ fn cpu_splat(v: &LightVertex, camera: &PinholeCamera, size: u32) -> Option<(usiz
 #[test]
 fn splats_equal_a_cpu_splat_of_the_same_light_vertices() {
     let gpu = common::gpu();
-    let scene = common::load_scene("cornell-box");
+    // Both layouts of stored light vertices: without glossy lobes, and with (the glass).
+    for name in ["cornell-box", "cornell-glass"] {
+        splats_equal_a_cpu_splat(&gpu, name);
+    }
+    gpu.finish();
+}
+
+fn splats_equal_a_cpu_splat(gpu: &common::TestGpu, name: &str) {
+    let scene = common::load_scene(name);
     let triangles = common::world_triangles(&scene);
     let (size, depth) = (24, 4);
     let (camera, _) = PinholeCamera::for_scene(&scene, size, size);
@@ -315,7 +323,7 @@ fn splats_equal_a_cpu_splat_of_the_same_light_vertices() {
         let mut renderer = Renderer::new(&gpu.context, &scene, &settings).unwrap();
         let image = renderer.render().unwrap();
         let bdpt: &Bdpt = renderer.integrator().as_any().downcast_ref().unwrap();
-        let (vertices, counts) = bdpt.light_vertices(&gpu.context, depth).unwrap();
+        let (vertices, counts) = bdpt.light_vertices(&gpu.context, depth, &scene.materials).unwrap();
         let mut expected = vec![Vec3::ZERO; (size * size) as usize];
         let mut splats = 0;
         // One batch: slot i holds camera path i's light subpath; vertex s - 2 has s - 1 segments.
@@ -342,14 +350,16 @@ fn splats_equal_a_cpu_splat_of_the_same_light_vertices() {
             }
         }
         eprintln!(
-            "s = {s}: {splats} splats, GPU total {total_gpu:.6}, CPU total {total_cpu:.6}, {differing} pixels differ"
+            "{name}, s = {s}: {splats} splats, GPU total {total_gpu:.6}, CPU total {total_cpu:.6}, {differing} pixels differ"
         );
-        assert!(splats > 100, "too few splats to test: {splats}");
-        assert!((total_gpu / total_cpu - 1.0).abs() < 1e-3);
+        assert!(splats > 100, "{name}: too few splats to test: {splats}");
+        assert!((total_gpu / total_cpu - 1.0).abs() < 1e-3, "{name}");
         // A splat whose visibility lies within rounding of an edge may go either way.
-        assert!(differing <= (size * size / 100) as usize, "{differing} pixels differ");
+        assert!(
+            differing <= (size * size / 100) as usize,
+            "{name}: {differing} pixels differ"
+        );
     }
-    gpu.finish();
 }
 
 #[test]

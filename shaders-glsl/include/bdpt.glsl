@@ -35,19 +35,20 @@ struct BdptVertex {
     vec3 facing;
     bool front;
     Bsdf bsdf;
+    uint material;
     float epsilon;
 };
 
 BdptVertex bdpt_vertex(SurfaceHit surface, ShadingFrame frame, Bsdf bsdf, vec3 direction) {
     return BdptVertex(surface.point, -direction, frame.normal, frame.tangent, frame.bitangent, surface.facing,
-                      surface.front, bsdf, surface.epsilon);
+                      surface.front, bsdf, surface.material_index, surface.epsilon);
 }
 
-// Light vertices are stored as LIGHT_VERTEX_PLANES planes of vec4s, [plane][vertex][slot]
-// (the LightVertex struct's fields in order, four floats at a time), so that a warp storing or
-// loading the same vertex of neighbouring slots touches whole consecutive cache lines: stored
-// as whole structs, a slot's vertices max_depth x 128 bytes apart, each 4-byte field of a warp
-// was 32 scattered sectors, and storing them cost shade_light twice its shading (H100).
+// Light vertices are stored as planes of vec4s, [plane][vertex][slot] (store_light_vertex
+// says which fields each holds), so that a warp storing or loading the same vertex of
+// neighbouring slots touches whole consecutive cache lines: stored as whole structs, a slot's
+// vertices max_depth x 128 bytes apart, each 4-byte field of a warp was 32 scattered sectors,
+// and storing them cost shade_light twice its shading (H100).
 // Each plane is addressed from its own 64-bit base: the whole array passes 4 GiB with a few
 // million slots, and an index into it scaled by 16 in 32 bits wrapped (the H100 at 2^23
 // slots lost every connection); within a plane the host keeps offsets under 4 GiB.
@@ -60,13 +61,16 @@ uint light_vertex_index(PassConstants c, uint slot, uint index) {
     return index * c.path_slots + slot;
 }
 
-// A scene without glossy lobes (FEATURE_METAL, _SPECULAR_LAYER, _TRANSMISSION) stores
-// LIGHT_VERTEX_LAMBERTIAN_PLANES planes, the base colour in their fourth components: its
-// metallic, specular and transmission are exactly 0 (kernel_features.rs sets the feature
-// wherever a material's factor is not), its epsilon follows from the position, and its flags
+// A light vertex is stored as fewer planes than its struct has, leaving out what follows
+// from the rest exactly (each plane a vertex stores costs BDPT about 2.6% on the Cornell box,
+// docs/BENCHMARKS.md): the offset epsilon is a function of the position, and a material's
+// specular colour, specular, transmission and ior are its constants (material_bsdf), found
+// again from the material's index. A scene without glossy lobes (FEATURE_METAL,
+// _SPECULAR_LAYER, _TRANSMISSION) stores LIGHT_VERTEX_LAMBERTIAN_PLANES, the base colour in
+// their fourth components: its metallic, specular and transmission are exactly 0
+// (kernel_features.rs sets the feature wherever a material's factor is not), and its flags
 // change nothing (with no transmission, which side wo is on does not enter the BSDF; a vertex
-// that cannot be connected is black, and connects to nothing anyway). Each plane a vertex
-// stores costs BDPT about 2.6% on the Cornell box (docs/BENCHMARKS.md).
+// that cannot be connected is black, and connects to nothing anyway).
 void store_light_vertex(PassConstants c, uint slot, uint index, BdptVertex v, vec3 throughput, SubpathMis mis) {
     Bsdf b = v.bsdf;
     uint at = light_vertex_index(c, slot, index);
@@ -80,30 +84,31 @@ void store_light_vertex(PassConstants c, uint slot, uint index, BdptVertex v, ve
     }
     uint flags = (v.front ? LIGHT_VERTEX_FRONT : 0u) | (bsdf_has_density(v.bsdf) ? LIGHT_VERTEX_CONNECTABLE : 0u);
     light_vertex_plane(c, 2).v[at] = vec4(throughput, uintBitsToFloat(flags));
-    light_vertex_plane(c, 3).v[at] = vec4(v.shading, v.epsilon);
-    light_vertex_plane(c, 4).v[at] = vec4(v.facing, b.metallic);
-    light_vertex_plane(c, 5).v[at] = vec4(b.base_color, b.specular);
-    light_vertex_plane(c, 6).v[at] = vec4(b.specular_color, b.transmission);
-    light_vertex_plane(c, 7).v[at] = vec4(b.alpha, b.ior, 0.0, 0.0);
+    light_vertex_plane(c, 3).v[at] = vec4(v.shading, b.metallic);
+    light_vertex_plane(c, 4).v[at] = vec4(v.facing, b.alpha);
+    light_vertex_plane(c, 5).v[at] = vec4(b.base_color, uintBitsToFloat(v.material));
 }
 
 LightVertex load_light_vertex(PassConstants c, uint slot, uint index) {
     uint at = light_vertex_index(c, slot, index);
-    vec4 p[LIGHT_VERTEX_PLANES];
-    for (uint plane = 0; plane < LIGHT_VERTEX_PLANES; ++plane) {
+    vec4 p[LIGHT_VERTEX_GLOSSY_PLANES];
+    for (uint plane = 0; plane < LIGHT_VERTEX_GLOSSY_PLANES; ++plane) {
         if (HAS_GLOSSY_LOBES || plane < LIGHT_VERTEX_LAMBERTIAN_PLANES) {
             p[plane] = light_vertex_plane(c, plane).v[at];
         }
     }
+    float epsilon = offset_epsilon(p[0].xyz);
     if (!HAS_GLOSSY_LOBES) {
         // As a Lambertian surface's values: a white specular colour, GGX alpha 1, ior 1.5.
         uint flags = LIGHT_VERTEX_FRONT | LIGHT_VERTEX_CONNECTABLE;
-        return LightVertex(p[0].xyz, p[0].w, p[1].xyz, p[1].w, p[2].xyz, flags, p[3].xyz,
-                           offset_epsilon(p[0].xyz), p[4].xyz, 0.0, vec3(p[2].w, p[3].w, p[4].w), 0.0,
-                           vec3(1.0), 0.0, 1.0, 1.5, 0u, 0u);
+        return LightVertex(p[0].xyz, p[0].w, p[1].xyz, p[1].w, p[2].xyz, flags, p[3].xyz, epsilon, p[4].xyz, 0.0,
+                           vec3(p[2].w, p[3].w, p[4].w), 0.0, vec3(1.0), 0.0, 1.0, 1.5, 0u, 0u);
     }
-    return LightVertex(p[0].xyz, p[0].w, p[1].xyz, p[1].w, p[2].xyz, floatBitsToUint(p[2].w), p[3].xyz, p[3].w,
-                       p[4].xyz, p[4].w, p[5].xyz, p[5].w, p[6].xyz, p[6].w, p[7].x, p[7].y, 0u, 0u);
+    uint material = floatBitsToUint(p[5].w);
+    GpuMaterial m = Materials(c.materials).v[material];
+    return LightVertex(p[0].xyz, p[0].w, p[1].xyz, p[1].w, p[2].xyz, floatBitsToUint(p[2].w), p[3].xyz, epsilon,
+                       p[4].xyz, p[3].w, p[5].xyz, m.specular, m.specular_color, m.transmission, p[4].w, m.ior,
+                       material, 0u);
 }
 
 BdptVertex bdpt_vertex_of(LightVertex s) {
@@ -112,7 +117,7 @@ BdptVertex bdpt_vertex_of(LightVertex s) {
     basis(s.shading, tangent, bitangent);
     Bsdf b = Bsdf(s.base_color, s.metallic, s.specular_color, s.specular, s.alpha, s.transmission, s.ior);
     return BdptVertex(s.position, s.wo, s.shading, tangent, bitangent, s.facing, (s.flags & LIGHT_VERTEX_FRONT) != 0,
-                      b, s.epsilon);
+                      b, s.material, s.epsilon);
 }
 
 // Light subpaths carry importance: the adjoint BSDF has no 1/eta^2 of radiance (a refraction

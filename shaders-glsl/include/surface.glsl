@@ -25,6 +25,8 @@ struct SurfaceHit {
     // The ray met the side the geometric normal points to.
     bool front;
     GpuMaterial material;
+    // The material's index in the scene's table.
+    uint material_index;
     GpuInstance instance;
     uvec3 vertices;
     vec3 weights;
@@ -43,7 +45,8 @@ SurfaceHit surface_hit(PassConstants c, HitRecord hit, vec3 origin, vec3 directi
     if (triangle.instance.flips_winding != 0) {
         s.normal = -s.normal;
     }
-    s.material = Materials(c.materials).v[triangle.mesh.material];
+    s.material_index = triangle.mesh.material;
+    s.material = Materials(c.materials).v[s.material_index];
     s.front = dot(s.normal, direction) < 0.0;
     s.point = origin + direction * hit.t;
     s.vertices = triangle_vertices(c.indices, triangle, hit.primitive);

@@ -18,9 +18,10 @@ pub mod mis;
 use crate::gpu::{Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult, MemoryLocation};
 use crate::interface::{
     KernelCounters, LightVertex, PassConstants, QueueState, BDPT_ALL_STRATEGIES, BDPT_COUNTED, BDPT_COUNTERS,
-    LIGHT_VERTEX_CONNECTABLE, LIGHT_VERTEX_FRONT, LIGHT_VERTEX_LAMBERTIAN_PLANES, LIGHT_VERTEX_PLANES,
+    LIGHT_VERTEX_CONNECTABLE, LIGHT_VERTEX_FRONT, LIGHT_VERTEX_GLOSSY_PLANES, LIGHT_VERTEX_LAMBERTIAN_PLANES,
 };
 use crate::lights::CullingFormat;
+use crate::scene::Material;
 use glam::Vec3;
 
 use super::contract::{render_before_record, Frame, Integrator, PassTimings, Setup};
@@ -68,8 +69,42 @@ fn lambertian_light_vertex(p: [[f32; 4]; LIGHT_VERTEX_LAMBERTIAN_PLANES as usize
         transmission: 0.0,
         alpha: 1.0,
         ior: 1.5,
+        material: 0,
         pad0: 0,
-        pad1: 0,
+    }
+}
+
+/// A light vertex as a scene with glossy lobes stores it (bdpt.glsl's store_light_vertex): the
+/// material's constants from its index, the offset epsilon from the position.
+fn glossy_light_vertex(p: [[f32; 4]; LIGHT_VERTEX_GLOSSY_PLANES as usize], materials: &[Material]) -> LightVertex {
+    let xyz = |plane: [f32; 4]| Vec3::new(plane[0], plane[1], plane[2]);
+    let position = xyz(p[0]);
+    let material = p[5][3].to_bits();
+    // A vertex past its slot's count was never written, and may name no material.
+    let (specular, specular_color, transmission, ior) = materials
+        .get(material as usize)
+        .map_or((0.0, Vec3::ONE, 0.0, 1.5), |m| {
+            (m.specular, m.specular_color, m.transmission, m.ior)
+        });
+    LightVertex {
+        position,
+        d_vcm: p[0][3],
+        wo: xyz(p[1]),
+        d_vc: p[1][3],
+        throughput: xyz(p[2]),
+        flags: p[2][3].to_bits(),
+        shading: xyz(p[3]),
+        epsilon: offset_epsilon(position),
+        facing: xyz(p[4]),
+        metallic: p[3][3],
+        base_color: xyz(p[5]),
+        specular,
+        specular_color,
+        transmission,
+        alpha: p[4][3],
+        ior,
+        material,
+        pad0: 0,
     }
 }
 
@@ -78,8 +113,10 @@ fn offset_epsilon(p: Vec3) -> f32 {
     1e-4 * p.abs().max_element().max(1.0)
 }
 
-// The planes a light vertex is stored as hold exactly its fields.
-const _: () = assert!(LIGHT_VERTEX_PLANES as usize * 16 == std::mem::size_of::<LightVertex>());
+/// Bytes a stored light vertex takes: the planes of the larger layout (bdpt.glsl's
+/// store_light_vertex), fewer than the struct's.
+const LIGHT_VERTEX_BYTES: u64 = LIGHT_VERTEX_GLOSSY_PLANES as u64 * 16;
+const _: () = assert!(LIGHT_VERTEX_GLOSSY_PLANES >= LIGHT_VERTEX_LAMBERTIAN_PLANES);
 
 /// Bytes a path slot needs: the path state, `max_depth` shadow paths and light vertices, the
 /// MIS scalars and the light vertex count.
@@ -87,7 +124,7 @@ fn bytes_per_slot(max_depth: u32, sorts: Sorts) -> u64 {
     let depth = u64::from(max_depth);
     path_state::bytes_per_slot(sorts)
         + (depth - 1) * path_state::bytes_per_shadow_path(sorts)
-        + depth * std::mem::size_of::<LightVertex>() as u64
+        + depth * LIGHT_VERTEX_BYTES
         + 8
         + 4
 }
@@ -205,8 +242,7 @@ impl Bdpt {
                 MemoryLocation::GpuOnly,
             )
         };
-        let vertex_bytes = std::mem::size_of::<LightVertex>() as u64;
-        let light_vertices = storage("light vertices", u64::from(shadow_slots) * vertex_bytes)?;
+        let light_vertices = storage("light vertices", u64::from(shadow_slots) * LIGHT_VERTEX_BYTES)?;
         let light_vertex_counts = storage("light vertex counts", u64::from(slots) * 4)?;
         let subpath_mis = storage("subpath MIS", u64::from(slots) * 8)?;
         let kernel_counters = Buffer::from_slice(
@@ -269,13 +305,18 @@ impl Bdpt {
 
     /// The light vertices of the last batch, slot by slot (`max_depth` a slot), with each
     /// slot's count: for tests that redo the splats on the CPU.
-    pub fn light_vertices(&self, context: &Context, max_depth: u32) -> GpuResult<(Vec<LightVertex>, Vec<u32>)> {
+    pub fn light_vertices(
+        &self,
+        context: &Context,
+        max_depth: u32,
+        materials: &[Material],
+    ) -> GpuResult<(Vec<LightVertex>, Vec<u32>)> {
         let slots = self.state.slots() as usize;
         let depth = max_depth as usize;
         let planes: Vec<[f32; 4]> = self
             .light_vertices
-            .read_back(context, LIGHT_VERTEX_PLANES as usize * depth * slots)?;
-        // Stored [plane][vertex][slot] (bdpt.glsl); the struct is its planes in order.
+            .read_back(context, LIGHT_VERTEX_GLOSSY_PLANES as usize * depth * slots)?;
+        // Stored [plane][vertex][slot] in one of two layouts (bdpt.glsl).
         let vertices = (0..slots * depth)
             .map(|i| {
                 let (slot, index) = (i / depth, i % depth);
@@ -283,8 +324,7 @@ impl Bdpt {
                 if self.lambertian {
                     lambertian_light_vertex(std::array::from_fn(plane))
                 } else {
-                    let fields: Vec<[f32; 4]> = (0..LIGHT_VERTEX_PLANES as usize).map(plane).collect();
-                    bytemuck::pod_read_unaligned(bytemuck::cast_slice(&fields))
+                    glossy_light_vertex(std::array::from_fn(plane), materials)
                 }
             })
             .collect();
