@@ -45,14 +45,19 @@ const MAX_DEFAULT_SLOTS: u32 = 1 << 23;
 const PATHS_PER_SUBMISSION: u64 = 1 << 20;
 const MAX_BATCHES_PER_SUBMISSION: u32 = 16;
 
-/// A light vertex as a scene without glossy lobes stores it (bdpt.glsl's store_light_vertex
-/// and load_light_vertex, which say why the rest is not stored): the base colour in the fourth
-/// components, the rest a Lambertian surface's values (a white specular colour, no
-/// transmission, GGX alpha 1, ior 1.5), the offset epsilon from the position.
-fn lambertian_light_vertex(p: [[f32; 4]; LIGHT_VERTEX_LAMBERTIAN_PLANES as usize]) -> LightVertex {
+/// A stored light vertex (bdpt.glsl's store_light_vertex and load_light_vertex, which say why
+/// the rest is not stored): the offset epsilon from the position; without glossy lobes
+/// (`lambertian`, five planes) the base colour from the fourth components and the rest a
+/// Lambertian surface's values (a white specular colour, no transmission, GGX alpha 1, ior
+/// 1.5), with them (six planes) the material's constants from its index.
+fn decode_light_vertex(
+    p: [[f32; 4]; LIGHT_VERTEX_GLOSSY_PLANES as usize],
+    lambertian: bool,
+    materials: &[Material],
+) -> LightVertex {
     let xyz = |plane: [f32; 4]| Vec3::new(plane[0], plane[1], plane[2]);
     let position = xyz(p[0]);
-    LightVertex {
+    let lambertian_vertex = LightVertex {
         position,
         d_vcm: p[0][3],
         wo: xyz(p[1]),
@@ -71,14 +76,10 @@ fn lambertian_light_vertex(p: [[f32; 4]; LIGHT_VERTEX_LAMBERTIAN_PLANES as usize
         ior: 1.5,
         material: 0,
         pad0: 0,
+    };
+    if lambertian {
+        return lambertian_vertex;
     }
-}
-
-/// A light vertex as a scene with glossy lobes stores it (bdpt.glsl's store_light_vertex): the
-/// material's constants from its index, the offset epsilon from the position.
-fn glossy_light_vertex(p: [[f32; 4]; LIGHT_VERTEX_GLOSSY_PLANES as usize], materials: &[Material]) -> LightVertex {
-    let xyz = |plane: [f32; 4]| Vec3::new(plane[0], plane[1], plane[2]);
-    let position = xyz(p[0]);
     let material = p[5][3].to_bits();
     // A vertex past its slot's count was never written, and may name no material.
     let (specular, specular_color, transmission, ior) = materials
@@ -87,15 +88,7 @@ fn glossy_light_vertex(p: [[f32; 4]; LIGHT_VERTEX_GLOSSY_PLANES as usize], mater
             (m.specular, m.specular_color, m.transmission, m.ior)
         });
     LightVertex {
-        position,
-        d_vcm: p[0][3],
-        wo: xyz(p[1]),
-        d_vc: p[1][3],
-        throughput: xyz(p[2]),
         flags: p[2][3].to_bits(),
-        shading: xyz(p[3]),
-        epsilon: offset_epsilon(position),
-        facing: xyz(p[4]),
         metallic: p[3][3],
         base_color: xyz(p[5]),
         specular,
@@ -104,7 +97,7 @@ fn glossy_light_vertex(p: [[f32; 4]; LIGHT_VERTEX_GLOSSY_PLANES as usize], mater
         alpha: p[4][3],
         ior,
         material,
-        pad0: 0,
+        ..lambertian_vertex
     }
 }
 
@@ -321,11 +314,7 @@ impl Bdpt {
             .map(|i| {
                 let (slot, index) = (i / depth, i % depth);
                 let plane = |plane: usize| planes[(plane * depth + index) * slots + slot];
-                if self.lambertian {
-                    lambertian_light_vertex(std::array::from_fn(plane))
-                } else {
-                    glossy_light_vertex(std::array::from_fn(plane), materials)
-                }
+                decode_light_vertex(std::array::from_fn(plane), self.lambertian, materials)
             })
             .collect();
         let counts = self.light_vertex_counts.read_back(context, slots)?;
