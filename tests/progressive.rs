@@ -50,6 +50,16 @@ fn passes_add_up_to_one_render_bit_for_bit() {
                     &format!("{integrator:?} on {backend:?}, passes of {pass_spp}"),
                 );
             }
+            // A short last chunk, as a split render's: a renderer sized for 4 samples (the
+            // megakernel launches all 4 at once) renders 4, then 2.
+            let mut renderer = Renderer::new(context, &scene, &settings(backend, integrator, 4)).unwrap();
+            renderer.render_samples(0, 4).unwrap();
+            renderer.render_samples(4, 2).unwrap();
+            assert_same_bits(
+                &renderer.film().read_mean(context, 6).unwrap(),
+                &whole,
+                &format!("{integrator:?} on {backend:?}, 4 samples then a short chunk of 2"),
+            );
             // A cleared film starts again: one pass of the first two samples is a 2-spp render.
             let mut renderer = Renderer::new(context, &scene, &settings(backend, integrator, 2)).unwrap();
             renderer.render_pass(2).unwrap();

@@ -11,21 +11,28 @@
 
 // Adds to the pixel's fixed-point sums at once rather than holding them in registers until the
 // path ends: on the H100 the megakernel is 1-2% faster so (docs/BENCHMARKS.md), its registers
-// being what limits it. One path per pixel per pass: no other thread adds to this pixel now,
-// and integer sums do not depend on their order.
+// being what limits it. A launch traces several samples of each pixel, so other threads add to
+// the same pixel: atomics, whose integer sums do not depend on their order.
 void add_to_film(PassConstants c, uint pixel, vec3 radiance) {
     u64vec3 quantized = film_quantize(radiance);
     if (quantized != u64vec3(0)) {
         for (uint channel = 0; channel < 3; ++channel) {
-            Film(c.film).v[pixel * 3 + channel] += quantized[channel];
+            atomicAdd(Film(c.film).v[pixel * 3 + channel], quantized[channel]);
         }
     }
 }
 
-uvec2 trace_path(PassConstants c, uint pixel) {
+// The sample a launch's layer `layer` traces, or none past the render's last: a launch covers
+// a fixed number of samples (`MegakernelLaunch`), the last one of a render may hold fewer.
+bool launch_sample(PassConstants c, uint layer, out uint sample_index) {
+    sample_index = Queues(c.queues).q.sample_index + layer;
+    uint samples = uint(Queues(c.queues).q.camera_paths / crop_pixels(c));
+    return sample_index - c.first_sample < samples;
+}
+
+uvec2 trace_path(PassConstants c, uint pixel, uint sample_index) {
     uint extension_rays = 0;
     uint shadow_rays = 0;
-    uint sample_index = Queues(c.queues).q.sample_index;
     vec3 origin;
     vec3 direction;
     camera_ray(c, pixel, sample_index, origin, direction);

@@ -44,7 +44,9 @@ void main() {
     PassConstants c = constants();
     // Rows of groups past the device's group count limit (TraceKernel::record_per_pixel).
     uint path = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * WAVEFRONT_GROUP;
-    uvec2 rays = path < c.crop_width * c.crop_height ? trace_path(c, crop_pixel(c, path)) : uvec2(0);
+    uint sample_index;
+    bool traces = path < c.crop_width * c.crop_height && launch_sample(c, gl_WorkGroupID.z, sample_index);
+    uvec2 rays = traces ? trace_path(c, crop_pixel(c, path), sample_index) : uvec2(0);
     // One atomic per subgroup for the pass's ray counts.
     uvec2 totals = uvec2(subgroupAdd(rays.x), subgroupAdd(rays.y));
     if (subgroupElect()) {

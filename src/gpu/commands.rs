@@ -205,13 +205,24 @@ impl CommandBuffer {
 
     /// Records a compute dispatch with its push constants.
     pub fn dispatch<P: Pod>(&mut self, pipeline: &ComputePipeline<P>, push: &P, size: DispatchSize) {
-        if size.x == 0 || size.y == 0 {
+        self.dispatch_layers(pipeline, push, size, 1);
+    }
+
+    /// As `dispatch`, `layers` times over (`gl_WorkGroupID.z`).
+    pub fn dispatch_layers<P: Pod>(
+        &mut self,
+        pipeline: &ComputePipeline<P>,
+        push: &P,
+        size: DispatchSize,
+        layers: u32,
+    ) {
+        if size.x == 0 || size.y == 0 || layers == 0 {
             return;
         }
         self.bind_compute(pipeline, push);
         // SAFETY: recording state is upheld by the caller's begin(); the pipeline and its
         // layout are alive for as long as `pipeline` is borrowed by the caller.
-        unsafe { self.raw_device().cmd_dispatch(self.raw, size.x, size.y, 1) };
+        unsafe { self.raw_device().cmd_dispatch(self.raw, size.x, size.y, layers) };
     }
 
     /// Records a dispatch whose group counts the GPU reads from `args` at `offset` (three u32).

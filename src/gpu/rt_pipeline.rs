@@ -336,7 +336,19 @@ impl CommandBuffer {
 
     /// Launches `width` x `height` raygen invocations.
     pub fn trace_rays<P: Pod>(&mut self, pipeline: &RayTracingPipeline<P>, push: &P, width: u32, height: u32) {
-        if width == 0 || height == 0 {
+        self.trace_rays_layers(pipeline, push, width, height, 1);
+    }
+
+    /// As `trace_rays`, `layers` times over (`gl_LaunchIDEXT.z`).
+    pub fn trace_rays_layers<P: Pod>(
+        &mut self,
+        pipeline: &RayTracingPipeline<P>,
+        push: &P,
+        width: u32,
+        height: u32,
+        layers: u32,
+    ) {
+        if width == 0 || height == 0 || layers == 0 {
             return;
         }
         self.bind_ray_tracing(pipeline, push);
@@ -352,7 +364,7 @@ impl CommandBuffer {
                 &callable,
                 width,
                 height,
-                1,
+                layers,
             )
         };
     }

@@ -21,8 +21,25 @@ pub struct Megakernel {
     trace_paths: TraceKernel,
     finish_pass: ComputePipeline<WavefrontPush>,
     recorded: Option<(CommandBuffer, Profiler)>,
-    /// Pixels a sample covers: one pass of the recording adds one sample to each.
+    /// Pixels a sample covers.
     pixels: u64,
+    /// Samples of each pixel one launch traces (`launch_samples`).
+    samples_per_launch: u32,
+}
+
+/// Invocations one launch holds at most: 16 samples of a 1024 x 1024 image, about 60 ms on
+/// an H100. A launch per sample leaves the GPU draining between samples (each waits for its
+/// longest paths while fewer and fewer threads run): 16 samples a launch were 1-4.5% faster on
+/// the H100, within 0.2% of a whole render in one launch (docs/BENCHMARKS.md). The bound keeps
+/// a launch short enough for a display GPU's watchdog and for progress reports.
+const MAX_LAUNCH_INVOCATIONS: u64 = 1 << 24;
+
+/// Samples of each pixel one launch traces: as many as the render has, within the bound above
+/// and the device's launch depth.
+fn launch_samples(context: &Context, pixels: u64, spp: u32) -> u32 {
+    let layers = context.adapter().capabilities.max_compute_workgroup_count[2];
+    let by_invocations = u32::try_from(MAX_LAUNCH_INVOCATIONS / pixels.max(1)).unwrap_or(u32::MAX);
+    spp.min(layers).min(by_invocations).max(1)
 }
 
 impl Megakernel {
@@ -50,19 +67,20 @@ impl Megakernel {
             finish_pass: ComputePipeline::new(context, ids::MEGAKERNEL_FINISH_PASS, &[])?,
             recorded: None,
             pixels: setup.settings.covered().pixels(),
+            samples_per_launch: launch_samples(context, setup.settings.covered().pixels(), setup.settings.spp),
         })
     }
 }
 
 impl Integrator for Megakernel {
-    /// One sample pass: the light rebuild where asked, the path kernel, then the pass's
-    /// bookkeeping (`finish_pass` moves the sample index on).
+    /// One pass of `samples_per_launch` samples: the light rebuild where asked, the path
+    /// kernel, then the pass's bookkeeping (`finish_pass` moves the sample index on).
     fn record(&mut self, frame: &Frame<'_>) -> GpuResult<()> {
         let settings = frame.settings;
         let backend = settings.backend;
         let push = WavefrontPush {
             constants: frame.constants_address,
-            argument: 0,
+            argument: self.samples_per_launch,
             pad0: 0,
         };
         let mut pass = CommandBuffer::new(frame.context, "megakernel sample pass")?;
@@ -78,8 +96,13 @@ impl Integrator for Megakernel {
         frame.record_light_rebuild(&mut pass, Some(&mut profiler))?;
         trace::barrier(backend, &mut pass);
         trace::timed(backend, &mut profiler, &mut pass, "trace_paths", &|pass| {
-            self.trace_paths
-                .record_per_pixel(pass, &push, settings.covered().width, settings.covered().height)
+            self.trace_paths.record_per_pixel_layers(
+                pass,
+                &push,
+                settings.covered().width,
+                settings.covered().height,
+                self.samples_per_launch,
+            )
         })?;
         pass.dispatch(&self.finish_pass, &push, DispatchSize { x: 1, y: 1 });
         trace::barrier(backend, &mut pass);
@@ -97,16 +120,14 @@ impl Integrator for Megakernel {
     ) -> GpuResult<PassTimings> {
         let (pass, profiler) = self.recorded.as_mut().ok_or_else(render_before_record)?;
         let samples = camera_paths / self.pixels;
+        let submissions = samples.div_ceil(u64::from(self.samples_per_launch));
         let mut timings = Vec::new();
-        for done in 1..=samples {
+        for done in 1..=submissions {
             pass.submit_and_wait(context)?;
             timings.extend(profiler.resolve()?);
-            progress(done as f64 / samples as f64);
+            progress(done as f64 / submissions as f64);
         }
-        Ok(PassTimings {
-            timings,
-            submissions: samples,
-        })
+        Ok(PassTimings { timings, submissions })
     }
 
     fn as_any(&self) -> &dyn std::any::Any {

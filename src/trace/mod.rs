@@ -93,13 +93,26 @@ impl<P: Pod> TraceKernel<P> {
     /// queries, in rows of at most 65,535 groups (the least maximum Vulkan allows): the shader's
     /// index is `x + y * groups_x * WAVEFRONT_GROUP`.
     pub fn record_per_pixel(&self, commands: &mut CommandBuffer, push: &P, width: u32, height: u32) {
+        self.record_per_pixel_layers(commands, push, width, height, 1);
+    }
+
+    /// As `record_per_pixel`, `layers` times over: the layer is `gl_LaunchIDEXT.z` or
+    /// `gl_WorkGroupID.z`.
+    pub fn record_per_pixel_layers(
+        &self,
+        commands: &mut CommandBuffer,
+        push: &P,
+        width: u32,
+        height: u32,
+        layers: u32,
+    ) {
         match self {
             TraceKernel::Query(pipeline) => {
                 let groups = (u64::from(width) * u64::from(height)).div_ceil(u64::from(WAVEFRONT_GROUP));
                 let size = DispatchSize::covering(groups, MIN_MAX_GROUPS_X).unwrap_or(DispatchSize { x: 0, y: 0 });
-                commands.dispatch(pipeline, push, size)
+                commands.dispatch_layers(pipeline, push, size, layers)
             }
-            TraceKernel::Pipeline(pipeline) => commands.trace_rays(pipeline, push, width, height),
+            TraceKernel::Pipeline(pipeline) => commands.trace_rays_layers(pipeline, push, width, height, layers),
         }
     }
 }
