@@ -1,4 +1,5 @@
 //! The command line: parses arguments, calls the library, prints results.
+#![forbid(unsafe_code)]
 
 use std::process::ExitCode;
 

@@ -170,7 +170,7 @@ pub fn enumerate_adapters(instance: &Instance) -> GpuResult<Vec<Adapter>> {
 
 /// Picks the device to run on: `selector` (an index, or a case-insensitive substring of the
 /// name) when given, else the best-ranked usable device (discrete GPU first).
-pub fn choose_adapter(adapters: Vec<Adapter>, selector: Option<&str>) -> GpuResult<Adapter> {
+pub fn choose_adapter(mut adapters: Vec<Adapter>, selector: Option<&str>) -> GpuResult<Adapter> {
     if adapters.is_empty() {
         return Err(GpuError::NoDevice);
     }
@@ -190,7 +190,7 @@ pub fn choose_adapter(adapters: Vec<Adapter>, selector: Option<&str>) -> GpuResu
                 devices,
             });
         };
-        let adapter = adapters.into_iter().nth(position).expect("position found above");
+        let adapter = adapters.swap_remove(position);
         let missing = adapter.capabilities.missing();
         if !missing.is_empty() {
             return Err(GpuError::MissingCapabilities {

@@ -125,6 +125,10 @@ impl Image {
                 });
             }
         };
+        // SAFETY: the memory is bound to this image only, and the image (which owns the
+        // allocation from here) is destroyed before the allocation is freed (Drop).
+        let (memory, offset) = (unsafe { allocation.memory() }, allocation.offset());
+        // Owned from here, so that an error below frees the image and its memory.
         let mut image = Self {
             shared: Arc::clone(shared),
             raw,
@@ -136,14 +140,8 @@ impl Image {
             format,
             name: name.to_string(),
         };
-        let allocation = image.allocation.as_ref().expect("set above");
         // SAFETY: the allocation satisfies the image's requirements and is not bound elsewhere.
-        unsafe {
-            shared
-                .device
-                .bind_image_memory(raw, allocation.memory(), allocation.offset())
-        }
-        .vk("vkBindImageMemory")?;
+        unsafe { shared.device.bind_image_memory(raw, memory, offset) }.vk("vkBindImageMemory")?;
         let view_info = vk::ImageViewCreateInfo::default()
             .image(raw)
             .view_type(vk::ImageViewType::TYPE_2D)

@@ -95,9 +95,10 @@ impl TreeShape {
             ));
         }
         let mut level_sizes = vec![count];
-        while *level_sizes.last().expect("starts non-empty") > 1 {
-            let size = level_sizes.last().expect("starts non-empty");
-            level_sizes.push(size.div_ceil(arity));
+        let mut size = count;
+        while size > 1 {
+            size = size.div_ceil(arity);
+            level_sizes.push(size);
         }
         let top = level_sizes.len() as u32 - 1;
         // A round with base level `level` hands on to one at `level + block_levels` while that

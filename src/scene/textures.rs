@@ -90,11 +90,11 @@ fn linear_to_srgb(c: f32) -> u8 {
 /// folds its last row or column into the previous pair), colour channels of sRGB images
 /// averaged as linear light; alpha always linearly.
 pub fn mip_chain(rgba: Vec<u8>, width: u32, height: u32, srgb: bool) -> Vec<Vec<u8>> {
-    let mut levels = vec![rgba];
+    let mut levels = Vec::new();
+    let mut last = rgba;
     let (mut w, mut h) = (width as usize, height as usize);
     while w > 1 || h > 1 {
         let (nw, nh) = ((w / 2).max(1), (h / 2).max(1));
-        let last = levels.last().expect("one level at least");
         let mut next = vec![0u8; nw * nh * 4];
         for y in 0..nh {
             for x in 0..nw {
@@ -123,9 +123,10 @@ pub fn mip_chain(rgba: Vec<u8>, width: u32, height: u32, srgb: bool) -> Vec<Vec<
                 }
             }
         }
-        levels.push(next);
+        levels.push(std::mem::replace(&mut last, next));
         (w, h) = (nw, nh);
     }
+    levels.push(last);
     levels
 }
 
