@@ -498,12 +498,15 @@ gpu_structs! {
         scene_center: Vec3,
         scene_radius: f32,
         // Bidirectional path tracing (integrator/bdpt/): each slot's light subpath vertices
-        // (max_depth a slot) and their count, each slot's two MIS scalars, the float splat film
+        // (max_depth a slot, planes of vec4s: the first `light_vertex_low_planes` planes at
+        // `light_vertices`, the rest at `light_vertices_high`, so that neither allocation passes
+        // the device's limit) and their count, each slot's two MIS scalars, the float splat film
         // (0: splats go to the fixed-point film), the counters of BDPT_COUNTERS entries, and
         // the room for shadow paths. `shade_misses`: extend queues misses for shading too (with
         // t < 0) instead of adding the environment. `strategy_s`/`strategy_t`: the one
         // strategy to render, unweighted, or BDPT_ALL_STRATEGIES.
         light_vertices: u64,
+        light_vertices_high: u64,
         light_vertex_counts: u64,
         subpath_mis: u64,
         splat_film: u64,
@@ -583,7 +586,7 @@ gpu_structs! {
         mlt_dimensions: u32,
         mlt_large_step: f32,
         mlt_sigma: f32,
-        pad_mlt: u32,
+        light_vertex_low_planes: u32,
     }
 
     /// Queue counters and the indirect arguments made from them; all GPU-written. Queue

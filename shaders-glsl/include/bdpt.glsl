@@ -51,10 +51,14 @@ BdptVertex bdpt_vertex(SurfaceHit surface, ShadingFrame frame, Bsdf bsdf, vec3 d
 // and storing them cost shade_light twice its shading (H100).
 // Each plane is addressed from its own 64-bit base: the whole array passes 4 GiB with a few
 // million slots, and an index into it scaled by 16 in 32 bits wrapped (the H100 at 2^23
-// slots lost every connection); within a plane the host keeps offsets under 4 GiB.
+// slots lost every connection); within a plane the host keeps offsets under 4 GiB. The planes
+// lie in two buffers (the host's `LightVertexPlanes`), so that neither passes the largest
+// allocation the device allows.
 Vec4s light_vertex_plane(PassConstants c, uint plane) {
     uint64_t plane_bytes = uint64_t(c.max_depth) * uint64_t(c.path_slots) * 16ul;
-    return Vec4s(c.light_vertices + uint64_t(plane) * plane_bytes);
+    bool low = plane < c.light_vertex_low_planes;
+    uint64_t base = low ? c.light_vertices : c.light_vertices_high;
+    return Vec4s(base + uint64_t(low ? plane : plane - c.light_vertex_low_planes) * plane_bytes);
 }
 
 uint light_vertex_index(PassConstants c, uint slot, uint index) {

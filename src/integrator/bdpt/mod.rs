@@ -13,6 +13,7 @@
 //! docs/BDPT.md has the conventions and what was measured.
 
 pub(crate) mod kernels;
+mod light_vertices;
 pub mod mis;
 
 use crate::gpu::{Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult, MemoryLocation};
@@ -31,13 +32,14 @@ use super::wavefront::kernel_graph::GRAPH;
 use super::wavefront::path_state::{self, PathState, Sorts};
 use super::wavefront::{fill_ray_sort, Wavefront};
 use kernels::{BdptKernels, Recording};
+use light_vertices::{LightVertexPlanes, PLANES_PER_ALLOCATION};
 
 /// Path slots by default: as many as camera paths, within these bounds, an eighth of device
 /// memory (a slot keeps `max_depth` light vertices and shadow paths) and the device's largest
-/// allocation for the light vertices (4 GiB on the H100: 4.19 M slots at depth 8). Fewer,
-/// fuller batches pay: on the H100 (Cornell box, 1024^2, 256 spp, depth 8) 2^20 slots rendered
-/// 114.8 Msamples/s, 2^22 129.5, 7.3 M 130.1 and 2^23 132.6 (docs/BENCHMARKS.md), the last two
-/// in one buffer larger than the driver's maxMemoryAllocationSize, which it allowed.
+/// allocation for half the light vertices' planes (`LightVertexPlanes`). Fewer, fuller
+/// batches pay: on the H100 (Cornell box, 1024^2, 256 spp, depth 8) 2^20 slots rendered 154.8
+/// Msamples/s, 2^21 169.4 and 2^22 177.0; at depth 5, 2^22 255.9 and 2^23 261.6
+/// (docs/BENCHMARKS.md).
 const MIN_DEFAULT_SLOTS: u32 = 1 << 16;
 const MAX_DEFAULT_SLOTS: u32 = 1 << 23;
 /// Camera paths a submission covers at least (several batches when slots are few), so that
@@ -143,11 +145,10 @@ fn shadow_slots(slots: u32, max_depth: u32) -> GpuResult<u32> {
 fn default_slots(context: &Context, max_depth: u32, camera_paths: u64, sorts: Sorts) -> u32 {
     let capabilities = &context.adapter().capabilities;
     let by_memory = capabilities.device_local_bytes / 8 / bytes_per_slot(max_depth, sorts);
-    // The light vertices are one buffer, which must stay within one allocation.
-    let vertex_bytes = u64::from(max_depth) * std::mem::size_of::<LightVertex>() as u64;
+    let half_the_planes = u64::from(max_depth) * PLANES_PER_ALLOCATION * 16;
     let by_allocation = match capabilities.max_allocation_bytes {
         0 => u64::MAX,
-        limit => limit / vertex_bytes,
+        limit => limit / half_the_planes,
     };
     by_memory
         .min(by_allocation)
@@ -157,7 +158,7 @@ fn default_slots(context: &Context, max_depth: u32, camera_paths: u64, sorts: So
 
 pub struct Bdpt {
     state: PathState,
-    light_vertices: Buffer,
+    light_vertices: LightVertexPlanes,
     light_vertex_counts: Buffer,
     counters: Buffer,
     splat_film: SplatFilm,
@@ -235,7 +236,13 @@ impl Bdpt {
                 MemoryLocation::GpuOnly,
             )
         };
-        let light_vertices = storage("light vertices", u64::from(shadow_slots) * LIGHT_VERTEX_BYTES)?;
+        let lambertian = !setup.features.has_glossy_lobes();
+        let planes = if lambertian {
+            LIGHT_VERTEX_LAMBERTIAN_PLANES
+        } else {
+            LIGHT_VERTEX_GLOSSY_PLANES
+        };
+        let light_vertices = LightVertexPlanes::new(context, shadow_slots, planes)?;
         let light_vertex_counts = storage("light vertex counts", u64::from(slots) * 4)?;
         let subpath_mis = storage("subpath MIS", u64::from(slots) * 8)?;
         let kernel_counters = Buffer::from_slice(
@@ -271,7 +278,7 @@ impl Bdpt {
         // Batches run extend, shade and connect in turn.
         constants.shade_in_extend_order = u32::from(sort_rays);
         constants.kernel_counters = kernel_counters.address();
-        constants.light_vertices = light_vertices.address();
+        light_vertices.fill(constants);
         constants.light_vertex_counts = light_vertex_counts.address();
         constants.subpath_mis = subpath_mis.address();
         constants.bdpt_counters = counters.address();
@@ -288,7 +295,7 @@ impl Bdpt {
             light_vertex_counts,
             counters,
             splat_film,
-            lambertian: !setup.features.has_glossy_lobes(),
+            lambertian,
             sort_rays,
             _by_address: [subpath_mis, kernel_counters].into_iter().chain(splats).collect(),
             batches_per_submission,
@@ -306,9 +313,7 @@ impl Bdpt {
     ) -> GpuResult<(Vec<LightVertex>, Vec<u32>)> {
         let slots = self.state.slots() as usize;
         let depth = max_depth as usize;
-        let planes: Vec<[f32; 4]> = self
-            .light_vertices
-            .read_back(context, LIGHT_VERTEX_GLOSSY_PLANES as usize * depth * slots)?;
+        let planes = self.light_vertices.read_back(context)?;
         // Stored [plane][vertex][slot] in one of two layouts (bdpt.glsl).
         let vertices = (0..slots * depth)
             .map(|i| {

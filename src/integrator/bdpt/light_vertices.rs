@@ -1,0 +1,67 @@
+//! Where BDPT's light vertices live: planes of vec4s, [plane][vertex][slot] (bdpt.glsl's
+//! `light_vertex_plane`), a plane holding a vec4 per shadow slot. One buffer for all planes
+//! would pass the largest allocation a device allows (4 GiB on the H100) at about 5.6 M slots
+//! at depth 8, and fewer, fuller batches are faster (docs/BENCHMARKS.md): so the planes lie in
+//! two buffers, half in each (the first the larger half). Always two, so that every render
+//! and test runs the shaders' two-buffer addressing.
+
+use crate::gpu::{Buffer, BufferUsage, Context, GpuResult, MemoryLocation};
+use crate::interface::{PassConstants, LIGHT_VERTEX_GLOSSY_PLANES};
+
+/// Planes one allocation must hold: the larger layout's first half.
+pub(super) const PLANES_PER_ALLOCATION: u64 = (LIGHT_VERTEX_GLOSSY_PLANES as u64).div_ceil(2);
+
+const PLANE_ENTRY_BYTES: u64 = 16;
+
+pub(super) struct LightVertexPlanes {
+    low: Buffer,
+    high: Buffer,
+    low_planes: u32,
+    planes: u32,
+    shadow_slots: u32,
+}
+
+impl LightVertexPlanes {
+    /// `planes` planes (a layout's, bdpt.glsl) of `shadow_slots` entries each.
+    pub fn new(context: &Context, shadow_slots: u32, planes: u32) -> GpuResult<Self> {
+        let plane_bytes = u64::from(shadow_slots) * PLANE_ENTRY_BYTES;
+        // Buffer::new refuses a half too large for one allocation, by name.
+        let low_planes = planes.div_ceil(2);
+        let storage = |name: &str, count: u32| {
+            Buffer::new(
+                context,
+                name,
+                u64::from(count) * plane_bytes,
+                BufferUsage::STORAGE,
+                MemoryLocation::GpuOnly,
+            )
+        };
+        let low = storage("light vertices", low_planes)?;
+        let high = storage("light vertices (second half)", planes - low_planes)?;
+        Ok(Self {
+            low,
+            high,
+            low_planes,
+            planes,
+            shadow_slots,
+        })
+    }
+
+    pub fn fill(&self, constants: &mut PassConstants) {
+        constants.light_vertices = self.low.address();
+        constants.light_vertices_high = self.high.address();
+        constants.light_vertex_low_planes = self.low_planes;
+    }
+
+    /// Every plane of the larger layout, in order, those this store does not keep zero.
+    pub fn read_back(&self, context: &Context) -> GpuResult<Vec<[f32; 4]>> {
+        let entries = |planes: u32| planes as usize * self.shadow_slots as usize;
+        let mut all: Vec<[f32; 4]> = self.low.read_back(context, entries(self.low_planes))?;
+        all.extend(
+            self.high
+                .read_back::<[f32; 4]>(context, entries(self.planes - self.low_planes))?,
+        );
+        all.resize(entries(LIGHT_VERTEX_GLOSSY_PLANES), [0.0; 4]);
+        Ok(all)
+    }
+}
