@@ -23,7 +23,8 @@ void add_to_film(PassConstants c, uint pixel, vec3 radiance) {
 }
 
 // The sample a launch's layer `layer` traces, or none past the render's last: a launch covers
-// a fixed number of samples (`MegakernelLaunch`), the last one of a render may hold fewer.
+// a fixed number of samples (megakernel.rs's `launch_samples`), the last of a render may hold
+// fewer.
 bool launch_sample(PassConstants c, uint layer, out uint sample_index) {
     sample_index = Queues(c.queues).q.sample_index + layer;
     uint samples = uint(Queues(c.queues).q.camera_paths / crop_pixels(c));
