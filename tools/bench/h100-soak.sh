@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 16's soak on the H100: the CLI's peak resident memory over 1,000 / 10,000 / 30,000
-# megakernel passes at 8x8, without and with validation, then tests/soak.rs at 10,000 and
-# 40,000 passes. Needs .device/ from `bash tools/device-bundle.sh soak`. Output on stdout.
+# megakernel samples at 8x8 (one launch each since the megakernel launches many samples at
+# once), without and with validation, then tests/soak.rs at 10,000 and 40,000 passes (a
+# submission each). Needs .device/ from `bash tools/device-bundle.sh soak`. Output on stdout.
 set -uo pipefail
 source tools/bench/device.sh
 device_setup
