@@ -8,15 +8,22 @@
 use crate::gpu::{Buffer, BufferUsage, Context, GpuResult, MemoryLocation};
 use crate::interface::{PassConstants, LIGHT_VERTEX_GLOSSY_PLANES};
 
-/// Planes one allocation must hold: the larger layout's first half.
-pub(super) const PLANES_PER_ALLOCATION: u64 = (LIGHT_VERTEX_GLOSSY_PLANES as u64).div_ceil(2);
-
 const PLANE_ENTRY_BYTES: u64 = 16;
+
+/// Bytes of the larger of the two buffers per path slot at `max_depth` (a slot keeps
+/// `max_depth` entries a plane): what the device's largest allocation bounds the slots by.
+pub(super) fn larger_buffer_bytes_per_slot(max_depth: u32) -> u64 {
+    u64::from(max_depth) * u64::from(low_planes(LIGHT_VERTEX_GLOSSY_PLANES)) * PLANE_ENTRY_BYTES
+}
+
+/// Planes in the first buffer: the larger half.
+const fn low_planes(planes: u32) -> u32 {
+    planes.div_ceil(2)
+}
 
 pub(super) struct LightVertexPlanes {
     low: Buffer,
     high: Buffer,
-    low_planes: u32,
     planes: u32,
     shadow_slots: u32,
 }
@@ -26,7 +33,7 @@ impl LightVertexPlanes {
     pub fn new(context: &Context, shadow_slots: u32, planes: u32) -> GpuResult<Self> {
         let plane_bytes = u64::from(shadow_slots) * PLANE_ENTRY_BYTES;
         // Buffer::new refuses a half too large for one allocation, by name.
-        let low_planes = planes.div_ceil(2);
+        let low_planes = low_planes(planes);
         let storage = |name: &str, count: u32| {
             Buffer::new(
                 context,
@@ -41,7 +48,6 @@ impl LightVertexPlanes {
         Ok(Self {
             low,
             high,
-            low_planes,
             planes,
             shadow_slots,
         })
@@ -50,17 +56,15 @@ impl LightVertexPlanes {
     pub fn fill(&self, constants: &mut PassConstants) {
         constants.light_vertices = self.low.address();
         constants.light_vertices_high = self.high.address();
-        constants.light_vertex_low_planes = self.low_planes;
+        constants.light_vertex_low_planes = low_planes(self.planes);
     }
 
     /// Every plane of the larger layout, in order, those this store does not keep zero.
     pub fn read_back(&self, context: &Context) -> GpuResult<Vec<[f32; 4]>> {
         let entries = |planes: u32| planes as usize * self.shadow_slots as usize;
-        let mut all: Vec<[f32; 4]> = self.low.read_back(context, entries(self.low_planes))?;
-        all.extend(
-            self.high
-                .read_back::<[f32; 4]>(context, entries(self.planes - self.low_planes))?,
-        );
+        let low = low_planes(self.planes);
+        let mut all: Vec<[f32; 4]> = self.low.read_back(context, entries(low))?;
+        all.extend(self.high.read_back::<[f32; 4]>(context, entries(self.planes - low))?);
         all.resize(entries(LIGHT_VERTEX_GLOSSY_PLANES), [0.0; 4]);
         Ok(all)
     }

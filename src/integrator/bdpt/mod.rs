@@ -32,7 +32,7 @@ use super::wavefront::kernel_graph::GRAPH;
 use super::wavefront::path_state::{self, PathState, Sorts};
 use super::wavefront::{fill_ray_sort, Wavefront};
 use kernels::{BdptKernels, Recording};
-use light_vertices::{LightVertexPlanes, PLANES_PER_ALLOCATION};
+use light_vertices::{larger_buffer_bytes_per_slot, LightVertexPlanes};
 
 /// Path slots by default: as many as camera paths, within these bounds, an eighth of device
 /// memory (a slot keeps `max_depth` light vertices and shadow paths) and the device's largest
@@ -145,10 +145,9 @@ fn shadow_slots(slots: u32, max_depth: u32) -> GpuResult<u32> {
 fn default_slots(context: &Context, max_depth: u32, camera_paths: u64, sorts: Sorts) -> u32 {
     let capabilities = &context.adapter().capabilities;
     let by_memory = capabilities.device_local_bytes / 8 / bytes_per_slot(max_depth, sorts);
-    let half_the_planes = u64::from(max_depth) * PLANES_PER_ALLOCATION * 16;
     let by_allocation = match capabilities.max_allocation_bytes {
         0 => u64::MAX,
-        limit => limit / half_the_planes,
+        limit => limit / larger_buffer_bytes_per_slot(max_depth),
     };
     by_memory
         .min(by_allocation)
