@@ -3,9 +3,7 @@
 //! one-dispatch builder); and the pass constants that tell the kernels what they have.
 
 use crate::gpu::shaders::ids;
-use crate::gpu::{
-    Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, MemoryLocation,
-};
+use crate::gpu::{Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult};
 use crate::interface::{
     EnvironmentWeightsPush, PassConstants, ENVIRONMENT_CONSTANT, ENVIRONMENT_MAP, ENVIRONMENT_NONE,
     ENVIRONMENT_WEIGHTS_GROUP,
@@ -94,13 +92,7 @@ impl GpuEnvironment {
                     rotation,
                     map: Some(MapTables {
                         texels: Buffer::from_slice(context, "environment texels", &texels, BufferUsage::STORAGE)?,
-                        weights: Buffer::new(
-                            context,
-                            "environment weights",
-                            pixels * 4,
-                            BufferUsage::STORAGE,
-                            MemoryLocation::GpuOnly,
-                        )?,
+                        weights: Buffer::gpu_storage(context, "environment weights", pixels * 4)?,
                         tree: LightTree::new(context, pixels as u32, false)?,
                         weights_pipeline: ComputePipeline::new(context, ids::ENVIRONMENT_WEIGHTS, &[])?,
                         width: map.width,

@@ -2,7 +2,7 @@
 //! units of 1 / `FILM_SCALE`. Integer addition does not depend on order, so every schedule,
 //! slot count and integrator adds up to the same bits; the mean is taken on the way back.
 
-use crate::gpu::{Buffer, BufferUsage, CommandBuffer, Context, GpuResult, MemoryLocation};
+use crate::gpu::{Buffer, CommandBuffer, Context, GpuResult};
 use crate::interface::FILM_SCALE;
 
 use super::RgbImage;
@@ -19,13 +19,7 @@ pub struct Film {
 impl Film {
     pub fn new(context: &Context, width: u32, height: u32) -> GpuResult<Self> {
         let pixels = u64::from(width) * u64::from(height);
-        let sums = Buffer::new(
-            context,
-            "film",
-            pixels * FILM_BYTES_PER_PIXEL,
-            BufferUsage::STORAGE,
-            MemoryLocation::GpuOnly,
-        )?;
+        let sums = Buffer::gpu_storage(context, "film", pixels * FILM_BYTES_PER_PIXEL)?;
         Ok(Self { sums, width, height })
     }
 

@@ -134,13 +134,7 @@ impl Drop for AccelerationStructure {
 
 fn scratch_buffer(context: &Context, name: &str, size: u64) -> GpuResult<(Buffer, u64)> {
     let alignment = u64::from(context.shared.adapter.capabilities.scratch_alignment.max(1));
-    let buffer = Buffer::new(
-        context,
-        name,
-        size + alignment,
-        BufferUsage::STORAGE,
-        MemoryLocation::GpuOnly,
-    )?;
+    let buffer = Buffer::gpu_storage(context, name, size + alignment)?;
     let address = buffer.address().div_ceil(alignment) * alignment;
     Ok((buffer, address))
 }

@@ -148,6 +148,11 @@ impl Buffer {
     }
 
     /// A device-local buffer holding `data`, uploaded through a staging buffer.
+    /// A storage buffer that only kernels read and write (path state, queues, scratch).
+    pub fn gpu_storage(context: &Context, name: &str, size: u64) -> GpuResult<Self> {
+        Self::new(context, name, size, BufferUsage::STORAGE, MemoryLocation::GpuOnly)
+    }
+
     pub fn from_slice<T: Pod>(context: &Context, name: &str, data: &[T], usage: BufferUsage) -> GpuResult<Self> {
         let bytes: &[u8] = bytemuck::cast_slice(data);
         let buffer = Self::new(context, name, bytes.len() as u64, usage, MemoryLocation::GpuOnly)?;

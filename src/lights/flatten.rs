@@ -5,9 +5,7 @@
 //! first light index is recorded too, so a light hit by a path finds its own index directly.
 
 use crate::gpu::shaders::ids;
-use crate::gpu::{
-    Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, MemoryLocation,
-};
+use crate::gpu::{Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult};
 use crate::interface::{GpuLightEntry, LightFlattenPush, LIGHT_COUNT_GROUP, LIGHT_FLATTEN_GROUP};
 use crate::primitives::{PrefixSum, ScanElement};
 use crate::scene::GpuScene;
@@ -48,12 +46,10 @@ impl LightFlattening {
             emissive_instances
         };
         let entries = list.len() as u64;
-        let map = Buffer::new(
+        let map = Buffer::gpu_storage(
             context,
             "light map",
             u64::from(light_count.max(1)) * std::mem::size_of::<GpuLightEntry>() as u64,
-            BufferUsage::STORAGE,
-            MemoryLocation::GpuOnly,
         )?;
         let instance_light_offset = Buffer::from_slice(
             context,
@@ -65,13 +61,7 @@ impl LightFlattening {
             emissive_instances: Buffer::from_slice(context, "emissive instances", list, BufferUsage::STORAGE)?,
             emissive_instance_count: emissive_instances.len() as u32,
             light_count,
-            ends: Buffer::new(
-                context,
-                "emissive instance light ends",
-                entries * 4,
-                BufferUsage::STORAGE,
-                MemoryLocation::GpuOnly,
-            )?,
+            ends: Buffer::gpu_storage(context, "emissive instance light ends", entries * 4)?,
             scan_scratch: PrefixSum::new_scratch(context, entries)?,
             map,
             instance_light_offset,

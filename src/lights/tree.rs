@@ -24,9 +24,7 @@
 //! the flat CDF an option.
 
 use crate::gpu::shaders::ids;
-use crate::gpu::{
-    Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, MemoryLocation,
-};
+use crate::gpu::{Buffer, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult};
 use crate::interface::{LightTreePush, LIGHT_CDF_GROUP};
 use crate::scene::GpuScene;
 
@@ -195,8 +193,7 @@ impl LightTree {
             }
         })?;
         let specialization = shape.specialization();
-        let storage =
-            |name: &str, bytes: u64| Buffer::new(context, name, bytes, BufferUsage::STORAGE, MemoryLocation::GpuOnly);
+        let storage = |name: &str, bytes: u64| Buffer::gpu_storage(context, name, bytes);
         let tree = storage("light tree", shape.nodes() * 4)?;
         let counters = storage("light tree survivor counters", u64::from(shape.counters.max(1)) * 4)?;
         // The counters start at zero; the shader leaves them at zero after every build.

@@ -25,9 +25,7 @@
 //! next sort.
 
 use crate::gpu::shaders::ids;
-use crate::gpu::{
-    Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, MemoryLocation,
-};
+use crate::gpu::{Buffer, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult};
 use crate::interface::{RadixSortPush, RADIX_BITS, RADIX_BUCKETS, RADIX_GROUP, RADIX_TILE};
 
 /// The most pairs one sort takes: the histogram tables stay within u32 indices.
@@ -111,9 +109,7 @@ impl RadixSort {
         }
         let tiles = u64::from(max_items.div_ceil(RADIX_TILE));
         let table = tiles * u64::from(RADIX_BUCKETS);
-        let storage = |name: &str, words: u64| {
-            Buffer::new(context, name, words * 4, BufferUsage::STORAGE, MemoryLocation::GpuOnly)
-        };
+        let storage = |name: &str, words: u64| Buffer::gpu_storage(context, name, words * 4);
         // The scatter's workgroup is as wide as SCATTER_SUBGROUPS subgroups (a tile ranked in
         // fewer rounds each), with at least a thread a digit value, and divides a tile.
         let limits = (capabilities.max_compute_workgroup_invocations).min(capabilities.max_compute_workgroup_size[0]);

@@ -13,9 +13,7 @@
 //! altogether with survivor counters instead.
 
 use crate::gpu::shaders::ids;
-use crate::gpu::{
-    Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, MemoryLocation,
-};
+use crate::gpu::{Buffer, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult};
 use crate::interface::ScanPush;
 
 /// Threads per workgroup of both scan kernels.
@@ -73,13 +71,7 @@ impl PrefixSum {
     /// A scratch buffer for scans of up to `max_count` elements.
     pub fn new_scratch(context: &Context, max_count: u64) -> GpuResult<Buffer> {
         let bytes = Self::scratch_elements(max_count) * 4;
-        Buffer::new(
-            context,
-            "prefix_sum scratch",
-            bytes,
-            BufferUsage::STORAGE,
-            MemoryLocation::GpuOnly,
-        )
+        Buffer::gpu_storage(context, "prefix_sum scratch", bytes)
     }
 
     /// Records the scan of the first `count` elements of `input` into `output` (which may be

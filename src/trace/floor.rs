@@ -8,7 +8,7 @@
 //! to their first.
 
 use crate::gpu::shaders::ids;
-use crate::gpu::{Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult, MemoryLocation, Profiler};
+use crate::gpu::{Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult, Profiler};
 use crate::interface::{PassConstants, ProbeRay, TraceFloorPush};
 
 use super::{appending_raygen, barrier, TraceBackend, TraceKernel, TraceShaders};
@@ -33,7 +33,7 @@ impl RayLog {
     /// Room for `capacity` rays in each log (32 bytes a ray).
     pub fn new(context: &Context, capacity: u32) -> GpuResult<Self> {
         let bytes = u64::from(capacity.max(1)) * std::mem::size_of::<ProbeRay>() as u64;
-        let log = |name| Buffer::new(context, name, bytes, BufferUsage::STORAGE, MemoryLocation::GpuOnly);
+        let log = |name| Buffer::gpu_storage(context, name, bytes);
         Ok(Self {
             extension: log("extension ray log")?,
             shadow: log("shadow ray log")?,

@@ -21,13 +21,7 @@ impl DisplayKernel {
     pub fn new(context: &Context, (width, height): (u32, u32)) -> GpuResult<Self> {
         Ok(Self {
             pipeline: ComputePipeline::new(context, ids::FILM_DISPLAY, &[])?,
-            pixels: Buffer::new(
-                context,
-                "display pixels",
-                u64::from(width) * u64::from(height) * 4,
-                BufferUsage::STORAGE,
-                MemoryLocation::GpuOnly,
-            )?,
+            pixels: Buffer::gpu_storage(context, "display pixels", u64::from(width) * u64::from(height) * 4)?,
             size: (width, height),
             overlay: None,
         })

@@ -5,7 +5,7 @@
 //! two buffers, half in each (the first the larger half). Always two, so that every render
 //! and test runs the shaders' two-buffer addressing.
 
-use crate::gpu::{Buffer, BufferUsage, Context, GpuResult, MemoryLocation};
+use crate::gpu::{Buffer, Context, GpuResult};
 use crate::interface::{PassConstants, LIGHT_VERTEX_GLOSSY_PLANES};
 
 const PLANE_ENTRY_BYTES: u64 = 16;
@@ -34,15 +34,7 @@ impl LightVertexPlanes {
         let plane_bytes = u64::from(shadow_slots) * PLANE_ENTRY_BYTES;
         // Buffer::new refuses a half too large for one allocation, by name.
         let low_planes = low_planes(planes);
-        let storage = |name: &str, count: u32| {
-            Buffer::new(
-                context,
-                name,
-                u64::from(count) * plane_bytes,
-                BufferUsage::STORAGE,
-                MemoryLocation::GpuOnly,
-            )
-        };
+        let storage = |name: &str, count: u32| Buffer::gpu_storage(context, name, u64::from(count) * plane_bytes);
         let low = storage("light vertices", low_planes)?;
         let high = storage("light vertices (second half)", planes - low_planes)?;
         Ok(Self {

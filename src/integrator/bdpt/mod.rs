@@ -16,7 +16,7 @@ pub(crate) mod kernels;
 mod light_vertices;
 pub mod mis;
 
-use crate::gpu::{Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult, MemoryLocation};
+use crate::gpu::{Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult};
 use crate::interface::{
     KernelCounters, LightVertex, PassConstants, QueueState, BDPT_ALL_STRATEGIES, BDPT_COUNTED, BDPT_COUNTERS,
     LIGHT_VERTEX_CONNECTABLE, LIGHT_VERTEX_FRONT, LIGHT_VERTEX_GLOSSY_PLANES, LIGHT_VERTEX_LAMBERTIAN_PLANES,
@@ -226,15 +226,7 @@ impl Bdpt {
             .unwrap_or_else(|| default_slots(context, max_depth, camera_paths, sorts));
         let shadow_slots = shadow_slots(slots, max_depth)?;
         let state = PathState::with_shadow_slots(context, slots, shadow_slots, sorts)?;
-        let storage = |name: &str, bytes: u64| {
-            Buffer::new(
-                context,
-                name,
-                bytes.max(4),
-                BufferUsage::STORAGE,
-                MemoryLocation::GpuOnly,
-            )
-        };
+        let storage = |name: &str, bytes: u64| Buffer::gpu_storage(context, name, bytes);
         let lambertian = !setup.features.has_glossy_lobes();
         let planes = if lambertian {
             LIGHT_VERTEX_LAMBERTIAN_PLANES

@@ -397,13 +397,7 @@ impl Pmlt {
             return Ok(());
         }
         let table = Buffer::from_slice(context, "mlt stats runs", &runs, BufferUsage::STORAGE)?;
-        let sums = Buffer::new(
-            context,
-            "mlt stats sums",
-            runs.len() as u64 * 8,
-            BufferUsage::STORAGE,
-            MemoryLocation::GpuOnly,
-        )?;
+        let sums = Buffer::gpu_storage(context, "mlt stats sums", runs.len() as u64 * 8)?;
         let push = MltStatsPush {
             chains: self.chains.address(),
             table: table.address(),

@@ -10,7 +10,7 @@
 //! extend), and the sorts' arrays exist only when that sort is on. Nothing is quantized: the
 //! packing must not change a bit of the image.
 
-use crate::gpu::{Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult, MemoryLocation};
+use crate::gpu::{Buffer, CommandBuffer, Context, GpuError, GpuResult};
 use crate::interface::PassConstants;
 
 /// Which sorts a render does: their arrays exist only then.
@@ -159,13 +159,7 @@ impl PathState {
         let mut buffers = Vec::new();
         for array in ARRAYS.iter().filter(|a| a.needed.stored(sorts)) {
             let entries = if array.per_shadow_path() { shadow_slots } else { slots };
-            let buffer = Buffer::new(
-                context,
-                array.name,
-                u64::from(entries) * array.bytes,
-                BufferUsage::STORAGE,
-                MemoryLocation::GpuOnly,
-            )?;
+            let buffer = Buffer::gpu_storage(context, array.name, u64::from(entries) * array.bytes)?;
             buffers.push(buffer);
         }
         let state = Self {

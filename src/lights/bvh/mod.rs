@@ -18,10 +18,7 @@ pub mod saoh;
 use glam::Vec3;
 
 use crate::gpu::shaders::ids;
-use crate::gpu::{
-    Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, MemoryLocation,
-    Profiler,
-};
+use crate::gpu::{Buffer, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, Profiler};
 use crate::interface::{GpuLightBvhNode, LightBvhPush, LIGHT_BVH_GROUP, LIGHT_BVH_KEY_BITS, RADIX_BUCKETS, RADIX_TILE};
 use crate::primitives::{RadixArrays, RadixSort};
 use crate::scene::GpuScene;
@@ -103,8 +100,7 @@ impl LightBvh {
             });
         }
         let node_bytes = std::mem::size_of::<GpuLightBvhNode>() as u64;
-        let storage =
-            |name: &str, bytes: u64| Buffer::new(context, name, bytes, BufferUsage::STORAGE, MemoryLocation::GpuOnly);
+        let storage = |name: &str, bytes: u64| Buffer::gpu_storage(context, name, bytes);
         let counters = storage("light bvh split slots", (count - 1).max(1) * 4)?;
         // The split slots start at zero; the climb leaves them at zero after every build.
         context.run_once("clear light bvh counters", |commands| {

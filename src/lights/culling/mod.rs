@@ -12,8 +12,8 @@ pub mod reference;
 
 use crate::gpu::shaders::{ids, ShaderId};
 use crate::gpu::{
-    Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, MemoryLocation,
-    Profiler, TraceBackend,
+    Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, Profiler,
+    TraceBackend,
 };
 use crate::interface::{
     GpuCullLight, GpuLightTile, LightCullingPush, PassConstants, LIGHT_CULLING_BITS, LIGHT_CULLING_LISTS,
@@ -223,8 +223,7 @@ impl LightCulling {
         let count = table.len() as u32;
         let words = count.div_ceil(32);
         let cells = u64::from(layout.cells());
-        let storage =
-            |name: &str, bytes: u64| Buffer::new(context, name, bytes, BufferUsage::STORAGE, MemoryLocation::GpuOnly);
+        let storage = |name: &str, bytes: u64| Buffer::gpu_storage(context, name, bytes);
         let corners = (u64::from(width) + 1) * (u64::from(height) + 1);
         let summary_words = words.div_ceil(32);
         let (bits, summaries, lists) = cell_buffers(context, &settings, cells, words)?;
@@ -540,8 +539,7 @@ fn cell_buffers(
     cells: u64,
     words: u32,
 ) -> GpuResult<(Option<Buffer>, Option<Buffer>, Option<Buffer>)> {
-    let storage =
-        |name: &str, bytes: u64| Buffer::new(context, name, bytes, BufferUsage::STORAGE, MemoryLocation::GpuOnly);
+    let storage = |name: &str, bytes: u64| Buffer::gpu_storage(context, name, bytes);
     Ok(match settings.format {
         CullingFormat::Bits => (
             Some(storage("light culling bits", cells * u64::from(words) * 4)?),
