@@ -200,13 +200,7 @@ fn build_benchmark(context: &Context, rows: &mut Vec<serde_json::Value>) -> GpuR
         let sampler = LightSampler::new(context, &scene, &gpu_scene, LightSelection::Cdf, false)?;
         let lights = sampler.light_count();
         let tree = sampler.tree().expect("the cdf selection has a tree");
-        let weights = Buffer::new(
-            context,
-            "bench weights",
-            u64::from(lights) * 4,
-            BufferUsage::STORAGE,
-            MemoryLocation::GpuOnly,
-        )?;
+        let weights = Buffer::gpu_storage(context, "bench weights", u64::from(lights) * 4)?;
         // Widths that would give a thread too many nodes for this arity are left out.
         let variants: Vec<(String, LightTree)> = LAYOUTS
             .iter()

@@ -3,7 +3,7 @@
 //!
 //!     cargo run --release --example bench_scan [-- --json]
 
-use wavetrace::gpu::{Buffer, BufferUsage, CommandBuffer, Context, ContextDesc, GpuResult, MemoryLocation, Profiler};
+use wavetrace::gpu::{Buffer, CommandBuffer, Context, ContextDesc, GpuResult, Profiler};
 use wavetrace::primitives::{PrefixSum, ScanElement};
 
 const WARM_UP: usize = 5;
@@ -22,20 +22,8 @@ fn main() -> GpuResult<()> {
     for element in [ScanElement::U32, ScanElement::F32] {
         let scan = PrefixSum::new(&context, element)?;
         for count in [100_000u64, 1_000_000, 10_000_000] {
-            let input = Buffer::new(
-                &context,
-                "bench input",
-                count * 4,
-                BufferUsage::STORAGE,
-                MemoryLocation::GpuOnly,
-            )?;
-            let output = Buffer::new(
-                &context,
-                "bench output",
-                count * 4,
-                BufferUsage::STORAGE,
-                MemoryLocation::GpuOnly,
-            )?;
+            let input = Buffer::gpu_storage(&context, "bench input", count * 4)?;
+            let output = Buffer::gpu_storage(&context, "bench output", count * 4)?;
             let scratch = PrefixSum::new_scratch(&context, count)?;
             let mut profiler = Profiler::new(&context, "bench", 1)?;
             let mut commands = CommandBuffer::new(&context, "bench scan")?;

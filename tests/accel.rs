@@ -9,7 +9,7 @@ use rand::{Rng, SeedableRng};
 use wavetrace::accel::SceneAccel;
 use wavetrace::gpu::shaders::ids;
 use wavetrace::gpu::{
-    Buffer, BufferUsage, ComputePipeline, Context, MemoryLocation, RayTracingPipeline, RayTracingShaders, TraceBackend,
+    Buffer, BufferUsage, ComputePipeline, Context, RayTracingPipeline, RayTracingShaders, TraceBackend,
 };
 use wavetrace::interface::{ProbeHit, ProbeRay, TraceProbePush};
 use wavetrace::scene::{GpuMeshes, Instance, Scene};
@@ -123,14 +123,8 @@ fn check_shape(scene: &Scene, rays: usize, seed: u64, merge: bool) {
         })
         .collect();
     let ray_buffer = Buffer::from_slice(context, "probe rays", &probe_rays, BufferUsage::STORAGE).unwrap();
-    let hit_buffer = Buffer::new(
-        context,
-        "probe hits",
-        (rays * std::mem::size_of::<ProbeHit>()) as u64,
-        BufferUsage::STORAGE,
-        MemoryLocation::GpuOnly,
-    )
-    .unwrap();
+    let hit_buffer =
+        Buffer::gpu_storage(context, "probe hits", (rays * std::mem::size_of::<ProbeHit>()) as u64).unwrap();
     let push = TraceProbePush {
         top_level: accel.top_level.address(),
         rays: ray_buffer.address(),

@@ -9,7 +9,7 @@ mod common;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use wavetrace::gpu::shaders::ids;
-use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline, MemoryLocation};
+use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline};
 use wavetrace::integrator::bdpt::mis::{
     camera_connection_weight, connection_weight, light_hit_weight, ConnectionEnd, MisVertex, PathDensities, SubpathMis,
 };
@@ -296,14 +296,7 @@ fn the_gpu_weights_match_the_whole_path_reference() {
     let floats: Vec<f32> = paths.iter().flat_map(RandomPath::probe_floats).collect();
     let input = Buffer::from_slice(context, "bdpt mis paths", &floats, BufferUsage::STORAGE).unwrap();
     let max = BDPT_PROBE_MAX_VERTICES as usize;
-    let output = Buffer::new(
-        context,
-        "bdpt mis weights",
-        (count * max * 4) as u64,
-        BufferUsage::STORAGE,
-        MemoryLocation::GpuOnly,
-    )
-    .unwrap();
+    let output = Buffer::gpu_storage(context, "bdpt mis weights", (count * max * 4) as u64).unwrap();
     let pipeline = ComputePipeline::<BdptMisProbePush>::new(context, ids::DIAGNOSTICS_BDPT_MIS_PROBE, &[]).unwrap();
     let push = BdptMisProbePush {
         paths: input.address(),

@@ -12,7 +12,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use wavetrace::bsdf::{Bsdf, BsdfSample};
 use wavetrace::gpu::shaders::ids;
-use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline, Context, MemoryLocation};
+use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline, Context};
 use wavetrace::interface::{BsdfProbeCase, BsdfProbePush, BsdfProbeResult};
 
 fn material(metallic: f32, roughness: f32, transmission: f32) -> Bsdf {
@@ -273,12 +273,10 @@ fn probe_cases(cases: &[(Bsdf, Vec3, bool, Vec3, Vec3)]) -> Vec<BsdfProbeCase> {
 fn run_probe(context: &Context, cases: &[BsdfProbeCase]) -> Vec<BsdfProbeResult> {
     let pipeline = ComputePipeline::<BsdfProbePush>::new(context, ids::DIAGNOSTICS_BSDF_PROBE, &[]).unwrap();
     let input = Buffer::from_slice(context, "bsdf cases", cases, BufferUsage::STORAGE).unwrap();
-    let output = Buffer::new(
+    let output = Buffer::gpu_storage(
         context,
         "bsdf results",
         (cases.len() * std::mem::size_of::<BsdfProbeResult>()) as u64,
-        BufferUsage::STORAGE,
-        MemoryLocation::GpuOnly,
     )
     .unwrap();
     let count = cases.len() as u32;

@@ -8,7 +8,7 @@ use glam::{Mat4, Vec3, Vec4};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use wavetrace::gpu::shaders::ids;
-use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline, MemoryLocation};
+use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline};
 use wavetrace::interface::{CameraProbePush, PassConstants};
 use wavetrace::scene::PinholeCamera;
 
@@ -49,14 +49,7 @@ fn the_gpu_projects_as_the_cpu_twin() {
         .collect();
     let constants_buffer = Buffer::from_slice(context, "camera constants", &[constants], BufferUsage::STORAGE).unwrap();
     let points_buffer = Buffer::from_slice(context, "camera points", &points, BufferUsage::STORAGE).unwrap();
-    let results = Buffer::new(
-        context,
-        "camera results",
-        (points.len() * 16) as u64,
-        BufferUsage::STORAGE,
-        MemoryLocation::GpuOnly,
-    )
-    .unwrap();
+    let results = Buffer::gpu_storage(context, "camera results", (points.len() * 16) as u64).unwrap();
     let pipeline = ComputePipeline::<CameraProbePush>::new(context, ids::DIAGNOSTICS_CAMERA_PROBE, &[]).unwrap();
     let push = CameraProbePush {
         constants: constants_buffer.address(),

@@ -8,7 +8,7 @@ mod common;
 use glam::{Mat4, Vec3, Vec4};
 use wavetrace::environment::Environment;
 use wavetrace::gpu::shaders::ids;
-use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline, DispatchSize, MemoryLocation};
+use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline, DispatchSize};
 use wavetrace::integrator::{RenderSettings, SceneResources};
 use wavetrace::interface::{EmissionProbePush, PassConstants, PROBE_GROUP};
 use wavetrace::scene::{Instance, Material, Mesh, PunctualKind, PunctualLight, Scene};
@@ -172,14 +172,7 @@ fn mean_weight(gpu: &common::TestGpu, lights: Lights, count: u32) -> ([f64; 3], 
         .run_once("build lights", |commands| resources.record_build(commands))
         .unwrap();
     let constants_buffer = Buffer::from_slice(context, "constants", &[constants], BufferUsage::STORAGE).unwrap();
-    let results = Buffer::new(
-        context,
-        "emission samples",
-        u64::from(count) * 48,
-        BufferUsage::STORAGE,
-        MemoryLocation::GpuOnly,
-    )
-    .unwrap();
+    let results = Buffer::gpu_storage(context, "emission samples", u64::from(count) * 48).unwrap();
     let pipeline = ComputePipeline::<EmissionProbePush>::new(context, ids::DIAGNOSTICS_EMISSION_PROBE, &[]).unwrap();
     let push = EmissionProbePush {
         constants: constants_buffer.address(),

@@ -32,14 +32,7 @@ fn validation_errors_are_counted() {
     let context = &gpu.context;
     let counts = context.message_counts();
     let scan = PrefixSum::new(context, ScanElement::U32).unwrap();
-    let not_indirect = Buffer::new(
-        context,
-        "args without INDIRECT usage",
-        16,
-        BufferUsage::STORAGE,
-        MemoryLocation::GpuOnly,
-    )
-    .unwrap();
+    let not_indirect = Buffer::gpu_storage(context, "args without INDIRECT usage", 16).unwrap();
     let pipeline = wavetrace::gpu::ComputePipeline::<wavetrace::interface::ScanPush>::new(
         context,
         wavetrace::gpu::shaders::ids::PRIMITIVES_SCAN_ADD_OFFSETS_U32,
@@ -116,14 +109,7 @@ fn images_clear_and_copy_back() {
     let context = &gpu.context;
     let (width, height) = (37, 19);
     let image = Image::new(context, "test image", width, height, ImageFormat::Rgba32Float).unwrap();
-    let buffer = Buffer::new(
-        context,
-        "image copy",
-        image.byte_size(),
-        BufferUsage::STORAGE,
-        MemoryLocation::GpuOnly,
-    )
-    .unwrap();
+    let buffer = Buffer::gpu_storage(context, "image copy", image.byte_size()).unwrap();
     let colour = [0.25f32, 0.5, 1.0, 2.0];
     context
         .run_once("clear and copy", |commands| {
@@ -199,7 +185,7 @@ fn a_pass_that_outlasts_the_timeout_is_an_error_naming_its_kernels_and_teardown_
     let timeout = Duration::from_millis(300);
     let gpu = common::gpu_with_timeout(Some(timeout));
     let context = &gpu.context;
-    let target = Buffer::new(context, "spin target", 4, BufferUsage::STORAGE, MemoryLocation::GpuOnly).unwrap();
+    let target = Buffer::gpu_storage(context, "spin target", 4).unwrap();
     let spin = ComputePipeline::<SpinProbePush>::new(context, ids::DIAGNOSTICS_SPIN_PROBE, &[]).unwrap();
     let run = |iterations: u32, name: &str| {
         let push = SpinProbePush {

@@ -4,7 +4,7 @@ mod common;
 
 use glam::{UVec4, Vec2, Vec3};
 use wavetrace::gpu::shaders::ids;
-use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline, DispatchSize, MemoryLocation};
+use wavetrace::gpu::{Buffer, ComputePipeline, DispatchSize};
 use wavetrace::interface::LayoutProbePush;
 
 #[test]
@@ -12,14 +12,7 @@ fn push_constant_fields_reach_the_shader_intact() {
     let gpu = common::gpu();
     let context = &gpu.context;
     let words = 14usize;
-    let output = Buffer::new(
-        context,
-        "layout probe",
-        words as u64 * 4,
-        BufferUsage::STORAGE,
-        MemoryLocation::GpuOnly,
-    )
-    .unwrap();
+    let output = Buffer::gpu_storage(context, "layout probe", words as u64 * 4).unwrap();
     let pipeline = ComputePipeline::<LayoutProbePush>::new(context, ids::DIAGNOSTICS_LAYOUT_PROBE, &[]).unwrap();
     // Distinct, non-zero values in every field, so a shifted field cannot read as right.
     let push = LayoutProbePush {

@@ -9,7 +9,7 @@ use glam::{Mat4, Vec3};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use wavetrace::gpu::shaders::ids;
-use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline, Context, DispatchSize, MemoryLocation};
+use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline, Context, DispatchSize};
 use wavetrace::interface::RADIX_TILE;
 use wavetrace::interface::{GpuLightBvhNode, GpuLightBvhProbePoint, LightBvhProbePush};
 use wavetrace::lights::bvh::importance::{probabilities, structure_problem, LightContext};
@@ -403,9 +403,7 @@ fn probe(context: &Context, bvh: &LightBvh, points: &[LightContext], draws: u32)
         })
         .collect();
     let n = points.len() as u64;
-    let storage = |name: &str, bytes: u64| {
-        Buffer::new(context, name, bytes, BufferUsage::STORAGE, MemoryLocation::GpuOnly).unwrap()
-    };
+    let storage = |name: &str, bytes: u64| Buffer::gpu_storage(context, name, bytes).unwrap();
     let point_buffer = Buffer::from_slice(context, "points", &records, BufferUsage::STORAGE).unwrap();
     let choices = storage("choices", n * u64::from(draws) * 8);
     let probability_buffer = storage("probabilities", n * u64::from(lights) * 4);

@@ -7,7 +7,7 @@ use glam::{Mat4, Vec3};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use wavetrace::gpu::shaders::ids;
-use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline, Context, MemoryLocation};
+use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline, Context};
 use wavetrace::interface::{GpuLightEntry, LightProbePush};
 use wavetrace::lights::emissive::{luminance, EmissiveTriangle, EmissiveTriangles};
 use wavetrace::lights::flatten::NOT_A_LIGHT;
@@ -270,14 +270,7 @@ fn shapes_and_limits() {
 
 /// `draws` choices by the shaders' sampler: (light, probability) each.
 fn probe(context: &Context, selection: LightSelection, tree: &LightTree, count: u32, draws: u32) -> Vec<(u32, f32)> {
-    let results = Buffer::new(
-        context,
-        "probe results",
-        u64::from(draws) * 8,
-        BufferUsage::STORAGE,
-        MemoryLocation::GpuOnly,
-    )
-    .unwrap();
+    let results = Buffer::gpu_storage(context, "probe results", u64::from(draws) * 8).unwrap();
     let pipeline = ComputePipeline::<LightProbePush>::new(context, ids::DIAGNOSTICS_LIGHT_SAMPLE_PROBE, &[]).unwrap();
     let push = LightProbePush {
         tree: tree.tree().address(),

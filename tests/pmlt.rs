@@ -29,14 +29,7 @@ fn primary_samples_on_the_gpu_are_the_cpus() {
     let context = &gpu.context;
     let max_depth = 8;
     let dimensions = sample::dimensions(max_depth);
-    let values = Buffer::new(
-        context,
-        "mlt values",
-        u64::from(dimensions) * 4,
-        BufferUsage::STORAGE,
-        MemoryLocation::GpuOnly,
-    )
-    .unwrap();
+    let values = Buffer::gpu_storage(context, "mlt values", u64::from(dimensions) * 4).unwrap();
     let pipeline = ComputePipeline::<MltProbePush>::new(context, ids::DIAGNOSTICS_MLT_PROBE, &[]).unwrap();
     let states = [
         Ids {
@@ -515,12 +508,10 @@ fn chains_started_on_the_gpu_are_their_host_twins() {
         records[0].contribution = Vec3::ONE;
         let what = format!("{bootstrap} samples x {depth} lengths, {chains} chains, {how:?}");
         let records_buffer = Buffer::from_slice(context, "records", &records, BufferUsage::STORAGE).unwrap();
-        let chains_buffer = Buffer::new(
+        let chains_buffer = Buffer::gpu_storage(
             context,
             "chains",
             u64::from(chains) * std::mem::size_of::<MltChain>() as u64,
-            BufferUsage::STORAGE,
-            MemoryLocation::GpuOnly,
         )
         .unwrap();
         let mut starter = ChainStarter::new(context, setup.records(), chains).unwrap();

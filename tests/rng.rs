@@ -4,7 +4,7 @@
 mod common;
 
 use wavetrace::gpu::shaders::ids;
-use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline, MemoryLocation};
+use wavetrace::gpu::{Buffer, ComputePipeline};
 use wavetrace::interface::{RngProbePush, SquaresProbePush};
 use wavetrace::rng;
 
@@ -13,14 +13,7 @@ fn gpu_and_cpu_give_the_same_bits() {
     let gpu = common::gpu();
     let context = &gpu.context;
     let (count, dimensions) = (1025u32, 7u32);
-    let values = Buffer::new(
-        context,
-        "rng values",
-        u64::from(count * dimensions) * 4,
-        BufferUsage::STORAGE,
-        MemoryLocation::GpuOnly,
-    )
-    .unwrap();
+    let values = Buffer::gpu_storage(context, "rng values", u64::from(count * dimensions) * 4).unwrap();
     let pipeline = ComputePipeline::<RngProbePush>::new(context, ids::DIAGNOSTICS_RNG_PROBE, &[]).unwrap();
     for (seed, sample, bounce) in [(0u32, 0u32, 0u32), (42, 17, 3), (u32::MAX, 65_535, 7)] {
         let push = RngProbePush {
@@ -173,14 +166,7 @@ fn squares_on_the_gpu_gives_the_cpus_bits() {
     let context = &gpu.context;
     // An awkward count: not a multiple of any workgroup.
     let count = 1025u32;
-    let values = Buffer::new(
-        context,
-        "squares values",
-        u64::from(count) * 8,
-        BufferUsage::STORAGE,
-        MemoryLocation::GpuOnly,
-    )
-    .unwrap();
+    let values = Buffer::gpu_storage(context, "squares values", u64::from(count) * 8).unwrap();
     let pipeline = ComputePipeline::<SquaresProbePush>::new(context, ids::DIAGNOSTICS_SQUARES_PROBE, &[]).unwrap();
     // Counters from 0, across 2^32 (the 64-bit arithmetic's carries) and wrapping past 2^64.
     let starts = [0u64, (1 << 32) - 500, u64::MAX - 600];

@@ -7,7 +7,7 @@ mod common;
 
 use wavetrace::film::{metrics, RgbImage};
 use wavetrace::gpu::shaders::ids;
-use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline, MemoryLocation};
+use wavetrace::gpu::{Buffer, ComputePipeline};
 use wavetrace::integrator::{RenderSettings, Sampler};
 use wavetrace::interface::{SamplerProbePush, LIGHT_SUBPATH_BOUNCE, RR_DIMENSION};
 use wavetrace::sampler::{path_number, sample_set, sobol_coordinate, sobol_directions, sobol_sample_bits};
@@ -22,14 +22,7 @@ fn gpu_and_cpu_give_the_same_bits() {
     let context = &gpu.context;
     // Awkward counts: pixels that do not divide the invocations, a partial last workgroup.
     let (count, dimensions, pixels) = (1031u32, 9u32, 7u32);
-    let values = Buffer::new(
-        context,
-        "sampler values",
-        u64::from(count * dimensions) * 4,
-        BufferUsage::STORAGE,
-        MemoryLocation::GpuOnly,
-    )
-    .unwrap();
+    let values = Buffer::gpu_storage(context, "sampler values", u64::from(count * dimensions) * 4).unwrap();
     let pipeline = ComputePipeline::<SamplerProbePush>::new(context, ids::DIAGNOSTICS_SAMPLER_PROBE, &[]).unwrap();
     for (seed, first_sample) in [(0u32, 0u32), (42, 1_000), (u32::MAX, 4_000_000_000)] {
         for bounce in BOUNCES {
