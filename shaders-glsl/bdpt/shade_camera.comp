@@ -61,8 +61,8 @@ Connection light_vertex_connection(PassConstants c, uint path, uint i, uint t, u
     connection.contribution = unweighted * strategy_weight(c, path, s, t, weight);
     connection.wanted = (stored_light.flags & LIGHT_VERTEX_CONNECTABLE) != 0
                         && any(greaterThan(connection.contribution, vec3(0.0)));
-    connection.from = leaving_point(v, w);
-    connection.to = leaving_point(l, -w);
+    connection.from = segment_end(v, w, distance);
+    connection.to = segment_end(l, -w, distance);
     return connection;
 }
 

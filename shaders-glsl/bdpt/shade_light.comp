@@ -86,7 +86,7 @@ void main() {
                 // mean radiance (the film divides by the samples per pixel).
                 splat_contribution = throughput.xyz * f * (camera_pdf / distance2) * weight;
                 splat = any(greaterThan(splat_contribution, vec3(0.0)));
-                splat_from = leaving_point(v, w);
+                splat_from = segment_end(v, w, sqrt(distance2));
                 splat_pixel = min(uint(image.y), c.height - 1) * c.width + min(uint(image.x), c.width - 1);
             }
 
