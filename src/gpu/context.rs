@@ -306,6 +306,17 @@ impl Context {
         Ok(SubmitTicket(value))
     }
 
+    /// Waits until the queue is idle, presentation included. A semaphore that a present waited
+    /// on is free to destroy only then: the submissions' timeline says nothing of the presents
+    /// that followed them (the validation layer caught a window's swapchain semaphore destroyed
+    /// while in use, under load). Call after `wait_for_all`, which bounds the wait by the hang
+    /// timeout; what is left is the last present.
+    pub(crate) fn wait_queue_idle(&self) -> GpuResult<()> {
+        let queue = self.shared.queue.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: the queue is externally synchronised by the mutex.
+        unsafe { self.shared.device.queue_wait_idle(*queue) }.vk("vkQueueWaitIdle")
+    }
+
     /// Presents swapchain image `index` once `wait` is signalled, on the queue the renders use;
     /// returns whether the swapchain no longer matches the surface (resized: make it again).
     pub(crate) fn present(

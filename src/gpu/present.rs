@@ -208,6 +208,9 @@ impl Presenter {
     fn make_swapchain(&mut self, context: &Context, (width, height): (u32, u32)) -> GpuResult<()> {
         let shared = Arc::clone(&self.shared);
         context.wait_for_all("the frames before a swapchain change")?;
+        if self.swapchain != vk::SwapchainKHR::null() {
+            context.wait_queue_idle()?;
+        }
         let physical = shared.adapter.raw;
         // SAFETY: plain queries on the physical device and this presenter's surface.
         let (capabilities, formats) = unsafe {
@@ -292,9 +295,10 @@ impl Presenter {
         Ok(())
     }
 
-    /// Destroys the swapchain and its semaphores; the caller has waited for the GPU.
+    /// Destroys the swapchain and its semaphores; the caller has waited for the queue to be idle.
     fn destroy_swapchain(&mut self) {
-        // SAFETY: nothing in flight uses them (the callers wait for all submissions first).
+        // SAFETY: nothing in flight uses them (the callers wait for the queue to be idle first,
+        // presents included).
         unsafe {
             for semaphore in self.copied.drain(..) {
                 self.shared.device.destroy_semaphore(semaphore, None);
@@ -373,7 +377,10 @@ impl Drop for Presenter {
         let context = Context {
             shared: Arc::clone(&self.shared),
         };
-        if let Err(error) = context.wait_for_all("the last frame") {
+        if let Err(error) = context
+            .wait_for_all("the last frame")
+            .and_then(|()| context.wait_queue_idle())
+        {
             log::error!("closing the window: {error}");
             return;
         }
