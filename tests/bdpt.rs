@@ -198,7 +198,8 @@ fn every_gltf_material_feature_gives_the_path_tracers_mean() {
     // Normal maps, textures, rough glass in a volume, alpha, punctual lights: a vertex must be
     // the same surface whichever subpath reaches it. With the shading frame chosen by wo and
     // texture filtering by segment length, BDPT was 2.2% darker than the path tracer here
-    // (the floor's normal map); measured 0.5-0.8% at 256-1024 spp since.
+    // (the floor's normal map); measured 0.5-0.8% at 256-1024 spp since, and 0.1% here once
+    // the textures' filter took its slant from the camera (the test above).
     let gpu = common::gpu();
     let scene = common::load_scene("all-features");
     let backend = gpu.context.trace_backends()[0];
