@@ -63,9 +63,7 @@ fn against_reference(scene_name: &str, resolution: u32, depth: u32, spp: u32, rr
             "{scene_name} {resolution} d{depth} {spp} spp rr {rr_depth} {backend:?}: path tracer {pt:?}, bdpt {bd:?}"
         );
         assert_eq!(bd.non_finite_pixels, 0);
-        for ratio in bd.mean_ratio {
-            assert!((ratio - 1.0).abs() < 0.02, "bdpt mean ratio {ratio}: {bd:?}");
-        }
+        common::assert_means_within(&bd, 0.02, "bdpt");
         assert!(
             bd.rel_mse <= allowed * pt.rel_mse,
             "bdpt relMSE {} over {allowed}x the path tracer's {}",
@@ -83,9 +81,7 @@ fn against_reference(scene_name: &str, resolution: u32, depth: u32, spp: u32, rr
         );
         let so = metrics::compare(&sobol, &reference).unwrap();
         eprintln!("{scene_name} {resolution} d{depth} {spp} spp rr {rr_depth} {backend:?}: bdpt with Sobol {so:?}");
-        for ratio in so.mean_ratio {
-            assert!((ratio - 1.0).abs() < 0.02, "bdpt mean ratio with Sobol {ratio}: {so:?}");
-        }
+        common::assert_means_within(&so, 0.02, "bdpt with Sobol");
         assert!(
             so.rel_mse <= SOBOL_ALLOWED * bd.rel_mse,
             "bdpt relMSE with Sobol {} over {SOBOL_ALLOWED}x its relMSE with independent numbers {}",
@@ -154,9 +150,7 @@ fn splats_of_lights_close_to_a_surface_keep_the_reference_mean() {
     };
     let c = metrics::compare(&common::render(&gpu.context, &scene, &settings), &reference).unwrap();
     eprintln!("cornell-many-lights 128 d2 64 spp, bdpt: {c:?}");
-    for ratio in c.mean_ratio {
-        assert!((ratio - 1.0).abs() < 0.004, "bdpt mean ratio {ratio}: {c:?}");
-    }
+    common::assert_means_within(&c, 0.004, "bdpt");
     gpu.finish();
 }
 
@@ -187,9 +181,7 @@ fn splats_and_next_event_estimation_agree_on_normal_maps() {
     };
     let c = metrics::compare(&strategy(2, 1), &strategy(1, 2)).unwrap();
     eprintln!("all-features lit by its spot, 48 d2 1024 spp, splats against next-event estimation: {c:?}");
-    for ratio in c.mean_ratio {
-        assert!((ratio - 1.0).abs() < 0.012, "splats' mean ratio {ratio}: {c:?}");
-    }
+    common::assert_means_within(&c, 0.012, "splats");
     gpu.finish();
 }
 
@@ -208,9 +200,7 @@ fn every_gltf_material_feature_gives_the_path_tracers_mean() {
     let c = metrics::compare(&bdpt, &path_traced).unwrap();
     eprintln!("all-features 64 d6 256 spp, bdpt against the path tracer: {c:?}");
     assert_eq!(c.non_finite_pixels, 0);
-    for ratio in c.mean_ratio {
-        assert!((ratio - 1.0).abs() < 0.015, "bdpt mean ratio {ratio}: {c:?}");
-    }
+    common::assert_means_within(&c, 0.015, "bdpt");
     gpu.finish();
 }
 

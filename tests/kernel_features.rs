@@ -187,9 +187,7 @@ fn specialised_kernels_make_the_general_kernels_image() {
                 "{name} {integrator:?}: relMSE {}",
                 comparison.rel_mse
             );
-            for ratio in comparison.mean_ratio {
-                assert!((ratio - 1.0).abs() < 1e-4, "{name} {integrator:?}: mean ratio {ratio}");
-            }
+            common::assert_means_within(&comparison, 1e-4, &format!("{name} {integrator:?}"));
         }
     }
     gpu.finish();

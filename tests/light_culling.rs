@@ -453,12 +453,7 @@ fn bits_lists_and_off_render_the_street_alike() {
         // The global choice's heavier tail leaves its mean noisier at equal samples.
         for (c, tolerance) in [(&c_bits, 0.03), (&c_off, 0.06)] {
             assert_eq!(c.non_finite_pixels, 0);
-            for ratio in c.mean_ratio {
-                assert!(
-                    (ratio - 1.0).abs() < tolerance,
-                    "mean ratio {ratio} at {spp} spp: {c:?}"
-                );
-            }
+            common::assert_means_within(c, tolerance, &format!("{spp} spp"));
         }
         errors.push(c_bits.rel_mse);
     }
@@ -484,12 +479,7 @@ fn bits_lists_and_off_render_the_street_alike() {
         "street-300 lists of 24, 1024 spp: {c:?}, {} cells overflowed",
         culling.overflowed_cells
     );
-    for ratio in c.mean_ratio {
-        assert!(
-            (ratio - 1.0).abs() < 0.03,
-            "overflowing lists: mean ratio {ratio}: {c:?}"
-        );
-    }
+    common::assert_means_within(&c, 0.03, "overflowing lists");
     small.light_culling.list_capacity = 4;
     small.spp = 64;
     let (image, stats) = render(context, &scene, &small);
@@ -618,9 +608,7 @@ fn ranged_lights_share_the_choice_with_triangles_and_unranged_lights() {
         let c = metrics::compare(&image, &reference).unwrap();
         eprintln!("cornell box with ranged lights, {format:?}: {c:?}");
         assert_eq!(c.non_finite_pixels, 0);
-        for ratio in c.mean_ratio {
-            assert!((ratio - 1.0).abs() < 0.015, "{format:?}: mean ratio {ratio}: {c:?}");
-        }
+        common::assert_means_within(&c, 0.015, &format!("{format:?}"));
         assert!(c.block8_rel_mse < 2e-3, "{format:?}: {c:?}");
     }
     gpu.finish();

@@ -89,9 +89,7 @@ fn check_with_roulette(
             "{scene_name} {resolution} d{depth} {spp} spp rr {rr_depth} {integrator:?} {schedule:?} {backend:?}: {c:?}"
         );
         assert_eq!(c.non_finite_pixels, 0);
-        for ratio in c.mean_ratio {
-            assert!((ratio - 1.0).abs() < 0.02, "{backend:?}: mean ratio {ratio}: {c:?}");
-        }
+        common::assert_means_within(&c, 0.02, &format!("{backend:?}"));
         assert!(
             c.rel_mse <= 2.0 * mitsuba_rel_mse,
             "{backend:?}: relMSE over 2x Mitsuba's {mitsuba_rel_mse}: {c:?}"

@@ -284,3 +284,14 @@ pub fn reference(scene: &str, resolution: u32, depth: u32) -> wavetrace::film::R
     )
     .unwrap()
 }
+
+/// Every channel's mean within `tolerance` of the image it was compared with (ratio 1);
+/// `what` names the render in the failure.
+pub fn assert_means_within(c: &wavetrace::film::metrics::Comparison, tolerance: f64, what: &str) {
+    for ratio in c.mean_ratio {
+        assert!(
+            (ratio - 1.0).abs() < tolerance,
+            "{what}: mean ratio {ratio}, more than {tolerance} from 1: {c:?}"
+        );
+    }
+}
