@@ -5,9 +5,16 @@
 //!
 //!     cargo run --release --example bench_trace_floor -- SCENE.gltf [--res W H] [--spp N]
 //!         [--max-depth D] [--integrator wavefront|bdpt] [--capacity RAYS] [--merge-instances] [--json]
+//!         [--orders CHUNK] [--dump-rays DIR] [--path-runs]
 //!
 //! Defaults: 1024 x 1024, 64 spp (the logs hold every ray: 32 bytes each), depth 8, the
-//! wavefront, room for 2^28 rays of each kind.
+//! wavefront, room for 2^28 rays of each kind. `--dump-rays` writes both logs under DIR, in
+//! recorded order and in a megakernel's pixel-major order (`recorded/`, `pixel-major/`:
+//! `extension.rays`, `shadow.rays` of `ProbeRay`s, 32 bytes each, little-endian), each with the
+//! floor's figures in that order (`floor.json`), so that another renderer can trace the same
+//! rays in the same orders (`tools/bench/peer/mitsuba_trace_floor.py`). `--path-runs` (the path
+//! tracer only) traces the extension rays again as a megakernel would: a path a thread, its
+//! segments one after the other, against the same rays one a thread in the same order.
 
 use std::path::PathBuf;
 
@@ -15,7 +22,7 @@ use wavetrace::gpu::{Context, ContextDesc};
 use wavetrace::integrator::{IntegratorKind, RenderSettings, RenderStats, Renderer};
 use wavetrace::interface::ProbeRay;
 use wavetrace::scene::Scene;
-use wavetrace::trace::floor::TraceFloor;
+use wavetrace::trace::floor::{FloorTrace, RayCounts, RayLog, RayTag, TraceFloor};
 
 struct Args {
     scene: PathBuf,
@@ -30,6 +37,9 @@ struct Args {
     /// Trace each log again in finer orders than the render's ray sort, sorted within runs of
     /// this many rays (the size of a launch), to see what ray coherence could buy.
     orders_chunk: Option<usize>,
+    dump_rays: Option<PathBuf>,
+    /// Trace the extension rays again a path a thread, each thread its path's rays in turn.
+    path_runs: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -44,6 +54,8 @@ fn parse_args() -> Result<Args, String> {
         merge_instances: false,
         json: false,
         orders_chunk: None,
+        dump_rays: None,
+        path_runs: false,
     };
     let mut words = std::env::args().skip(1);
     let number = |word: Option<String>, flag: &str| -> Result<u32, String> {
@@ -70,6 +82,8 @@ fn parse_args() -> Result<Args, String> {
             "--json" => args.json = true,
             "--merge-instances" => args.merge_instances = true,
             "--orders" => args.orders_chunk = Some(number(words.next(), "--orders")? as usize),
+            "--path-runs" => args.path_runs = true,
+            "--dump-rays" => args.dump_rays = Some(words.next().ok_or("--dump-rays needs a directory")?.into()),
             scene if !scene.starts_with("--") && args.scene.as_os_str().is_empty() => args.scene = scene.into(),
             other => return Err(format!("unknown argument {other}")),
         }
@@ -77,7 +91,7 @@ fn parse_args() -> Result<Args, String> {
     if args.scene.as_os_str().is_empty() {
         return Err(
             "usage: bench_trace_floor SCENE.gltf [--res W H] [--spp N] [--max-depth D] [--integrator \
-                    wavefront|bdpt] [--capacity RAYS] [--merge-instances] [--json]"
+                    wavefront|bdpt] [--capacity RAYS] [--merge-instances] [--json] [--orders CHUNK] [--dump-rays DIR] [--path-runs]"
                 .into(),
         );
     }
@@ -164,6 +178,60 @@ fn main() -> Result<(), String> {
         shadow.hits,
         render_ms / floor_ms
     );
+    if let Some(dir) = &args.dump_rays {
+        let trace = |shadow: bool, count: u32| trace(shadow, count).map_err(|e| e.to_string());
+        dump_rays(dir, &context, log, counts, args.spp, &trace)?;
+    }
+    if args.path_runs {
+        if args.integrator != IntegratorKind::Wavefront {
+            return Err("--path-runs needs the path tracer's rays (--integrator wavefront)".into());
+        }
+        let trace_fastest = |threads: u32, per_thread: u32| -> Result<FloorTrace, String> {
+            let mut fastest = floor
+                .trace_paths(&context, top_level, log.rays(false), threads, per_thread)
+                .map_err(|e| e.to_string())?;
+            for _ in 0..3 {
+                let again = floor
+                    .trace_paths(&context, top_level, log.rays(false), threads, per_thread)
+                    .map_err(|e| e.to_string())?;
+                fastest.milliseconds = fastest.milliseconds.min(again.milliseconds);
+            }
+            Ok(fastest)
+        };
+        let rays = log.read(&context, false, counts.extension).map_err(|e| e.to_string())?;
+        let tags = log
+            .read_tags(&context, false, counts.extension)
+            .map_err(|e| e.to_string())?;
+        let runs = path_runs(&rays, &tags, args.max_depth);
+        if runs.len() > log.capacity() as usize {
+            return Err(format!(
+                "{} rays in runs, more than the log's {}: a larger --capacity",
+                runs.len(),
+                log.capacity()
+            ));
+        }
+        for (name, ordered, per_thread) in [
+            ("recorded, a ray a thread", rays.clone(), 1),
+            (
+                "pixel-major, a ray a thread",
+                pixel_major(&rays, &tags, args.spp, false),
+                1,
+            ),
+            (
+                "path-major, a ray a thread",
+                runs.iter().copied().filter(|r| r.t_max > 0.0).collect(),
+                1,
+            ),
+            ("path-major, a path a thread", runs.clone(), args.max_depth),
+        ] {
+            log.rays(false).upload(&context, &ordered).map_err(|e| e.to_string())?;
+            let traced = trace_fastest(ordered.len() as u32 / per_thread, per_thread)?;
+            println!(
+                "extension rays {name}: {:.2} ms ({} hit)",
+                traced.milliseconds, traced.hits
+            );
+        }
+    }
     if let Some(chunk) = args.orders_chunk {
         for shadow in [false, true] {
             let count = if shadow { counts.shadow } else { counts.extension };
@@ -199,6 +267,119 @@ fn main() -> Result<(), String> {
         println!("{}", serde_json::to_string_pretty(&report).expect("plain JSON values"));
     }
     Ok(())
+}
+
+/// Writes both logs under `dir/recorded`, and again in the order a megakernel that gives a
+/// pixel's samples to neighbouring lanes would trace them (`dir/pixel-major`, as Mitsuba 3
+/// lays out its lanes: lane = pixel x spp + sample, each warp of 32 lanes bounce by bounce),
+/// each with what the floor measured of it in that order.
+fn dump_rays(
+    dir: &std::path::Path,
+    context: &Context,
+    log: &RayLog,
+    counts: RayCounts,
+    spp: u32,
+    trace: &dyn Fn(bool, u32) -> Result<FloorTrace, String>,
+) -> Result<(), String> {
+    let failed = |what: &std::path::Path, e: std::io::Error| format!("{}: {e}", what.display());
+    let gpu = |e: wavetrace::gpu::GpuError| e.to_string();
+    let mut logs = Vec::new();
+    for (shadow, count) in [(false, counts.extension), (true, counts.shadow)] {
+        let rays = log.read(context, shadow, count).map_err(gpu)?;
+        let tags = log.read_tags(context, shadow, count).map_err(gpu)?;
+        logs.push((shadow, count, rays, tags));
+    }
+    for order in ["recorded", "pixel-major"] {
+        let out = dir.join(order);
+        std::fs::create_dir_all(&out).map_err(|e| failed(&out, e))?;
+        let mut report = serde_json::Map::new();
+        for (shadow, count, rays, tags) in &logs {
+            let rays = if order == "recorded" {
+                rays.clone()
+            } else {
+                pixel_major(rays, tags, spp, *shadow)
+            };
+            log.rays(*shadow).upload(context, &rays).map_err(gpu)?;
+            // The fastest of several: writing the files leaves the GPU idle long enough to
+            // lower its clocks, and one trace's warm-up run is too short to raise them again.
+            let mut traced = trace(*shadow, *count)?;
+            for _ in 0..3 {
+                let again = trace(*shadow, *count)?;
+                traced.milliseconds = traced.milliseconds.min(again.milliseconds);
+            }
+            let kind = if *shadow { "shadow" } else { "extension" };
+            let path = out.join(format!("{kind}.rays"));
+            std::fs::write(&path, bytemuck::cast_slice::<ProbeRay, u8>(&rays)).map_err(|e| failed(&path, e))?;
+            report.insert(format!("{kind}_rays"), (*count).into());
+            report.insert(
+                format!("{kind}_{}", if *shadow { "blocked" } else { "hits" }),
+                traced.hits.into(),
+            );
+            report.insert(format!("{kind}_ms"), traced.milliseconds.into());
+            println!(
+                "order {order:>11} {kind} rays: {:.2} ms ({} hit)",
+                traced.milliseconds, traced.hits
+            );
+        }
+        report.insert(
+            "rays_per_launch".into(),
+            wavetrace::trace::floor::RAYS_PER_LAUNCH.into(),
+        );
+        let path = out.join("floor.json");
+        let text = serde_json::to_string_pretty(&serde_json::Value::Object(report)).expect("plain JSON values");
+        std::fs::write(&path, text).map_err(|e| failed(&path, e))?;
+    }
+    Ok(())
+}
+
+/// The rays in the order of a megakernel whose lane `pixel x spp + sample` traces that sample's
+/// path: warp by warp (32 lanes), and within a warp bounce by bounce. Shadow rays keep no sample
+/// or bounce, so they go warp by warp in recorded order.
+fn pixel_major(rays: &[ProbeRay], tags: &[RayTag], spp: u32, shadow: bool) -> Vec<ProbeRay> {
+    let key = |tag: &RayTag| -> u64 {
+        let sample = if shadow {
+            0
+        } else {
+            u64::from(tag.sample_and_bounce & ((1 << 24) - 1)) % u64::from(spp)
+        };
+        let bounce = if shadow {
+            0
+        } else {
+            u64::from(tag.sample_and_bounce >> 24)
+        };
+        let lane = u64::from(tag.pixel) * u64::from(spp) + sample;
+        (lane >> 5) << 16 | bounce << 8 | (lane & 31)
+    };
+    let mut order: Vec<usize> = (0..rays.len()).collect();
+    order.sort_by_cached_key(|&i| key(&tags[i]));
+    order.into_iter().map(|i| rays[i]).collect()
+}
+
+/// The extension rays a path a run of `max_depth`, paths in pixel-major order (pixel, then
+/// sample), each run its path's segments in order, then gaps (`t_max` -1).
+fn path_runs(rays: &[ProbeRay], tags: &[RayTag], max_depth: u32) -> Vec<ProbeRay> {
+    let mut order: Vec<usize> = (0..rays.len()).collect();
+    order.sort_by_key(|&i| {
+        (
+            tags[i].pixel,
+            tags[i].sample_and_bounce & ((1 << 24) - 1),
+            tags[i].sample_and_bounce >> 24,
+        )
+    });
+    let gap = ProbeRay { t_max: -1.0, ..rays[0] };
+    let mut runs = Vec::new();
+    let mut at = 0;
+    while at < order.len() {
+        let path = |i: usize| (tags[i].pixel, tags[i].sample_and_bounce & ((1 << 24) - 1));
+        let start = runs.len();
+        let first = order[at];
+        while at < order.len() && path(order[at]) == path(first) {
+            runs.push(rays[order[at]]);
+            at += 1;
+        }
+        runs.resize(start + max_depth as usize, gap);
+    }
+    runs
 }
 
 /// Orders of a ray log, coarsest first: what a finer ray sort than the render's would give.

@@ -255,9 +255,11 @@ gpu_structs! {
         pad0: u32,
     }
 
-    /// Push constants of the trace floor's kernels (`trace/floor*`): `count` recorded rays from
-    /// `first` of `rays`, traced as extension rays (closest hit) or, with `shadow` 1, as
-    /// shadow rays (first hit ends them); rays that hit are counted at `hits` (a u32).
+    /// Push constants of the trace floor's kernels (`trace/floor*`): `count` threads from
+    /// thread `first`, each tracing `rays_per_thread` (0 means 1) consecutive recorded rays of
+    /// `rays` one after the other, as extension rays (closest hit) or, with `shadow` 1, as
+    /// shadow rays (first hit ends them); a ray with `t_max` <= 0 is a gap, not traced. Rays
+    /// that hit are counted at `hits` (a u32).
     struct TraceFloorPush {
         top_level: u64,
         rays: u64,
@@ -265,7 +267,7 @@ gpu_structs! {
         first: u32,
         count: u32,
         shadow: u32,
-        pad0: u32,
+        rays_per_thread: u32,
     }
 
     /// Push constants of `diagnostics/rng_probe`.

@@ -1,9 +1,11 @@
 //! The trace floor (`trace::floor`): extend and connect record exactly the rays a render
-//! traces, and tracing them again finds what the render found.
+//! traces, each tagged with its path, and tracing them again finds what the render found.
 
 mod common;
 
+use wavetrace::gpu::{Buffer, BufferUsage};
 use wavetrace::integrator::{IntegratorKind, RenderSettings, Renderer};
+use wavetrace::interface::ProbeRay;
 use wavetrace::trace::floor::TraceFloor;
 
 #[test]
@@ -32,6 +34,24 @@ fn recorded_rays_are_the_rays_the_render_traced_and_trace_again_alike() {
             "{integrator:?}: {counts:?}"
         );
 
+        // Runs of five rays a thread, every third slot a gap, hold the extension rays in order.
+        let extension_rays = log.read(&gpu.context, false, counts.extension).unwrap();
+        let mut runs = Vec::new();
+        for ray in &extension_rays {
+            if runs.len() % 3 == 2 {
+                runs.push(ProbeRay { t_max: -1.0, ..*ray });
+            }
+            runs.push(*ray);
+        }
+        runs.resize(
+            runs.len().div_ceil(5) * 5,
+            ProbeRay {
+                t_max: -1.0,
+                ..extension_rays[0]
+            },
+        );
+        let runs_buffer = Buffer::from_slice(&gpu.context, "runs", &runs, BufferUsage::STORAGE).unwrap();
+
         let mut found = Vec::new();
         for &backend in gpu.context.trace_backends() {
             let floor = TraceFloor::new(&gpu.context, backend).unwrap();
@@ -42,6 +62,13 @@ fn recorded_rays_are_the_rays_the_render_traced_and_trace_again_alike() {
             let shadow = floor
                 .trace(&gpu.context, top_level, log.rays(true), counts.shadow, true)
                 .unwrap();
+            let in_runs = floor
+                .trace_paths(&gpu.context, top_level, &runs_buffer, runs.len() as u32 / 5, 5)
+                .unwrap();
+            assert_eq!(
+                in_runs.hits, extension.hits,
+                "{integrator:?}, {backend:?}: runs of rays a thread"
+            );
             found.push((extension.hits, shadow.hits));
         }
         assert!(
@@ -61,8 +88,34 @@ fn recorded_rays_are_the_rays_the_render_traced_and_trace_again_alike() {
                 .unwrap();
             assert_eq!(u64::from(extension_hits), shaded);
         }
+        // Tags: the path tracer's camera rays are one a pixel sample, every ray's tag names a
+        // pixel, sample and segment of the render, and shadow rays carry their pixel alone.
+        // (BDPT's light subpaths share the slots and their packing, so only its count is checked.)
+        if integrator == IntegratorKind::Wavefront {
+            let pixels = 24 * 24;
+            let extension_tags = log.read_tags(&gpu.context, false, counts.extension).unwrap();
+            assert_eq!(extension_tags.len(), counts.extension as usize);
+            let mut camera_rays = vec![0u32; pixels * 4];
+            for tag in &extension_tags {
+                let (sample, bounce) = (tag.sample_and_bounce & 0xff_ffff, tag.sample_and_bounce >> 24);
+                assert!(
+                    (tag.pixel as usize) < pixels && sample < 4 && bounce < max_depth,
+                    "{integrator:?}: {tag:?}"
+                );
+                if bounce == 0 {
+                    camera_rays[tag.pixel as usize * 4 + sample as usize] += 1;
+                }
+            }
+            assert!(camera_rays.iter().all(|&n| n == 1), "camera rays a pixel sample");
+            let shadow_tags = log.read_tags(&gpu.context, true, counts.shadow).unwrap();
+            assert!(
+                shadow_tags
+                    .iter()
+                    .all(|t| (t.pixel as usize) < pixels && t.sample_and_bounce == u32::MAX),
+                "{integrator:?}: shadow tags"
+            );
+        }
         // Every extension ray hits the closed-behind box but for those leaving by its open front.
-        let extension_rays = log.read(&gpu.context, false, counts.extension).unwrap();
         let cpu_hits = extension_rays
             .iter()
             .filter(|r| {

@@ -25,7 +25,7 @@ void main() {
     uint shadow = c.ray_sort_buckets > 0 ? Uints(c.sorted_connect_queue).v[index] : index;
     vec4 origin = Vec4s(c.shadow_origins).v[shadow];
     vec3 direction = Vec3s(c.shadow_directions).v[shadow];
-    log_ray(c, 1, origin.xyz, direction, origin.w);
+    log_shadow_ray(c, shadow, origin.xyz, direction, origin.w);
     rayQueryEXT query;
     rayQueryInitializeEXT(query, accelerationStructureEXT(c.top_level),
                           gl_RayFlagsTerminateOnFirstHitEXT, 0xff,

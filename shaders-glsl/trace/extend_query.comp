@@ -23,7 +23,7 @@ void main() {
     vec3 origin = Vec3s(c.ray_origins).v[path];
     vec3 direction = Vec3s(c.ray_directions).v[path];
     bool last_segment = on_last_segment(c, path);
-    log_ray(c, 0, origin, direction, 1e30);
+    log_extension_ray(c, path, origin, direction, 1e30);
     rayQueryEXT query;
     rayQueryInitializeEXT(query, accelerationStructureEXT(c.top_level), gl_RayFlagsNoneEXT, 0xff,
                           origin, 0.0, direction, 1e30);

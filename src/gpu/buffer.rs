@@ -189,8 +189,13 @@ impl Buffer {
 
     /// Copies the first `count` elements of this buffer back to the CPU (waits for the GPU).
     pub fn read_back<T: Pod>(&self, context: &Context, count: usize) -> GpuResult<Vec<T>> {
+        self.read_back_at(context, 0, count)
+    }
+
+    /// Copies `count` elements from `first_byte` on back to the CPU (waits for the GPU).
+    pub fn read_back_at<T: Pod>(&self, context: &Context, first_byte: u64, count: usize) -> GpuResult<Vec<T>> {
         let bytes = count.saturating_mul(std::mem::size_of::<T>()) as u64;
-        self.check_range(0, bytes)?;
+        self.check_range(first_byte, bytes)?;
         let mut out = vec![T::zeroed(); count];
         if count == 0 {
             return Ok(out);
@@ -207,7 +212,7 @@ impl Buffer {
             .zip((0u64..).step_by(staging.size as usize))
         {
             context.run_once(&format!("read back {}", self.name), |commands| {
-                commands.copy_buffer(self, offset, &staging, 0, piece.len() as u64);
+                commands.copy_buffer(self, first_byte + offset, &staging, 0, piece.len() as u64);
                 Ok(())
             })?;
             staging.read_into(0, piece)?;

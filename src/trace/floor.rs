@@ -30,9 +30,11 @@ pub struct RayCounts {
 }
 
 impl RayLog {
-    /// Room for `capacity` rays in each log (32 bytes a ray).
+    /// Room for `capacity` rays in each log: 32 bytes a ray, then 8 bytes a ray's tag
+    /// (`include/ray_log.glsl`).
     pub fn new(context: &Context, capacity: u32) -> GpuResult<Self> {
-        let bytes = u64::from(capacity.max(1)) * std::mem::size_of::<ProbeRay>() as u64;
+        let bytes =
+            u64::from(capacity.max(1)) * (std::mem::size_of::<ProbeRay>() + std::mem::size_of::<RayTag>()) as u64;
         let log = |name| Buffer::gpu_storage(context, name, bytes);
         Ok(Self {
             extension: log("extension ray log")?,
@@ -75,6 +77,23 @@ impl RayLog {
     pub fn read(&self, context: &Context, shadow: bool, count: u32) -> GpuResult<Vec<ProbeRay>> {
         self.rays(shadow).read_back(context, count.min(self.capacity) as usize)
     }
+
+    /// The tags of the first `count` rays of a log, in the rays' order.
+    pub fn read_tags(&self, context: &Context, shadow: bool, count: u32) -> GpuResult<Vec<RayTag>> {
+        let tags_start = u64::from(self.capacity) * std::mem::size_of::<ProbeRay>() as u64;
+        self.rays(shadow)
+            .read_back_at(context, tags_start, count.min(self.capacity) as usize)
+    }
+}
+
+/// Whose a recorded ray was: its path's pixel (row-major over the whole image) and, for
+/// extension rays, the path's sample and bounce as the path state packs them
+/// (`include/wavefront.glsl`: `path_sample`, `path_bounce`); `u32::MAX` where not kept.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct RayTag {
+    pub pixel: u32,
+    pub sample_and_bounce: u32,
 }
 
 /// What tracing one log took.
@@ -94,7 +113,7 @@ pub struct TraceFloor {
 }
 
 /// Rays per launch: a compute dispatch's group count stays under 65,536.
-const RAYS_PER_LAUNCH: u32 = 1 << 21;
+pub const RAYS_PER_LAUNCH: u32 = 1 << 21;
 const WARM_UP_RUNS: usize = 1;
 const TIMED_RUNS: usize = 3;
 
@@ -131,7 +150,34 @@ impl TraceFloor {
         count: u32,
         shadow: bool,
     ) -> GpuResult<FloorTrace> {
-        let needed = u64::from(count) * std::mem::size_of::<ProbeRay>() as u64;
+        self.trace_runs(context, top_level, rays, count, 1, shadow)
+    }
+
+    /// Traces `threads` runs of `rays_per_thread` extension rays each, a thread a run, its
+    /// rays one after the other (a megakernel thread's order); rays with `t_max` <= 0 pad the
+    /// runs and are not traced.
+    pub fn trace_paths(
+        &self,
+        context: &Context,
+        top_level: u64,
+        rays: &Buffer,
+        threads: u32,
+        rays_per_thread: u32,
+    ) -> GpuResult<FloorTrace> {
+        self.trace_runs(context, top_level, rays, threads, rays_per_thread, false)
+    }
+
+    fn trace_runs(
+        &self,
+        context: &Context,
+        top_level: u64,
+        rays: &Buffer,
+        threads: u32,
+        rays_per_thread: u32,
+        shadow: bool,
+    ) -> GpuResult<FloorTrace> {
+        let count = threads;
+        let needed = u64::from(count) * u64::from(rays_per_thread) * std::mem::size_of::<ProbeRay>() as u64;
         if needed > rays.size() {
             return Err(GpuError::InvalidUse {
                 name: "trace floor".into(),
@@ -153,7 +199,7 @@ impl TraceFloor {
                 first,
                 count: (count - first).min(RAYS_PER_LAUNCH),
                 shadow: u32::from(shadow),
-                pad0: 0,
+                rays_per_thread,
             };
             self.kernel.record_per_pixel(&mut commands, &push, push.count, 1);
         }
