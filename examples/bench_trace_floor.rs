@@ -187,22 +187,18 @@ fn main() -> Result<(), String> {
             return Err("--path-runs needs the path tracer's rays (--integrator wavefront)".into());
         }
         let trace_fastest = |threads: u32, per_thread: u32| -> Result<FloorTrace, String> {
-            let mut fastest = floor
-                .trace_paths(&context, top_level, log.rays(false), threads, per_thread)
-                .map_err(|e| e.to_string())?;
-            for _ in 0..3 {
-                let again = floor
+            fastest_of_warm_runs(&|| {
+                floor
                     .trace_paths(&context, top_level, log.rays(false), threads, per_thread)
-                    .map_err(|e| e.to_string())?;
-                fastest.milliseconds = fastest.milliseconds.min(again.milliseconds);
-            }
-            Ok(fastest)
+                    .map_err(|e| e.to_string())
+            })
         };
         let rays = log.read(&context, false, counts.extension).map_err(|e| e.to_string())?;
         let tags = log
             .read_tags(&context, false, counts.extension)
             .map_err(|e| e.to_string())?;
-        let runs = path_runs(&rays, &tags, args.max_depth);
+        let runs = path_runs(&rays, &tags, args.max_depth, false);
+        let sample_runs = path_runs(&rays, &tags, args.max_depth, true);
         if runs.len() > log.capacity() as usize {
             return Err(format!(
                 "{} rays in runs, more than the log's {}: a larger --capacity",
@@ -210,6 +206,7 @@ fn main() -> Result<(), String> {
                 log.capacity()
             ));
         }
+        let dense = |runs: &[ProbeRay]| -> Vec<ProbeRay> { runs.iter().copied().filter(|r| r.t_max > 0.0).collect() };
         for (name, ordered, per_thread) in [
             ("recorded, a ray a thread", rays.clone(), 1),
             (
@@ -217,12 +214,14 @@ fn main() -> Result<(), String> {
                 pixel_major(&rays, &tags, args.spp, false),
                 1,
             ),
-            (
-                "path-major, a ray a thread",
-                runs.iter().copied().filter(|r| r.t_max > 0.0).collect(),
-                1,
-            ),
+            ("path-major, a ray a thread", dense(&runs), 1),
             ("path-major, a path a thread", runs.clone(), args.max_depth),
+            ("sample-major paths, a ray a thread", dense(&sample_runs), 1),
+            (
+                "sample-major paths, a path a thread",
+                sample_runs.clone(),
+                args.max_depth,
+            ),
         ] {
             log.rays(false).upload(&context, &ordered).map_err(|e| e.to_string())?;
             let traced = trace_fastest(ordered.len() as u32 / per_thread, per_thread)?;
@@ -239,13 +238,7 @@ fn main() -> Result<(), String> {
             for order in ORDERS {
                 let rays = reordered(&recorded_rays, chunk, order);
                 log.rays(shadow).upload(&context, &rays).map_err(|e| e.to_string())?;
-                // Several runs, the fastest kept: the sort on the host leaves the GPU idle long
-                // enough to lower its clocks.
-                let mut traced = trace(shadow, count).map_err(|e| e.to_string())?;
-                for _ in 0..3 {
-                    let again = trace(shadow, count).map_err(|e| e.to_string())?;
-                    traced.milliseconds = traced.milliseconds.min(again.milliseconds);
-                }
+                let traced = fastest_of_warm_runs(&|| trace(shadow, count).map_err(|e| e.to_string()))?;
                 println!(
                     "order {:>14} {} rays, runs of {chunk}: {:.1} ms ({} hit)",
                     order.name(),
@@ -267,6 +260,23 @@ fn main() -> Result<(), String> {
         println!("{}", serde_json::to_string_pretty(&report).expect("plain JSON values"));
     }
     Ok(())
+}
+
+/// The fastest of repeated traces, repeated until they have kept the GPU busy for half a second
+/// (at most 400 times): the host's sorts and file writes between traces leave the GPU idle long
+/// enough to lower its clocks, and a trace of a few milliseconds does not raise them again.
+fn fastest_of_warm_runs(trace: &dyn Fn() -> Result<FloorTrace, String>) -> Result<FloorTrace, String> {
+    let mut fastest = trace()?;
+    let mut busy_ms = fastest.milliseconds;
+    for _ in 0..400 {
+        if busy_ms >= 500.0 {
+            break;
+        }
+        let again = trace()?;
+        busy_ms += again.milliseconds;
+        fastest.milliseconds = fastest.milliseconds.min(again.milliseconds);
+    }
+    Ok(fastest)
 }
 
 /// Writes both logs under `dir/recorded`, and again in the order a megakernel that gives a
@@ -300,13 +310,7 @@ fn dump_rays(
                 pixel_major(rays, tags, spp, *shadow)
             };
             log.rays(*shadow).upload(context, &rays).map_err(gpu)?;
-            // The fastest of several: writing the files leaves the GPU idle long enough to
-            // lower its clocks, and one trace's warm-up run is too short to raise them again.
-            let mut traced = trace(*shadow, *count)?;
-            for _ in 0..3 {
-                let again = trace(*shadow, *count)?;
-                traced.milliseconds = traced.milliseconds.min(again.milliseconds);
-            }
+            let traced = fastest_of_warm_runs(&|| trace(*shadow, *count))?;
             let kind = if *shadow { "shadow" } else { "extension" };
             let path = out.join(format!("{kind}.rays"));
             std::fs::write(&path, bytemuck::cast_slice::<ProbeRay, u8>(&rays)).map_err(|e| failed(&path, e))?;
@@ -355,22 +359,25 @@ fn pixel_major(rays: &[ProbeRay], tags: &[RayTag], spp: u32, shadow: bool) -> Ve
     order.into_iter().map(|i| rays[i]).collect()
 }
 
-/// The extension rays a path a run of `max_depth`, paths in pixel-major order (pixel, then
-/// sample), each run its path's segments in order, then gaps (`t_max` -1).
-fn path_runs(rays: &[ProbeRay], tags: &[RayTag], max_depth: u32) -> Vec<ProbeRay> {
+/// The extension rays a path a run of `max_depth`, each run its path's segments in order, then
+/// gaps (`t_max` -1). Paths in pixel-major order (pixel, then sample: a pixel's samples side by
+/// side, as Mitsuba's lanes) or sample-major (sample, then pixel: one sample of neighbouring
+/// pixels side by side, as our megakernel's launch).
+fn path_runs(rays: &[ProbeRay], tags: &[RayTag], max_depth: u32, sample_major: bool) -> Vec<ProbeRay> {
+    let path = |i: usize| {
+        let sample = tags[i].sample_and_bounce & ((1 << 24) - 1);
+        if sample_major {
+            (sample, tags[i].pixel)
+        } else {
+            (tags[i].pixel, sample)
+        }
+    };
     let mut order: Vec<usize> = (0..rays.len()).collect();
-    order.sort_by_key(|&i| {
-        (
-            tags[i].pixel,
-            tags[i].sample_and_bounce & ((1 << 24) - 1),
-            tags[i].sample_and_bounce >> 24,
-        )
-    });
+    order.sort_by_key(|&i| (path(i), tags[i].sample_and_bounce >> 24));
     let gap = ProbeRay { t_max: -1.0, ..rays[0] };
     let mut runs = Vec::new();
     let mut at = 0;
     while at < order.len() {
-        let path = |i: usize| (tags[i].pixel, tags[i].sample_and_bounce & ((1 << 24) - 1));
         let start = runs.len();
         let first = order[at];
         while at < order.len() && path(order[at]) == path(first) {
