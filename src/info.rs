@@ -89,10 +89,15 @@ impl std::fmt::Display for SystemReport {
                 c.max_compute_workgroup_invocations, c.timestamp_period_ns, c.timestamp_valid_bits
             )?;
             if c.ray_tracing_pipeline {
+                let reordering = match (c.invocation_reorder, c.invocation_reorder_regroups) {
+                    (false, _) => "no",
+                    (true, false) => "accepted, threads not regrouped",
+                    (true, true) => "yes",
+                };
                 writeln!(
                     f,
-                    "    shader group handle {} bytes; max ray recursion depth {}",
-                    c.shader_group_handle_size, c.max_ray_recursion_depth
+                    "    shader group handle {} bytes; max ray recursion depth {}; shader execution reordering {}",
+                    c.shader_group_handle_size, c.max_ray_recursion_depth, reordering
                 )?;
             }
             if device.usable {

@@ -273,7 +273,9 @@ struct RenderOptions {
     #[arg(long, default_value_t = MltSettings::default().sigma, allow_negative_numbers = true)]
     mlt_sigma: f32,
     /// Shader execution reordering (VK_NV_ray_tracing_invocation_reorder) in the extend kernel
-    /// (wavefront, bdpt), where the device has it: threads regrouped by the instance they hit.
+    /// (wavefront, bdpt), where the device has it: threads regrouped by the instance they hit
+    /// where the device regroups (`wavetrace info` says; the H100 does not, and there the hit
+    /// read from a hit object is what it changes).
     #[arg(long, value_enum, default_value_t = Switch::On)]
     reorder: Switch,
     /// One acceleration structure for every instance instead of one per mesh (no instance

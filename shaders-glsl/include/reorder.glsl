@@ -3,6 +3,9 @@
 // then the threads are regrouped so that those about to shade the same instance (and so the
 // same material) run together, the misses apart, before anything reads the hit. No
 // closest-hit or miss shader runs: the hit is read from the object, as extend.rchit writes it.
+// The H100 accepts the reorder but says it does not regroup (`wavetrace info`); there, reading
+// the hit from the object instead of running the closest-hit shader is what makes extend
+// 1-3% faster (docs/BENCHMARKS.md).
 #ifndef WAVETRACE_REORDER_GLSL
 #define WAVETRACE_REORDER_GLSL
 

@@ -30,9 +30,13 @@ pub struct Capabilities {
     /// VK_KHR_pipeline_executable_properties: the driver reports what each kernel compiled
     /// to (`WAVETRACE_PIPELINE_STATS`).
     pub pipeline_statistics: bool,
-    /// VK_NV_ray_tracing_invocation_reorder: raygen shaders may regroup their threads by
-    /// what they do after a trace (shader execution reordering; the H100 has it).
+    /// VK_NV_ray_tracing_invocation_reorder: raygen shaders may ask to regroup their threads
+    /// by what they do after a trace (shader execution reordering; the H100 accepts it).
     pub invocation_reorder: bool,
+    /// Whether the device says it actually regroups threads when asked
+    /// (rayTracingInvocationReorderReorderingHint is REORDER); where it says NONE the calls are
+    /// accepted and leave the threads where they are.
+    pub invocation_reorder_regroups: bool,
     /// VK_KHR_swapchain: the device can present to a window (the viewer).
     pub swapchain: bool,
     pub subgroup_arithmetic: bool,
@@ -301,6 +305,7 @@ fn probe(instance: &Instance, index: usize, raw: vk::PhysicalDevice) -> GpuResul
         shader_float_atomics: features.shader_float_atomics,
         pipeline_statistics: features.pipeline_statistics,
         invocation_reorder: features.invocation_reorder && features.ray_tracing_pipeline,
+        invocation_reorder_regroups: features.invocation_reorder && properties.invocation_reorder_regroups,
         swapchain: has(ash::khr::swapchain::NAME),
         subgroup_arithmetic: subgroup_ops.contains(vk::SubgroupFeatureFlags::ARITHMETIC),
         subgroup_ballot: subgroup_ops.contains(vk::SubgroupFeatureFlags::BALLOT),
@@ -454,6 +459,7 @@ struct PropertyValues {
     shader_group_base_alignment: u32,
     scratch_alignment: u32,
     max_allocation_bytes: u64,
+    invocation_reorder_regroups: bool,
     max_instance_count: u64,
     max_primitive_count: u64,
 }
@@ -472,6 +478,7 @@ fn query_properties(
     let mut accel_properties = vk::PhysicalDeviceAccelerationStructurePropertiesKHR::default();
     let mut size_control = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
     let mut maintenance3 = vk::PhysicalDeviceMaintenance3Properties::default();
+    let mut reorder = vk::PhysicalDeviceRayTracingInvocationReorderPropertiesNV::default();
     let mut properties = vk::PhysicalDeviceProperties2::default()
         .push_next(&mut subgroup)
         .push_next(&mut maintenance3);
@@ -486,6 +493,9 @@ fn query_properties(
     }
     if has(ash::khr::acceleration_structure::NAME) {
         properties = properties.push_next(&mut accel_properties);
+    }
+    if has(ash::nv::ray_tracing_invocation_reorder::NAME) {
+        properties = properties.push_next(&mut reorder);
     }
     // SAFETY: a plain query on a physical device of this instance; every struct in the
     // p_next chain lives on this stack frame until the query returns.
@@ -528,6 +538,8 @@ fn query_properties(
         shader_group_base_alignment: rt_properties.shader_group_base_alignment,
         scratch_alignment: accel_properties.min_acceleration_structure_scratch_offset_alignment,
         max_allocation_bytes: maintenance3.max_memory_allocation_size,
+        invocation_reorder_regroups: reorder.ray_tracing_invocation_reorder_reordering_hint
+            == vk::RayTracingInvocationReorderModeNV::REORDER,
         max_instance_count: accel_properties.max_instance_count,
         max_primitive_count: accel_properties.max_primitive_count,
     }
@@ -553,6 +565,7 @@ mod tests {
             shader_float_atomics: false,
             pipeline_statistics: false,
             invocation_reorder: false,
+            invocation_reorder_regroups: false,
             swapchain: false,
             subgroup_arithmetic: true,
             subgroup_ballot: true,
