@@ -189,7 +189,7 @@ fn main() -> Result<(), String> {
         let trace_fastest = |threads: u32, per_thread: u32| -> Result<FloorTrace, String> {
             fastest_of_warm_runs(&|| {
                 floor
-                    .trace_paths(&context, top_level, log.rays(false), threads, per_thread)
+                    .trace_runs(&context, top_level, log.rays(false), threads, per_thread, false)
                     .map_err(|e| e.to_string())
             })
         };

@@ -63,7 +63,7 @@ fn recorded_rays_are_the_rays_the_render_traced_and_trace_again_alike() {
                 .trace(&gpu.context, top_level, log.rays(true), counts.shadow, true)
                 .unwrap();
             let in_runs = floor
-                .trace_paths(&gpu.context, top_level, &runs_buffer, runs.len() as u32 / 5, 5)
+                .trace_runs(&gpu.context, top_level, &runs_buffer, runs.len() as u32 / 5, 5, false)
                 .unwrap();
             assert_eq!(
                 in_runs.hits, extension.hits,

@@ -153,21 +153,10 @@ impl TraceFloor {
         self.trace_runs(context, top_level, rays, count, 1, shadow)
     }
 
-    /// Traces `threads` runs of `rays_per_thread` extension rays each, a thread a run, its
-    /// rays one after the other (a megakernel thread's order); rays with `t_max` <= 0 pad the
+    /// Traces `threads` runs of `rays_per_thread` rays each, a thread a run, its rays one after
+    /// the other (a megakernel thread's order; 1 is `trace`); rays with `t_max` <= 0 pad the
     /// runs and are not traced.
-    pub fn trace_paths(
-        &self,
-        context: &Context,
-        top_level: u64,
-        rays: &Buffer,
-        threads: u32,
-        rays_per_thread: u32,
-    ) -> GpuResult<FloorTrace> {
-        self.trace_runs(context, top_level, rays, threads, rays_per_thread, false)
-    }
-
-    fn trace_runs(
+    pub fn trace_runs(
         &self,
         context: &Context,
         top_level: u64,
@@ -181,7 +170,7 @@ impl TraceFloor {
         if needed > rays.size() {
             return Err(GpuError::InvalidUse {
                 name: "trace floor".into(),
-                problem: format!("{count} rays asked of a log of {} bytes", rays.size()),
+                problem: format!("{needed} bytes of rays asked of a log of {} bytes", rays.size()),
             });
         }
         let mut commands = CommandBuffer::new(context, "trace floor")?;
