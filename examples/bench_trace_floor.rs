@@ -344,13 +344,9 @@ fn pixel_major(rays: &[ProbeRay], tags: &[RayTag], spp: u32, shadow: bool) -> Ve
         let sample = if shadow {
             0
         } else {
-            u64::from(tag.sample_and_bounce & ((1 << 24) - 1)) % u64::from(spp)
+            u64::from(tag.sample()) % u64::from(spp)
         };
-        let bounce = if shadow {
-            0
-        } else {
-            u64::from(tag.sample_and_bounce >> 24)
-        };
+        let bounce = if shadow { 0 } else { u64::from(tag.bounce()) };
         let lane = u64::from(tag.pixel) * u64::from(spp) + sample;
         (lane >> 5) << 16 | bounce << 8 | (lane & 31)
     };
@@ -365,7 +361,7 @@ fn pixel_major(rays: &[ProbeRay], tags: &[RayTag], spp: u32, shadow: bool) -> Ve
 /// pixels side by side, as our megakernel's launch).
 fn path_runs(rays: &[ProbeRay], tags: &[RayTag], max_depth: u32, sample_major: bool) -> Vec<ProbeRay> {
     let path = |i: usize| {
-        let sample = tags[i].sample_and_bounce & ((1 << 24) - 1);
+        let sample = tags[i].sample();
         if sample_major {
             (sample, tags[i].pixel)
         } else {
@@ -373,7 +369,7 @@ fn path_runs(rays: &[ProbeRay], tags: &[RayTag], max_depth: u32, sample_major: b
         }
     };
     let mut order: Vec<usize> = (0..rays.len()).collect();
-    order.sort_by_key(|&i| (path(i), tags[i].sample_and_bounce >> 24));
+    order.sort_by_key(|&i| (path(i), tags[i].bounce()));
     let gap = ProbeRay { t_max: -1.0, ..rays[0] };
     let mut runs = Vec::new();
     let mut at = 0;

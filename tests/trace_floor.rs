@@ -97,7 +97,7 @@ fn recorded_rays_are_the_rays_the_render_traced_and_trace_again_alike() {
             assert_eq!(extension_tags.len(), counts.extension as usize);
             let mut camera_rays = vec![0u32; pixels * 4];
             for tag in &extension_tags {
-                let (sample, bounce) = (tag.sample_and_bounce & 0xff_ffff, tag.sample_and_bounce >> 24);
+                let (sample, bounce) = (tag.sample(), tag.bounce());
                 assert!(
                     (tag.pixel as usize) < pixels && sample < 4 && bounce < max_depth,
                     "{integrator:?}: {tag:?}"

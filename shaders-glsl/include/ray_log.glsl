@@ -22,6 +22,7 @@ void log_ray(PassConstants c, uint shadow, vec3 origin, vec3 direction, float t_
     uint at = atomicAdd(RayLogCounts(c.ray_log_counts).v[shadow], 1u);
     if (at < c.ray_log_capacity) {
         LoggedRays(log).v[at] = ProbeRay(origin, 0.0, direction, t_max);
+        // The tags start past the log's capacity of 32-byte ProbeRays (RayLog::new).
         RayLogTags(log + uint64_t(c.ray_log_capacity) * 32u).v[at] = tag;
     }
 }

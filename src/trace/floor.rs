@@ -9,7 +9,7 @@
 
 use crate::gpu::shaders::ids;
 use crate::gpu::{Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult, Profiler};
-use crate::interface::{PassConstants, ProbeRay, TraceFloorPush};
+use crate::interface::{PassConstants, ProbeRay, TraceFloorPush, SAMPLE_BITS, SAMPLE_MASK};
 
 use super::{appending_raygen, barrier, TraceBackend, TraceKernel, TraceShaders};
 
@@ -94,6 +94,18 @@ impl RayLog {
 pub struct RayTag {
     pub pixel: u32,
     pub sample_and_bounce: u32,
+}
+
+impl RayTag {
+    /// The path's sample index (meaningless for shadow rays).
+    pub fn sample(&self) -> u32 {
+        self.sample_and_bounce & SAMPLE_MASK
+    }
+
+    /// The segment the ray traces, 0 for a camera ray (meaningless for shadow rays).
+    pub fn bounce(&self) -> u32 {
+        self.sample_and_bounce >> SAMPLE_BITS
+    }
 }
 
 /// What tracing one log took.
