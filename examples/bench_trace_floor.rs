@@ -180,7 +180,7 @@ fn main() -> Result<(), String> {
     );
     if let Some(dir) = &args.dump_rays {
         let trace = |shadow: bool, count: u32| trace(shadow, count).map_err(|e| e.to_string());
-        dump_rays(dir, &context, log, counts, args.spp, &trace)?;
+        dump_rays(dir, &context, log, counts, (args.spp, args.integrator), &trace)?;
     }
     if args.path_runs {
         if args.integrator != IntegratorKind::Wavefront {
@@ -282,13 +282,15 @@ fn fastest_of_warm_runs(trace: &dyn Fn() -> Result<FloorTrace, String>) -> Resul
 /// Writes both logs under `dir/recorded`, and again in the order a megakernel that gives a
 /// pixel's samples to neighbouring lanes would trace them (`dir/pixel-major`, as Mitsuba 3
 /// lays out its lanes: lane = pixel x spp + sample, each warp of 32 lanes bounce by bounce),
-/// each with what the floor measured of it in that order.
+/// each with what the floor measured of it in that order. A BDPT sample's light and camera
+/// subpaths share its pixel, sample and segment numbers, so BDPT's rays are written in
+/// recorded order only.
 fn dump_rays(
     dir: &std::path::Path,
     context: &Context,
     log: &RayLog,
     counts: RayCounts,
-    spp: u32,
+    (spp, integrator): (u32, IntegratorKind),
     trace: &dyn Fn(bool, u32) -> Result<FloorTrace, String>,
 ) -> Result<(), String> {
     let failed = |what: &std::path::Path, e: std::io::Error| format!("{}: {e}", what.display());
@@ -299,7 +301,12 @@ fn dump_rays(
         let tags = log.read_tags(context, shadow, count).map_err(gpu)?;
         logs.push((shadow, count, rays, tags));
     }
-    for order in ["recorded", "pixel-major"] {
+    let orders: &[&str] = if integrator == IntegratorKind::Wavefront {
+        &["recorded", "pixel-major"]
+    } else {
+        &["recorded"]
+    };
+    for &order in orders {
         let out = dir.join(order);
         std::fs::create_dir_all(&out).map_err(|e| failed(&out, e))?;
         let mut report = serde_json::Map::new();
