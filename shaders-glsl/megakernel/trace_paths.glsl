@@ -1,7 +1,7 @@
 // The megakernel's loop, shared by its two backends: a whole path in one thread, from the
 // camera ray to its last vertex, with path.glsl's shade_hit between the backend's
-// trace_closest and trace_occluded. The film gets the same fixed-point additions as from the
-// wavefront kernels.
+// trace_segment calls. The film gets the same fixed-point additions as from the wavefront
+// kernels.
 // Returns the rays it traced (extension, shadow), which the backends add to the pass's counts.
 #ifndef WAVETRACE_TRACE_PATHS_GLSL
 #define WAVETRACE_TRACE_PATHS_GLSL
@@ -34,32 +34,48 @@ bool launch_sample(PassConstants c, uint layer, out uint sample_index) {
 uvec2 trace_path(PassConstants c, uint pixel, uint sample_index) {
     uint extension_rays = 0;
     uint shadow_rays = 0;
+    if (c.max_depth == 0) {
+        return uvec2(0);
+    }
     vec3 origin;
     vec3 direction;
     camera_ray(c, pixel, sample_index, origin, direction);
     vec4 throughput = vec4(1.0, 1.0, 1.0, 0.0);
     uint light_normal = LIGHT_NORMAL_NONE;
-    for (uint bounce = 0; bounce < c.max_depth; ++bounce) {
+    uint bounce = 0;
+    bool continues = true;
+    bool has_shadow = false;
+    ShadowRay shadow;
+    // One trace a turn, a shadow ray's or the next segment's, so that the loop calls the
+    // traversal from one place: on the H100, where traversal runs as shader code beside the
+    // raygen's, a second call site (the shadow ray's, once a bounce) cost the megakernel 6-9%
+    // on the Cornell box and 7% on ajar (docs/BENCHMARKS.md, "One traversal call site").
+    while (true) {
         HitRecord hit;
+        bool found = trace_segment(c, has_shadow ? shadow.origin : origin, has_shadow ? shadow.direction : direction,
+                                   has_shadow ? shadow.t_max : 1e30, has_shadow, hit);
+        if (has_shadow) {
+            shadow_rays += 1;
+            has_shadow = false;
+            if (!found) {
+                add_to_film(c, pixel, shadow.contribution);
+            }
+            if (!continues) {
+                break;
+            }
+            continue;
+        }
         extension_rays += 1;
-        if (!trace_closest(c, origin, direction, hit)) {
+        if (!found) {
             add_to_film(c, pixel, environment_seen(c, direction, throughput));
             break;
         }
         vec3 emitted;
-        bool has_shadow;
-        ShadowRay shadow;
-        bool continues =
-            shade_hit(c, pixel, sample_index, bounce, hit, origin, direction, throughput, light_normal, emitted,
-                      has_shadow, shadow);
+        continues = shade_hit(c, pixel, sample_index, bounce, hit, origin, direction, throughput, light_normal,
+                              emitted, has_shadow, shadow);
         add_to_film(c, pixel, emitted);
-        if (has_shadow) {
-            shadow_rays += 1;
-            if (!trace_occluded(c, shadow.origin, shadow.direction, shadow.t_max)) {
-                add_to_film(c, pixel, shadow.contribution);
-            }
-        }
-        if (!continues) {
+        bounce += 1;
+        if (!continues && !has_shadow) {
             break;
         }
     }

@@ -38,6 +38,15 @@ bool trace_occluded(PassConstants c, vec3 origin, vec3 direction, float t_max) {
     return rayQueryGetIntersectionTypeEXT(query, true) != gl_RayQueryCommittedIntersectionNoneEXT;
 }
 
+// trace_paths.glsl's one trace a turn; ray queries have no call site to share, so it branches.
+bool trace_segment(PassConstants c, vec3 origin, vec3 direction, float t_max, bool occlusion, out HitRecord hit) {
+    if (occlusion) {
+        hit = HitRecord(-1.0, 0, 0, 0);
+        return trace_occluded(c, origin, direction, t_max);
+    }
+    return trace_closest(c, origin, direction, hit);
+}
+
 #include "trace_paths.glsl"
 
 void main() {

@@ -56,7 +56,7 @@ impl Megakernel {
                     ids::MEGAKERNEL_TRACE_PATHS_SUBGROUP_RGEN,
                     ids::MEGAKERNEL_TRACE_PATHS_LANES_RGEN,
                 ),
-                miss: &[ids::TRACE_EXTEND_RMISS, ids::TRACE_CONNECT_RMISS],
+                miss: &[ids::TRACE_EXTEND_RMISS],
                 closest_hit: ids::TRACE_EXTEND_RCHIT,
                 alpha_holes: setup.features.contains(FEATURE_ALPHA),
                 specialization: &setup.features.specialization(),
