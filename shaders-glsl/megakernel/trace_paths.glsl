@@ -49,7 +49,8 @@ uvec2 trace_path(PassConstants c, uint pixel, uint sample_index) {
     // One trace a turn, a shadow ray's or the next segment's, so that the loop calls the
     // traversal from one place: on the H100, where traversal runs as shader code beside the
     // raygen's, a second call site (the shadow ray's, once a bounce) cost the megakernel 6-9%
-    // on the Cornell box and 7% on ajar (docs/BENCHMARKS.md, "One traversal call site").
+    // on the Cornell box and 7% on ajar (docs/BENCHMARKS.md, "One traversal call site in the
+    // megakernel").
     while (true) {
         HitRecord hit;
         bool found = trace_segment(c, has_shadow ? shadow.origin : origin, has_shadow ? shadow.direction : direction,
