@@ -102,6 +102,30 @@ impl XServer {
         self.run("xdotool", &["key", key]);
     }
 
+    /// The window whose title matches `pattern`, waiting for it: the viewer titles its window
+    /// at most every quarter second and the title reaches the X server after the terminal's
+    /// line, so a search right after "done" can come too early.
+    fn window_named(&self, pattern: &str) -> String {
+        let started = Instant::now();
+        loop {
+            // xdotool exits non-zero while no window matches.
+            let found = Command::new("xdotool")
+                .args(["search", "--name", pattern])
+                .env("DISPLAY", &self.display)
+                .output()
+                .unwrap();
+            let window = String::from_utf8_lossy(&found.stdout).trim().to_string();
+            if found.status.success() && !window.is_empty() {
+                return window;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "no window titled {pattern} after 30 s"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     fn run(&self, program: &str, args: &[&str]) -> String {
         String::from_utf8_lossy(&self.output(program, args).stdout)
             .trim()
@@ -239,8 +263,7 @@ fn start_viewer(x: &XServer, shots: &Path) -> Viewer {
         window: String::new(),
     };
     viewer.wait_for_line("view: done: 4 spp", 1);
-    viewer.window = x.run("xdotool", &["search", "--name", "^wavetrace \\|"]);
-    assert!(!viewer.window.is_empty(), "no window named wavetrace");
+    viewer.window = x.window_named("^wavetrace \\|");
     viewer
 }
 
