@@ -109,11 +109,7 @@ impl XServer {
         let started = Instant::now();
         loop {
             // xdotool exits non-zero while no window matches.
-            let found = Command::new("xdotool")
-                .args(["search", "--name", pattern])
-                .env("DISPLAY", &self.display)
-                .output()
-                .unwrap();
+            let found = self.attempt("xdotool", &["search", "--name", pattern]);
             let window = String::from_utf8_lossy(&found.stdout).trim().to_string();
             if found.status.success() && !window.is_empty() {
                 return window;
@@ -132,13 +128,18 @@ impl XServer {
             .to_string()
     }
 
-    /// What `program` printed on this display; its failure fails the test.
-    fn output(&self, program: &str, args: &[&str]) -> std::process::Output {
-        let output = Command::new(program)
+    /// `program` run on this display, whether or not it succeeds.
+    fn attempt(&self, program: &str, args: &[&str]) -> std::process::Output {
+        Command::new(program)
             .args(args)
             .env("DISPLAY", &self.display)
             .output()
-            .unwrap();
+            .unwrap()
+    }
+
+    /// What `program` printed on this display; its failure fails the test.
+    fn output(&self, program: &str, args: &[&str]) -> std::process::Output {
+        let output = self.attempt(program, args);
         assert!(
             output.status.success(),
             "{program}: {}",

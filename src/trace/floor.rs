@@ -177,8 +177,7 @@ impl TraceFloor {
         rays_per_thread: u32,
         shadow: bool,
     ) -> GpuResult<FloorTrace> {
-        let count = threads;
-        let needed = u64::from(count) * u64::from(rays_per_thread) * std::mem::size_of::<ProbeRay>() as u64;
+        let needed = u64::from(threads) * u64::from(rays_per_thread) * std::mem::size_of::<ProbeRay>() as u64;
         if needed > rays.size() {
             return Err(GpuError::InvalidUse {
                 name: "trace floor".into(),
@@ -192,13 +191,13 @@ impl TraceFloor {
         commands.fill_buffer(&self.hits, 0, 4, 0);
         barrier(self.backend, &mut commands);
         let scope = profiler.begin(&mut commands, if shadow { "shadow rays" } else { "extension rays" })?;
-        for first in (0..count).step_by(RAYS_PER_LAUNCH as usize) {
+        for first in (0..threads).step_by(RAYS_PER_LAUNCH as usize) {
             let push = TraceFloorPush {
                 top_level,
                 rays: rays.address(),
                 hits: self.hits.address(),
                 first,
-                count: (count - first).min(RAYS_PER_LAUNCH),
+                count: (threads - first).min(RAYS_PER_LAUNCH),
                 shadow: u32::from(shadow),
                 rays_per_thread,
             };
