@@ -16,6 +16,16 @@ case " ${SCENES:-many-materials} " in *" many-materials "*)
   python3 tools/scenes/many_materials.py /tmp/many > "$OUT/many-materials.txt" 2>&1
   python3 tools/scenes/many_materials.py /tmp/many --textured >> "$OUT/many-materials.txt" 2>&1 ;;
 esac
+# Variants of many-materials that tell the triangles' cost from the materials' (named in SCENES only):
+# Lambertian spheres only, spheres of 32 x 12 segments (16,908 triangles in all), and both.
+for name in ${SCENES:-}; do
+  case $name in
+    many-materials-diffuse) python3 tools/scenes/many_materials.py /tmp/many --diffuse --name $name ;;
+    many-materials-lowpoly) python3 tools/scenes/many_materials.py /tmp/many --slices 32 --stacks 12 --name $name ;;
+    many-materials-diffuse-lowpoly)
+      python3 tools/scenes/many_materials.py /tmp/many --diffuse --slices 32 --stacks 12 --name $name ;;
+  esac
+done >> "$OUT/many-materials.txt" 2>&1
 W=.device/wavetrace
 S=tests/scenes
 $W render $S/cornell-box/cornell-box.gltf -o /tmp/warm.exr --res 256 256 --spp 4 > /dev/null 2>&1
@@ -42,11 +52,12 @@ for line in sys.stdin:
     r = json.loads(line); print(r["scene"], "d%d" % r["max_depth"], "mitsuba", sys.argv[1], r["msamples_per_s"])' "rr$rr"
   done
 }
-# SCENES (default: all): which of cornell-box-d3 cornell-box cornell-glass ajar many-materials.
+# SCENES (default: all): which of cornell-box-d3 cornell-box cornell-glass ajar many-materials (and the
+# variants above).
 for name in ${SCENES:-cornell-box-d3 cornell-box cornell-glass ajar many-materials}; do
   case $name in
     cornell-box-d3) measure cornell-box $S/cornell-box/cornell-box.gltf 3 ;;
-    many-materials) measure many-materials /tmp/many/many-materials.gltf 8 ;;
+    many-materials*) measure "$name" "/tmp/many/$name.gltf" 8 ;;
     *) measure "$name" "$S/$name/$name.gltf" 8 ;;
   esac
 done >> "$OUT/peer.txt" 2>&1

@@ -12,7 +12,11 @@ roughness texture, the glasses rough coloured glass (KHR_materials_volume), and 
 normal-mapped checkerboard; the spheres get normals and UVs (one more column at the seam).
 Textures are 256 x 256 PNGs written beside the scene (many-materials-textured.gltf).
 
-usage: many_materials.py OUT_DIR [--slices N] [--stacks N] [--textured]
+With --diffuse every sphere takes one of the 16 Lambertian colours (no mirrors, no glass): the
+same geometry with the simplest shading, for telling what the triangles cost from what the
+materials cost. --name sets the file stem (default many-materials, or many-materials-textured).
+
+usage: many_materials.py OUT_DIR [--slices N] [--stacks N] [--textured | --diffuse] [--name STEM]
 """
 import argparse
 import colorsys
@@ -155,10 +159,13 @@ def main():
     parser.add_argument("out_dir")
     parser.add_argument("--slices", type=int, default=256)
     parser.add_argument("--stacks", type=int, default=84)
-    parser.add_argument("--textured", action="store_true")
+    variant = parser.add_mutually_exclusive_group()
+    variant.add_argument("--textured", action="store_true")
+    variant.add_argument("--diffuse", action="store_true")
+    parser.add_argument("--name")
     args = parser.parse_args()
     os.makedirs(args.out_dir, exist_ok=True)
-    stem = "many-materials-textured" if args.textured else "many-materials"
+    stem = args.name or ("many-materials-textured" if args.textured else "many-materials")
     if args.textured:
         files = textures(args.out_dir)
         scene_materials, image_names = textured_materials(files)
@@ -174,7 +181,7 @@ def main():
         for column in range(columns):
             k = row * columns + column
             # Diffuse spheres first, then mirrors and glasses spread over the grid.
-            material = 4 + (k * 7) % 24
+            material = 4 + (k % 16 if args.diffuse else (k * 7) % 24)
             center = (-0.75 + 0.3 * column, -0.6 + 0.4 * row, -0.1 + 0.25 * ((row + column) % 2))
             positions, indices, normals, uvs = sphere(center, radius, args.slices, args.stacks, seam=args.textured)
             if args.textured:
