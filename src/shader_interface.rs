@@ -574,15 +574,14 @@ gpu_structs! {
         path_sampler: u32,
         // Metropolis light transport (integrator/pmlt/, mlt.glsl): the chains (`MltChain`),
         // each proposal's record (`MltRecord`), each path slot's strategy (s | t << 16), the
-        // image scale of each path length's chains, the phase (`MltControl`) and the key of
-        // the bootstrap's samples. `mlt_proposals`: proposals of one chain an iteration (0: not
-        // Metropolis); `mlt_dimensions`: numbers in a primary sample.
+        // image scale of each path length's chains and the phase (`MltControl`).
+        // `mlt_proposals`: proposals of one chain an iteration (0: not Metropolis);
+        // `mlt_dimensions`: numbers in a primary sample.
         mlt_chains: u64,
         mlt_records: u64,
         mlt_strategies: u64,
         mlt_scales: u64,
         mlt_control: u64,
-        mlt_bootstrap_key: u64,
         mlt_chain_count: u32,
         mlt_proposals: u32,
         mlt_dimensions: u32,
@@ -1084,10 +1083,12 @@ gpu_structs! {
     }
 
     /// The phase of a Metropolis render, written by the host between submissions:
-    /// `proposals`: an iteration's proposals (every chain's), or the bootstrap's samples;
-    /// `bootstrap`: 1 while the bootstrap's uniform samples are traced; `resolve_scale`: what the
-    /// splat film is multiplied by as it is added to the film.
+    /// `bootstrap_key`: the key of the bootstrap's samples (each pass's own: pmlt/mod.rs's
+    /// `pass_seed`); `proposals`: an iteration's proposals (every chain's), or the bootstrap's
+    /// samples; `bootstrap`: 1 while the bootstrap's uniform samples are traced;
+    /// `resolve_scale`: what the splat film is multiplied by as it is added to the film.
     struct MltControl {
+        bootstrap_key: u64,
         proposals: u32,
         bootstrap: u32,
         resolve_scale: f32,

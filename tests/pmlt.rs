@@ -413,6 +413,50 @@ fn furnace_box_matches_the_reference() {
     gpu.finish();
 }
 
+/// A split render (chunks of samples on several devices, `--samples` parts, progressive passes)
+/// runs one Metropolis render a pass. Each pass has its own bootstrap and chains under keys of
+/// its own, and weighs in by its samples. Two passes give different images, and the passes
+/// together, a short last one included, keep the reference's means and fall in error. (Before
+/// 2026-11-27 every pass repeated the first one's chains and counted as a full pass: a render
+/// split 4 + 4 + 2 came out 1.2x too bright, with no less noise.)
+#[test]
+fn the_passes_of_a_split_render_are_independent_estimates_weighted_by_their_samples() {
+    let gpu = common::gpu();
+    let scene = common::load_scene("cornell-box");
+    let reference = common::reference("cornell-box", 64, 8);
+    let settings = RenderSettings {
+        spp: 4,
+        ..pmlt_settings(&gpu, 64, 1024, 16, 1 << 19)
+    };
+    let mut renderer = Renderer::new(&gpu.context, &scene, &settings).unwrap();
+    let film = |renderer: &Renderer, spp: u32| renderer.film().read_mean(&gpu.context, spp).unwrap();
+    renderer.render_samples(0, 4).unwrap();
+    let first = film(&renderer, 4);
+    renderer.clear_film().unwrap();
+    renderer.render_samples(4, 4).unwrap();
+    let second = film(&renderer, 4);
+    let apart = metrics::compare(&first, &second).unwrap();
+    eprintln!("pmlt passes 0..4 and 4..8 against each other: {apart:?}");
+    assert!(apart.rel_mse > 1e-3, "two passes gave the same image: {apart:?}");
+
+    renderer.clear_film().unwrap();
+    for (start, count) in [(0, 4), (4, 4), (8, 2)] {
+        renderer.render_samples(start, count).unwrap();
+    }
+    let split = metrics::compare(&film(&renderer, 10), &reference).unwrap();
+    let one = metrics::compare(&first, &reference).unwrap();
+    eprintln!("pmlt split 4 + 4 + 2: {split:?}; the first pass alone: {one:?}");
+    common::assert_means_within(&split, 0.02, "pmlt split 4 + 4 + 2");
+    assert!(
+        split.rel_mse < 0.75 * one.rel_mse,
+        "three independent passes, relMSE {} against one pass's {}",
+        split.rel_mse,
+        one.rel_mse
+    );
+    drop(renderer);
+    gpu.finish();
+}
+
 /// Chains start in proportion to Y* among uniform samples, so the image of a single iteration
 /// is already an estimate of the whole image. Its luminance hardly shows start-up bias (each
 /// path length's light is scaled by b_k, wherever the chains put it), so the test compares

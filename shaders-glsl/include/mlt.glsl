@@ -129,7 +129,8 @@ bool mlt_large_step(PassConstants c, MltChain chain, uint iteration) {
 MltIds mlt_proposal_ids(PassConstants c, uint proposal, uint iteration) {
     if (mlt_control(c).bootstrap != 0) {
         uint64_t index = uint64_t(proposal) + 1;
-        return MltIds(c.mlt_bootstrap_key, index, c.mlt_bootstrap_key, index);
+        uint64_t key = mlt_control(c).bootstrap_key;
+        return MltIds(key, index, key, index);
     }
     MltChain chain = MltChains(c.mlt_chains).v[proposal / c.mlt_proposals];
     uint64_t index = mlt_index(c, iteration, proposal % c.mlt_proposals + 1);

@@ -99,15 +99,24 @@ pub fn render_before_record() -> GpuError {
 /// The name of the scope each integrator opens around a whole submission: the GPU's busy time.
 pub const SUBMISSION_SCOPE: &str = "submission";
 
+/// What one pass renders: samples `first_sample ..` of the render's sequence over the pixels it
+/// covers, `camera_paths` (covered pixels x samples) in all. A whole render is one pass from
+/// sample 0; a progressive or split render runs several.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PassSamples {
+    pub first_sample: u32,
+    pub camera_paths: u64,
+}
+
 /// One way of estimating the image (path tracing as a wavefront or as a megakernel; later
 /// bidirectional and Metropolis methods). `docs/EXTENDING.md` says how to add one.
 pub trait Integrator {
     /// Records the passes that `render` replays.
     fn record(&mut self, frame: &Frame<'_>) -> GpuResult<()>;
 
-    /// Runs the pass's `camera_paths` (covered pixels x samples, at most what `Setup` said),
-    /// calling `progress` with the share of the work started.
-    fn render(&mut self, context: &Context, camera_paths: u64, progress: &mut dyn FnMut(f64))
+    /// Runs the pass's samples (at most the camera paths `Setup` said), calling `progress` with
+    /// the share of the work started.
+    fn render(&mut self, context: &Context, pass: PassSamples, progress: &mut dyn FnMut(f64))
         -> GpuResult<PassTimings>;
 
     /// Records what returns the integrator's own state to how `record` found it, so that a

@@ -9,7 +9,7 @@ use crate::gpu::{CommandBuffer, ComputePipeline, Context, DispatchSize, GpuResul
 use crate::interface::{QueueState, WavefrontPush, FEATURE_ALPHA};
 use crate::trace::{self, TraceKernel, TraceShaders};
 
-use super::contract::{render_before_record, Frame, Integrator, PassTimings, Setup, SUBMISSION_SCOPE};
+use super::contract::{render_before_record, Frame, Integrator, PassSamples, PassTimings, Setup, SUBMISSION_SCOPE};
 use super::stats::RenderStats;
 
 /// Profiler scopes a sample pass opens besides the light rebuild: the whole pass and the
@@ -115,9 +115,10 @@ impl Integrator for Megakernel {
     fn render(
         &mut self,
         context: &Context,
-        camera_paths: u64,
+        pass: PassSamples,
         progress: &mut dyn FnMut(f64),
     ) -> GpuResult<PassTimings> {
+        let camera_paths = pass.camera_paths;
         let (pass, profiler) = self.recorded.as_mut().ok_or_else(render_before_record)?;
         let samples = camera_paths / self.pixels;
         let submissions = samples.div_ceil(u64::from(self.samples_per_launch));

@@ -17,7 +17,7 @@ mod settings;
 mod stats;
 pub mod wavefront;
 
-pub use contract::{Frame, Integrator, PassTimings, Setup, SUBMISSION_SCOPE};
+pub use contract::{Frame, Integrator, PassSamples, PassTimings, Setup, SUBMISSION_SCOPE};
 pub use kernel_features::KernelFeatures;
 pub use renderer::{PassReport, Renderer, TILE_SIZE};
 pub use scene_resources::SceneResources;

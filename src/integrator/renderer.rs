@@ -9,7 +9,7 @@ use crate::lights::LightSelection;
 use crate::scene::{PinholeCamera, Scene};
 use crate::trace::floor::RayLog;
 
-use super::contract::{Frame, Integrator, PassTimings, Setup, SUBMISSION_SCOPE};
+use super::contract::{Frame, Integrator, PassSamples, PassTimings, Setup, SUBMISSION_SCOPE};
 use super::kernel_features::KernelFeatures;
 use super::registry;
 use super::scene_resources::SceneResources;
@@ -241,8 +241,11 @@ impl Renderer {
         }
         self.rendered = true;
         let started = std::time::Instant::now();
-        let camera_paths = self.camera_paths(self.settings.spp);
-        let passes = self.integrator.render(&self.context, camera_paths, &mut progress)?;
+        let pass = PassSamples {
+            first_sample: 0,
+            camera_paths: self.camera_paths(self.settings.spp),
+        };
+        let passes = self.integrator.render(&self.context, pass, &mut progress)?;
         let wall_seconds = started.elapsed().as_secs_f64();
         let image = self.film.read_mean(&self.context, self.settings.spp)?;
         let mut stats = self.stats(&passes, wall_seconds)?;
@@ -278,8 +281,11 @@ impl Renderer {
         let started = std::time::Instant::now();
         self.restart(first_sample, count)?;
         self.rendered = true;
-        let camera_paths = self.camera_paths(count);
-        let passes = self.integrator.render(&self.context, camera_paths, &mut |_| {})?;
+        let pass = PassSamples {
+            first_sample,
+            camera_paths: self.camera_paths(count),
+        };
+        let passes = self.integrator.render(&self.context, pass, &mut |_| {})?;
         let wall_seconds = started.elapsed().as_secs_f64();
         let (kernels, gpu_ms) = kernel_times(&passes.timings, SUBMISSION_SCOPE);
         Ok(PassReport {

@@ -25,7 +25,7 @@ use crate::lights::CullingFormat;
 use crate::scene::Material;
 use glam::Vec3;
 
-use super::contract::{render_before_record, Frame, Integrator, PassTimings, Setup};
+use super::contract::{render_before_record, Frame, Integrator, PassSamples, PassTimings, Setup};
 use super::settings::{RenderSettings, SplatFilm};
 use super::stats::{BdptStats, RenderStats, StrategyCount};
 use super::wavefront::kernel_graph::GRAPH;
@@ -372,9 +372,10 @@ impl Integrator for Bdpt {
     fn render(
         &mut self,
         context: &Context,
-        camera_paths: u64,
+        pass: PassSamples,
         progress: &mut dyn FnMut(f64),
     ) -> GpuResult<PassTimings> {
+        let camera_paths = pass.camera_paths;
         let (recording, _) = self.recorded.as_mut().ok_or_else(render_before_record)?;
         let mut timings = Vec::new();
         let mut submissions = 0u64;

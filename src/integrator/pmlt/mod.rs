@@ -36,11 +36,18 @@ use crate::trace::{barrier, timed};
 
 use super::bdpt::kernels::{BdptKernels, Recording};
 use super::bdpt::Bdpt;
-use super::contract::{render_before_record, Frame, Integrator, PassTimings, Setup, SUBMISSION_SCOPE};
+use super::contract::{render_before_record, Frame, Integrator, PassSamples, PassTimings, Setup, SUBMISSION_SCOPE};
 use super::settings::{MltSettings, RenderSettings, SplatFilm};
 use super::stats::{LengthStats, PmltStats, RenderStats};
 use super::wavefront::path_state;
 use start::{bootstrap_key, ChainStarter, StartSetup};
+
+/// The seed of the pass that starts at `first_sample`: the render's own for a whole render (and
+/// a split render's first pass), a distinct one for every other start (an odd multiplier is a
+/// bijection on u32), so that no two passes of a render share their chains' keys.
+fn pass_seed(seed: u32, first_sample: u32) -> u32 {
+    seed ^ first_sample.wrapping_mul(0x9E37_79B9)
+}
 
 /// Iterations are counted in the 24 bits a path keeps its sample index in.
 const MAX_ITERATIONS: u32 = (1 << 24) - 1;
@@ -58,6 +65,8 @@ pub struct Pmlt {
     spp: u32,
     max_depth: u32,
     seed: u32,
+    /// The seed of the pass being rendered (`pass_seed`).
+    pass_seed: u32,
     chains: Buffer,
     records: Buffer,
     starter: ChainStarter,
@@ -219,7 +228,6 @@ impl Pmlt {
         constants.mlt_strategies = strategies.address();
         constants.mlt_scales = scales.address();
         constants.mlt_control = control.address();
-        constants.mlt_bootstrap_key = bootstrap_key(settings.seed);
         constants.mlt_chain_count = mlt.chains;
         constants.mlt_proposals = mlt.proposals;
         constants.mlt_dimensions = sample::dimensions(settings.max_depth);
@@ -233,6 +241,7 @@ impl Pmlt {
             spp: settings.spp,
             max_depth: settings.max_depth,
             seed: settings.seed,
+            pass_seed: settings.seed,
             chains,
             starter: ChainStarter::new(context, bootstrap_samples as usize, mlt.chains)?,
             chain_stats: ComputePipeline::new(context, ids::PMLT_CHAIN_STATS, &[])?,
@@ -254,14 +263,14 @@ impl Pmlt {
         self.mlt.bootstrap * self.max_depth
     }
 
-    /// Iterations to run: as asked, else as many as make `spp` path evaluations per pixel,
-    /// else (a time budget) as many as the time allows.
-    fn planned_iterations(&self) -> u32 {
+    /// Iterations to run for `spp` samples: as asked, else as many as make `spp` path
+    /// evaluations per pixel, else (a time budget) as many as the time allows.
+    fn planned_iterations(&self, spp: u32) -> u32 {
         match (self.mlt.iterations, self.mlt.time_seconds) {
             (Some(n), _) => n,
             (None, Some(_)) => MAX_ITERATIONS,
             (None, None) => {
-                let evaluations = u64::from(self.width) * u64::from(self.height) * u64::from(self.spp);
+                let evaluations = u64::from(self.width) * u64::from(self.height) * u64::from(spp);
                 evaluations
                     .div_ceil(u64::from(self.proposals()))
                     .clamp(1, u64::from(MAX_ITERATIONS)) as u32
@@ -273,6 +282,7 @@ impl Pmlt {
         self.control.write(
             0,
             &[MltControl {
+                bootstrap_key: bootstrap_key(self.pass_seed),
                 proposals,
                 bootstrap: u32::from(bootstrap),
                 resolve_scale,
@@ -303,7 +313,7 @@ impl Pmlt {
     /// among its length's samples (`start`).
     fn start_chains(&mut self, context: &Context) -> GpuResult<()> {
         let setup = StartSetup {
-            seed: self.seed,
+            seed: self.pass_seed,
             how: self.mlt.start,
             depth: self.max_depth,
             bootstrap: self.mlt.bootstrap,
@@ -470,13 +480,13 @@ impl Integrator for Pmlt {
         let iterations_start = Self::queue_start(
             context,
             frame.queues,
-            u64::from(self.proposals()) * u64::from(self.planned_iterations()),
+            u64::from(self.proposals()) * u64::from(self.planned_iterations(self.spp)),
             "mlt iterations start",
         )?;
 
         let per_submission = (PROPOSALS_PER_SUBMISSION / u64::from(self.proposals()))
             .clamp(1, u64::from(MAX_ITERATIONS_PER_SUBMISSION)) as u32;
-        let planned = self.planned_iterations();
+        let planned = self.planned_iterations(self.spp);
         let iterations = self.record_iterations(frame, &kernels, &accept, per_submission.min(planned))?;
         let tail = match (self.mlt.time_seconds, planned % per_submission) {
             (None, left) if left > 0 && planned > per_submission => {
@@ -499,7 +509,7 @@ impl Integrator for Pmlt {
     fn render(
         &mut self,
         context: &Context,
-        _camera_paths: u64,
+        pass: PassSamples,
         progress: &mut dyn FnMut(f64),
     ) -> GpuResult<PassTimings> {
         if self.recorded.is_none() {
@@ -507,6 +517,15 @@ impl Integrator for Pmlt {
         }
         let mut timings = Vec::new();
         let mut submissions = 0u64;
+        // A pass of a split render (chunks of samples on several devices, or `--samples`
+        // parts) is a Metropolis render of its own: its own bootstrap and chains, under keys
+        // of its own, weighted by its samples, so that the passes average as independent
+        // estimates. A whole render is the one pass from sample 0, under the render's seed.
+        let pixels = u64::from(self.width) * u64::from(self.height);
+        let spp = u32::try_from(pass.camera_paths / pixels.max(1))
+            .unwrap_or(u32::MAX)
+            .max(1);
+        self.pass_seed = pass_seed(self.seed, pass.first_sample);
 
         let started = Instant::now();
         self.write_control(self.bootstrap_samples(), true, 0.0)?;
@@ -532,7 +551,7 @@ impl Integrator for Pmlt {
         self.stats.bootstrap_seconds = started.elapsed().as_secs_f64();
 
         self.write_control(self.proposals(), false, 0.0)?;
-        let planned = self.planned_iterations();
+        let planned = self.planned_iterations(spp);
         let budget = self.mlt.time_seconds;
         let iterating = Instant::now();
         let mut done = 0u32;
@@ -560,7 +579,7 @@ impl Integrator for Pmlt {
         progress(1.0);
 
         // The film divides by spp; the splats were scaled per iteration's sample.
-        let resolve_scale = self.spp as f32 / done.max(1) as f32;
+        let resolve_scale = spp as f32 / done.max(1) as f32;
         self.write_control(self.proposals(), false, resolve_scale)?;
         let recorded = self.recorded.as_mut().ok_or_else(render_before_record)?;
         if let Some(resolve) = recorded.bootstrap.resolve.as_mut() {

@@ -16,7 +16,7 @@ use crate::interface::{KernelCounters, PassConstants, QueueState, RAY_SORT_GRID}
 use crate::primitives::counting_sort;
 use crate::scene::Scene;
 
-use super::contract::{render_before_record, Frame, Integrator, PassTimings, Setup};
+use super::contract::{render_before_record, Frame, Integrator, PassSamples, PassTimings, Setup};
 use super::settings::{RenderSettings, Schedule};
 use super::stats::RenderStats;
 use kernel_graph::GRAPH;
@@ -215,9 +215,10 @@ impl Integrator for Wavefront {
     fn render(
         &mut self,
         context: &Context,
-        camera_paths: u64,
+        pass: PassSamples,
         progress: &mut dyn FnMut(f64),
     ) -> GpuResult<PassTimings> {
+        let camera_paths = pass.camera_paths;
         let (scheduler, _) = self.recorded.as_mut().ok_or_else(render_before_record)?;
         let run = scheduler.run(context, camera_paths, progress)?;
         Ok(PassTimings {
