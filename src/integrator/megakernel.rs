@@ -115,10 +115,10 @@ impl Integrator for Megakernel {
     fn render(
         &mut self,
         context: &Context,
-        pass: PassSamples,
+        samples_of_pass: PassSamples,
         progress: &mut dyn FnMut(f64),
     ) -> GpuResult<PassTimings> {
-        let camera_paths = pass.camera_paths;
+        let camera_paths = samples_of_pass.camera_paths;
         let (pass, profiler) = self.recorded.as_mut().ok_or_else(render_before_record)?;
         let samples = camera_paths / self.pixels;
         let submissions = samples.div_ceil(u64::from(self.samples_per_launch));
