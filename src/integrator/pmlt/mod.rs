@@ -65,8 +65,6 @@ pub struct Pmlt {
     spp: u32,
     max_depth: u32,
     seed: u32,
-    /// The seed of the pass being rendered (`pass_seed`).
-    pass_seed: u32,
     chains: Buffer,
     records: Buffer,
     starter: ChainStarter,
@@ -241,7 +239,6 @@ impl Pmlt {
             spp: settings.spp,
             max_depth: settings.max_depth,
             seed: settings.seed,
-            pass_seed: settings.seed,
             chains,
             starter: ChainStarter::new(context, bootstrap_samples as usize, mlt.chains)?,
             chain_stats: ComputePipeline::new(context, ids::PMLT_CHAIN_STATS, &[])?,
@@ -278,11 +275,12 @@ impl Pmlt {
         }
     }
 
-    fn write_control(&mut self, proposals: u32, bootstrap: bool, resolve_scale: f32) -> GpuResult<()> {
+    /// The phase of the pass under `seed` (`pass_seed`).
+    fn write_control(&mut self, seed: u32, proposals: u32, bootstrap: bool, resolve_scale: f32) -> GpuResult<()> {
         self.control.write(
             0,
             &[MltControl {
-                bootstrap_key: bootstrap_key(self.pass_seed),
+                bootstrap_key: bootstrap_key(seed),
                 proposals,
                 bootstrap: u32::from(bootstrap),
                 resolve_scale,
@@ -311,9 +309,9 @@ impl Pmlt {
     /// From the bootstrap's records: b_k per length, the chains each length gets (in proportion
     /// to b_k, largest remainders), and each chain's first state drawn in proportion to Y*
     /// among its length's samples (`start`).
-    fn start_chains(&mut self, context: &Context) -> GpuResult<()> {
+    fn start_chains(&mut self, context: &Context, seed: u32) -> GpuResult<()> {
         let setup = StartSetup {
-            seed: self.pass_seed,
+            seed,
             how: self.mlt.start,
             depth: self.max_depth,
             bootstrap: self.mlt.bootstrap,
@@ -525,10 +523,10 @@ impl Integrator for Pmlt {
         let spp = u32::try_from(pass.camera_paths / pixels.max(1))
             .unwrap_or(u32::MAX)
             .max(1);
-        self.pass_seed = pass_seed(self.seed, pass.first_sample);
+        let seed = pass_seed(self.seed, pass.first_sample);
 
         let started = Instant::now();
-        self.write_control(self.bootstrap_samples(), true, 0.0)?;
+        self.write_control(seed, self.bootstrap_samples(), true, 0.0)?;
         let samples = u64::from(self.bootstrap_samples());
         {
             let recorded = self.recorded.as_mut().ok_or_else(render_before_record)?;
@@ -545,12 +543,12 @@ impl Integrator for Pmlt {
             }
         }
         let starting = Instant::now();
-        self.start_chains(context)?;
+        self.start_chains(context, seed)?;
         self.stats.chain_start_seconds = starting.elapsed().as_secs_f64();
         self.stats.bootstrap_samples = samples;
         self.stats.bootstrap_seconds = started.elapsed().as_secs_f64();
 
-        self.write_control(self.proposals(), false, 0.0)?;
+        self.write_control(seed, self.proposals(), false, 0.0)?;
         let planned = self.planned_iterations(spp);
         let budget = self.mlt.time_seconds;
         let iterating = Instant::now();
@@ -580,7 +578,7 @@ impl Integrator for Pmlt {
 
         // The film divides by spp; the splats were scaled per iteration's sample.
         let resolve_scale = spp as f32 / done.max(1) as f32;
-        self.write_control(self.proposals(), false, resolve_scale)?;
+        self.write_control(seed, self.proposals(), false, resolve_scale)?;
         let recorded = self.recorded.as_mut().ok_or_else(render_before_record)?;
         if let Some(resolve) = recorded.bootstrap.resolve.as_mut() {
             resolve.submit_and_wait(context)?;
