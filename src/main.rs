@@ -282,7 +282,7 @@ struct RenderOptions {
     /// transitions in traversal; instanced meshes are stored once per instance).
     #[arg(long)]
     merge_instances: bool,
-    /// Kernels that handle every scene feature (textures, normal maps, alpha, volumes,
+    /// Kernels that handle every scene feature (textures, vertex colours, normal maps, alpha, volumes,
     /// environment, punctual lights, every glTF lobe), instead of kernels specialised to the
     /// features the scene uses; both give the same image.
     #[arg(long)]

@@ -184,7 +184,8 @@ gpu_constants! {
     /// specular layer, glass; and how lights are chosen: the light BVH, or a selection by
     /// power or uniform (`LIGHT_SELECTION_*`), not a feature of the scene but of the render,
     /// whose code is as large; and the sampler (`PassConstants::path_sampler`), also the
-    /// render's: both samplers in one kernel cost the H100's megakernel 2-4% (docs/BENCHMARKS.md).
+    /// render's: both samplers in one kernel cost the H100's megakernel 2-4% (docs/BENCHMARKS.md);
+    /// COLOR_0 vertex colours.
     const FEATURE_TEXTURES: u32 = 1 << 0;
     const FEATURE_NORMAL_MAPS: u32 = 1 << 1;
     const FEATURE_ALPHA: u32 = 1 << 2;
@@ -198,7 +199,8 @@ gpu_constants! {
     const FEATURE_LIGHT_BY_POWER: u32 = 1 << 10;
     const FEATURE_SOBOL_SAMPLER: u32 = 1 << 11;
     const FEATURE_INDEPENDENT_SAMPLER: u32 = 1 << 12;
-    const FEATURES_ALL: u32 = (1 << 13) - 1;
+    const FEATURE_VERTEX_COLORS: u32 = 1 << 13;
+    const FEATURES_ALL: u32 = (1 << 14) - 1;
     /// The viewer's tone maps (`film/display.comp`, and `film::tone_map` on the CPU).
     const TONE_MAP_CLAMP: u32 = 0;
     const TONE_MAP_REINHARD: u32 = 1;
@@ -398,6 +400,9 @@ gpu_structs! {
         normals: u64,
         uvs: u64,
         tangents: u64,
+        // COLOR_0 beside `positions` (1 for meshes without) where the scene has vertex
+        // colours (FEATURE_VERTEX_COLORS); 0 where it has none, which the general kernels see.
+        colors: u64,
         top_level: u64,
         // Main paths, one entry per slot.
         ray_origins: u64,

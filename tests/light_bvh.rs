@@ -105,6 +105,7 @@ fn random_emitters_at(count: usize, seed: u64, spots: usize) -> Scene {
             normals: None,
             uvs: None,
             tangents: None,
+            colors: None,
             indices: Vec::new(),
             material: m as u32,
         })
@@ -610,6 +611,7 @@ fn emitter_scene(triangles: &[[Vec3; 3]], what: &str) -> Scene {
         normals: None,
         uvs: None,
         tangents: None,
+        colors: None,
         indices: Vec::new(),
         material: 0,
     };

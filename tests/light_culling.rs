@@ -76,6 +76,7 @@ fn random_lights(count: usize, seed: u64) -> (Scene, PinholeCamera) {
         normals: None,
         uvs: None,
         tangents: None,
+        colors: None,
         indices: vec![0, 1, 2],
         material: 0,
     };

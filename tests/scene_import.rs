@@ -485,3 +485,128 @@ fn every_usable_camera_is_kept_in_node_order_and_the_first_renders() {
         .any(|w| w.contains("flat") && w.contains("orthographic")));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `document` (from `tiny_gltf`) with a COLOR_0 accessor of `count` elements of `kind` made of
+/// `component_type` components, `normalized` or not, read from `bytes`.
+fn with_colors(
+    mut document: Value,
+    component_type: u32,
+    kind: &str,
+    normalized: bool,
+    count: usize,
+    bytes: &[u8],
+) -> Value {
+    let engine = base64::engine::general_purpose::STANDARD;
+    let uri = document["buffers"][0]["uri"].as_str().unwrap().to_string();
+    let mut buffer = engine.decode(uri.split_once(',').unwrap().1).unwrap();
+    let offset = buffer.len();
+    buffer.extend_from_slice(bytes);
+    document["buffers"][0] = json!({
+        "byteLength": buffer.len(),
+        "uri": format!("data:application/octet-stream;base64,{}", engine.encode(&buffer)),
+    });
+    let views = document["bufferViews"].as_array_mut().unwrap();
+    views.push(json!({"buffer": 0, "byteOffset": offset, "byteLength": bytes.len()}));
+    let view = views.len() - 1;
+    let accessors = document["accessors"].as_array_mut().unwrap();
+    accessors.push(
+        json!({"bufferView": view, "componentType": component_type, "normalized": normalized,
+                          "count": count, "type": kind}),
+    );
+    let accessor = accessors.len() - 1;
+    document["meshes"][0]["primitives"][0]["attributes"]["COLOR_0"] = json!(accessor);
+    document
+}
+
+#[test]
+fn vertex_colors_load_as_rgba_multipliers_in_every_encoding() {
+    let dir = temp_dir("colors");
+    let quad = || tiny_gltf(&QUAD, Some(&QUAD_INDICES), [0.0; 3], true);
+    let load = |name: &str, document: &Value| Scene::load(&write(&dir, name, document)).unwrap();
+
+    let rgb = [
+        [1.0f32, 0.5, 0.25],
+        [0.0, 1.0, 0.0],
+        [0.125, 0.75, 1.0],
+        [1.0, 1.0, 1.0],
+    ];
+    let bytes: Vec<u8> = rgb.iter().flatten().flat_map(|v| v.to_le_bytes()).collect();
+    let scene = load("float.gltf", &with_colors(quad(), 5126, "VEC3", false, 4, &bytes));
+    let colors = scene.meshes[0].colors.as_ref().expect("COLOR_0 is read");
+    assert_eq!(colors[0], glam::Vec4::new(1.0, 0.5, 0.25, 1.0), "RGB gets alpha 1");
+    assert_eq!(colors[2], glam::Vec4::new(0.125, 0.75, 1.0, 1.0));
+
+    let scene = load(
+        "bytes.gltf",
+        &with_colors(
+            quad(),
+            5121,
+            "VEC4",
+            true,
+            4,
+            &[255, 0, 51, 102, 0, 255, 0, 255, 0, 0, 255, 255, 255, 255, 255, 255],
+        ),
+    );
+    let colors = scene.meshes[0].colors.as_ref().unwrap();
+    assert_eq!(colors[0], glam::Vec4::new(1.0, 0.0, 0.2, 0.4), "normalized bytes");
+
+    let shorts: Vec<u8> = [65535u16, 32768, 0, 65535]
+        .iter()
+        .cycle()
+        .take(16)
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let scene = load("shorts.gltf", &with_colors(quad(), 5123, "VEC4", true, 4, &shorts));
+    let colors = scene.meshes[0].colors.as_ref().unwrap();
+    assert_eq!(
+        colors[1],
+        glam::Vec4::new(1.0, 32768.0 / 65535.0, 0.0, 1.0),
+        "normalized shorts"
+    );
+
+    let white: Vec<u8> = [1.0f32; 16].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let scene = load("white.gltf", &with_colors(quad(), 5126, "VEC4", false, 4, &white));
+    assert!(
+        scene.meshes[0].colors.is_none(),
+        "white vertex colours change nothing and are dropped"
+    );
+
+    let mut wild = [0.5f32; 16];
+    (wild[0], wild[5], wild[10]) = (2.0, -1.0, f32::NAN);
+    let wild: Vec<u8> = wild.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let scene = load("wild.gltf", &with_colors(quad(), 5126, "VEC4", false, 4, &wild));
+    let colors = scene.meshes[0].colors.as_ref().unwrap();
+    assert_eq!(
+        (colors[0].x, colors[1].y, colors[2].z),
+        (1.0, 0.0, 1.0),
+        "clamped, NaN as 1"
+    );
+    assert!(
+        scene
+            .warnings
+            .iter()
+            .any(|w| w.contains("tiny/0") && w.contains("3 COLOR_0 entries")),
+        "{:?}",
+        scene.warnings
+    );
+
+    let error = Scene::load(&write(
+        &dir,
+        "short.gltf",
+        &with_colors(quad(), 5126, "VEC3", false, 3, &bytes[..36]),
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(
+        error.contains("short.gltf") && error.contains("tiny/0") && error.contains("COLOR_0 has 3 entries"),
+        "{error}"
+    );
+    let error = Scene::load(&write(
+        &dir,
+        "scalar.gltf",
+        &with_colors(quad(), 5126, "SCALAR", false, 4, &bytes[..16]),
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(error.contains("tiny/0") && error.contains("COLOR_0"), "{error}");
+}

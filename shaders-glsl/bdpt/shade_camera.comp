@@ -124,7 +124,7 @@ void main() {
                           * light_hit_weight(c, path, mis, t, position_pdf, emission_pdf);
             }
             if (bounce + 1 < c.max_depth) {
-                Bsdf bsdf = material_bsdf(material, surface.uv, surface.log_footprint);
+                Bsdf bsdf = surface_bsdf(surface);
                 ShadingFrame frame = shading_frame(c, surface, direction, bsdf);
                 v = bdpt_vertex(surface, frame, bsdf, direction);
                 connects = bsdf_has_density(bsdf);

@@ -3,7 +3,7 @@
 // MASK is a hole where alpha is below the cutoff; BLEND lets a ray through with probability
 // 1 - alpha, decided by a hash of the ray and the triangle, so that both trace backends and
 // both integrators see the same holes for the same ray. Alpha is base colour alpha times the
-// base colour texture's, at its finest level.
+// base colour texture's, at its finest level, times COLOR_0's.
 #ifndef WAVETRACE_ALPHA_GLSL
 #define WAVETRACE_ALPHA_GLSL
 
@@ -17,8 +17,12 @@ bool alpha_hole(PassConstants c, uint instance, uint triangle, vec2 barycentrics
     if (!HAS_ALPHA || m.alpha_mode == ALPHA_OPAQUE) {
         return false;
     }
-    vec2 uv = interpolated_uv(c.uvs, triangle_vertices(c.indices, w, triangle), barycentric_weights(barycentrics));
-    float alpha = material_base_color(m, uv, -64.0).a;
+    uvec3 vertices = triangle_vertices(c.indices, w, triangle);
+    vec3 weights = barycentric_weights(barycentrics);
+    float alpha = material_base_color(m, interpolated_uv(c.uvs, vertices, weights), -64.0).a;
+    if (HAS_VERTEX_COLORS) {
+        alpha *= interpolated_color(c.colors, vertices, weights).a;
+    }
     if (m.alpha_mode == ALPHA_MASK) {
         return alpha < m.alpha_cutoff;
     }

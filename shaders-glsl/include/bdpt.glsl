@@ -68,7 +68,7 @@ uint light_vertex_index(PassConstants c, uint slot, uint index) {
 // A light vertex is stored as fewer planes than its struct has, leaving out what follows
 // from the rest exactly (each plane a vertex stores costs BDPT about 2.6% on the Cornell box,
 // docs/BENCHMARKS.md): the offset epsilon is a function of the position, and a material's
-// specular colour, specular, transmission and ior are its constants (material_bsdf), found
+// specular colour, specular, transmission and ior are its constants (surface_bsdf), found
 // again from the material's index. A scene without glossy lobes (FEATURE_METAL,
 // _SPECULAR_LAYER, _TRANSMISSION) stores LIGHT_VERTEX_LAMBERTIAN_PLANES, the base colour in
 // their fourth components: its metallic, specular and transmission are exactly 0

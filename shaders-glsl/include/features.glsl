@@ -28,6 +28,7 @@ const bool HAS_LIGHT_BY_POWER = (KERNEL_FEATURES & FEATURE_LIGHT_BY_POWER) != 0u
 // The render's sampler; the general kernel has both and asks PassConstants::path_sampler.
 const bool HAS_SOBOL_SAMPLER = (KERNEL_FEATURES & FEATURE_SOBOL_SAMPLER) != 0u;
 const bool HAS_INDEPENDENT_SAMPLER = (KERNEL_FEATURES & FEATURE_INDEPENDENT_SAMPLER) != 0u;
+const bool HAS_VERTEX_COLORS = (KERNEL_FEATURES & FEATURE_VERTEX_COLORS) != 0u;
 // Any lobe with a microfacet distribution or a delta: without one, every BSDF is Lambertian.
 const bool HAS_GLOSSY_LOBES = HAS_METAL || HAS_SPECULAR_LAYER || HAS_TRANSMISSION;
 // Texture coordinates and the ray cone's footprint matter only to textures.

@@ -136,7 +136,7 @@ bool shade_hit(PassConstants c, uint pixel, uint sample_index, uint bounce, HitR
     vec3 facing = surface.facing;
     float epsilon = surface.epsilon;
     uint dimension_bounce = bounce + 1;
-    Bsdf bsdf = material_bsdf(material, surface.uv, surface.log_footprint);
+    Bsdf bsdf = surface_bsdf(surface);
     ShadingFrame frame = shading_frame(c, surface, direction, bsdf);
     vec3 tangent = frame.tangent;
     vec3 bitangent = frame.bitangent;

@@ -10,6 +10,7 @@ layout(buffer_reference, scalar) readonly buffer Positions { vec3 v[]; };
 layout(buffer_reference, scalar) readonly buffer Normals { vec3 v[]; };
 layout(buffer_reference, scalar) readonly buffer Uvs { vec2 v[]; };
 layout(buffer_reference, scalar) readonly buffer Tangents { vec4 v[]; };
+layout(buffer_reference, scalar) readonly buffer VertexColors { vec4 v[]; };
 layout(buffer_reference, scalar) readonly buffer Indices { uint v[]; };
 layout(buffer_reference, scalar) readonly buffer Instances { GpuInstance v[]; };
 layout(buffer_reference, scalar) readonly buffer Meshes { GpuMesh v[]; };
@@ -114,6 +115,16 @@ vec3 interpolated_normal(uint64_t normals, uvec3 vertices, GpuInstance instance,
 vec2 interpolated_uv(uint64_t uvs, uvec3 vertices, vec3 weights) {
     Uvs uv = Uvs(uvs);
     return uv.v[vertices.x] * weights.x + uv.v[vertices.y] * weights.y + uv.v[vertices.z] * weights.z;
+}
+
+// COLOR_0 at the point: the base colour's multiplier (1 for meshes without). Exactly 1 in a
+// scene without colours (address 0), where the general kernels run this too.
+vec4 interpolated_color(uint64_t colors, uvec3 vertices, vec3 weights) {
+    if (colors == 0ul) {
+        return vec4(1.0);
+    }
+    VertexColors color = VertexColors(colors);
+    return color.v[vertices.x] * weights.x + color.v[vertices.y] * weights.y + color.v[vertices.z] * weights.z;
 }
 
 // The triangle's area in UV space (twice it, as the world's below is).

@@ -32,6 +32,8 @@ struct SurfaceHit {
     vec3 weights;
     vec2 uv;
     float log_footprint;
+    // COLOR_0 here: it multiplies the base colour.
+    vec4 color;
     // How far rays leaving here start off the surface, against self-hits.
     float epsilon;
 };
@@ -53,6 +55,7 @@ SurfaceHit surface_hit(PassConstants c, HitRecord hit, vec3 origin, vec3 directi
     s.weights = barycentric_weights(triangle_barycentrics(triangle, s.point));
     s.uv = vec2(0.0);
     s.log_footprint = 0.0;
+    s.color = HAS_VERTEX_COLORS ? interpolated_color(c.colors, s.vertices, s.weights) : vec4(1.0);
     if (HAS_ANY_TEXTURES) {
         s.uv = interpolated_uv(c.uvs, s.vertices, s.weights);
         // The camera pixel's cone, its width at the hit, in UV units: a function of the point
@@ -75,10 +78,11 @@ SurfaceHit surface_hit(PassConstants c, HitRecord hit, vec3 origin, vec3 directi
     return s;
 }
 
-// The BSDF of a material at texture coordinate uv.
-Bsdf material_bsdf(GpuMaterial m, vec2 uv, float log_footprint) {
-    vec3 base = material_base_color(m, uv, log_footprint).rgb;
-    vec2 metallic_roughness = material_metallic_roughness(m, uv, log_footprint);
+// The BSDF of the surface's material where the ray met it.
+Bsdf surface_bsdf(SurfaceHit s) {
+    GpuMaterial m = s.material;
+    vec3 base = material_base_color(m, s.uv, s.log_footprint).rgb * s.color.rgb;
+    vec2 metallic_roughness = material_metallic_roughness(m, s.uv, s.log_footprint);
     return Bsdf(base, metallic_roughness.x, m.specular_color, m.specular,
                 metallic_roughness.y * metallic_roughness.y, m.transmission, m.ior);
 }

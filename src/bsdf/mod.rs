@@ -22,7 +22,7 @@ pub struct Bsdf {
 }
 
 impl Bsdf {
-    /// The BSDF of a material's factors (the shaders' `material_bsdf`).
+    /// The BSDF of a material's factors (the shaders' `surface_bsdf` without textures or vertex colours).
     pub fn of(material: &crate::scene::Material) -> Self {
         Self {
             base_color: material.base_color.truncate(),

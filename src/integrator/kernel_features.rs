@@ -10,8 +10,8 @@ use crate::gpu::SpecializationConstant;
 use crate::interface::{
     FEATURES_ALL, FEATURE_ALPHA, FEATURE_ENVIRONMENT, FEATURE_INDEPENDENT_SAMPLER, FEATURE_LIGHT_BVH,
     FEATURE_LIGHT_BY_POWER, FEATURE_METAL, FEATURE_NORMAL_MAPS, FEATURE_PUNCTUAL_LIGHTS, FEATURE_SOBOL_SAMPLER,
-    FEATURE_SPECULAR_LAYER, FEATURE_TEXTURES, FEATURE_TRANSMISSION, FEATURE_VOLUMES, KERNEL_FEATURES_CONSTANT_ID,
-    LIGHT_SELECTION_BVH,
+    FEATURE_SPECULAR_LAYER, FEATURE_TEXTURES, FEATURE_TRANSMISSION, FEATURE_VERTEX_COLORS, FEATURE_VOLUMES,
+    KERNEL_FEATURES_CONSTANT_ID, LIGHT_SELECTION_BVH,
 };
 use crate::sampler::Sampler;
 use crate::scene::{AlphaMode, Material, Scene};
@@ -20,7 +20,7 @@ use crate::scene::{AlphaMode, Material, Scene};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KernelFeatures(u32);
 
-const NAMES: [(u32, &str); 13] = [
+const NAMES: [(u32, &str); 14] = [
     (FEATURE_TEXTURES, "textures"),
     (FEATURE_NORMAL_MAPS, "normal maps"),
     (FEATURE_ALPHA, "alpha"),
@@ -34,6 +34,7 @@ const NAMES: [(u32, &str); 13] = [
     (FEATURE_LIGHT_BY_POWER, "lights by power"),
     (FEATURE_SOBOL_SAMPLER, "sobol numbers"),
     (FEATURE_INDEPENDENT_SAMPLER, "independent numbers"),
+    (FEATURE_VERTEX_COLORS, "vertex colours"),
 ];
 
 impl KernelFeatures {
@@ -54,6 +55,10 @@ impl KernelFeatures {
         }
         if !scene.lights.is_empty() {
             bits |= FEATURE_PUNCTUAL_LIGHTS;
+        }
+        // The importer keeps a mesh's colours only where one differs from 1.
+        if scene.meshes.iter().any(|mesh| mesh.colors.is_some()) {
+            bits |= FEATURE_VERTEX_COLORS;
         }
         Self(bits)
     }

@@ -4,7 +4,7 @@
 
 use crate::accel::SceneAccel;
 use crate::environment::GpuEnvironment;
-use crate::gpu::{CommandBuffer, Context, GpuResult};
+use crate::gpu::{Buffer, CommandBuffer, Context, GpuResult};
 use crate::interface::PassConstants;
 use crate::lights::{LightCulling, LightSampler, PunctualLights};
 use crate::scene::{GpuScene, PinholeCamera, Scene};
@@ -68,6 +68,7 @@ impl SceneResources {
         constants.normals = meshes.normals.address();
         constants.uvs = meshes.uvs.address();
         constants.tangents = meshes.tangents.address();
+        constants.colors = meshes.colors.as_ref().map_or(0, Buffer::address);
         constants.instances = self.scene.instances.address();
         constants.meshes = self.scene.mesh_table.address();
         constants.materials = self.scene.materials.address();

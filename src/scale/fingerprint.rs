@@ -87,6 +87,7 @@ fn scene_digest(scene: &Scene) -> String {
         hash.update(bytemuck::cast_slice(mesh.normals.as_deref().unwrap_or(&[])));
         hash.update(bytemuck::cast_slice(mesh.uvs.as_deref().unwrap_or(&[])));
         hash.update(bytemuck::cast_slice(mesh.tangents.as_deref().unwrap_or(&[])));
+        hash.update(bytemuck::cast_slice(mesh.colors.as_deref().unwrap_or(&[])));
         hash.update(bytemuck::cast_slice(&mesh.indices));
         hash.update(mesh.material.to_le_bytes());
     }

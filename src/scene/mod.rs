@@ -35,6 +35,9 @@ pub struct Mesh {
     /// MikkTSpace tangents (xyz) with the bitangent's sign (w), from the file or generated
     /// for normal-mapped meshes.
     pub tangents: Option<Vec<Vec4>>,
+    /// COLOR_0: linear RGBA that multiplies the material's base colour (alpha 1 where the file
+    /// gives RGB); `None` where the file has none or every entry is exactly 1.
+    pub colors: Option<Vec<Vec4>>,
     /// Three indices per triangle, counter-clockwise seen from the front.
     pub indices: Vec<u32>,
     pub material: u32,

@@ -85,6 +85,7 @@ fn part_of(mesh: &Mesh, indices: &[u32]) -> Mesh {
         normals: mesh.normals.as_ref().map(|v| used.iter().map(|&i| v[i]).collect()),
         uvs: mesh.uvs.as_ref().map(|v| used.iter().map(|&i| v[i]).collect()),
         tangents: mesh.tangents.as_ref().map(|v| used.iter().map(|&i| v[i]).collect()),
+        colors: mesh.colors.as_ref().map(|v| used.iter().map(|&i| v[i]).collect()),
         indices,
         material: mesh.material,
     }

@@ -77,6 +77,9 @@ pub fn generate(mesh: &mut Mesh) -> bool {
             if let Some(t) = &mut mesh.uvs {
                 t.push(t[vertex as usize]);
             }
+            if let Some(c) = &mut mesh.colors {
+                c.push(c[vertex as usize]);
+            }
             tangents.push(tangent);
             index
         };

@@ -24,6 +24,8 @@ pub struct GpuMeshes {
     pub uvs: Buffer,
     /// Tangent and bitangent sign per position; zero for a mesh without.
     pub tangents: Buffer,
+    /// COLOR_0 per position, 1 for a mesh without, where any mesh has colours.
+    pub colors: Option<Buffer>,
     pub indices: Buffer,
     pub ranges: Vec<MeshRange>,
 }
@@ -34,6 +36,8 @@ impl GpuMeshes {
         let mut normals = Vec::new();
         let mut uvs = Vec::new();
         let mut tangents = Vec::new();
+        let mut colors = Vec::new();
+        let any_colors = scene.meshes.iter().any(|mesh| mesh.colors.is_some());
         let mut indices = Vec::new();
         let mut ranges = Vec::new();
         for mesh in &scene.meshes {
@@ -56,6 +60,11 @@ impl GpuMeshes {
                 Some(t) => tangents.extend(t.iter().map(|t| t.to_array())),
                 None => tangents.resize(positions.len(), [0.0f32; 4]),
             }
+            match &mesh.colors {
+                Some(c) => colors.extend(c.iter().map(|c| c.to_array())),
+                None if any_colors => colors.resize(positions.len(), [1.0f32; 4]),
+                None => {}
+            }
             // Indices stay local to their mesh: each bottom level sees its own vertices only.
             indices.extend_from_slice(&mesh.indices);
         }
@@ -68,6 +77,15 @@ impl GpuMeshes {
             normals: Buffer::from_slice(context, "scene normals", &normals, BufferUsage::STORAGE)?,
             uvs: Buffer::from_slice(context, "scene uvs", &uvs, BufferUsage::STORAGE)?,
             tangents: Buffer::from_slice(context, "scene tangents", &tangents, BufferUsage::STORAGE)?,
+            colors: match any_colors {
+                true => Some(Buffer::from_slice(
+                    context,
+                    "scene vertex colours",
+                    &colors,
+                    BufferUsage::STORAGE,
+                )?),
+                false => None,
+            },
             indices: Buffer::from_slice(context, "scene indices", &indices, usage)?,
             ranges,
         })

@@ -115,6 +115,7 @@ pub fn sphere_scene(material: Material) -> Scene {
             normals: Some(normals),
             uvs: None,
             tangents: None,
+            colors: None,
             indices,
             material: 0,
         }],

@@ -186,8 +186,15 @@ fn mesh_label(mesh: &gltf::Mesh, primitive: usize) -> String {
     }
 }
 
-/// A primitive's positions, and its normals, texture coordinates and tangents where it has them.
-type VertexAttributes = (Vec<Vec3>, Option<Vec<Vec3>>, Option<Vec<Vec2>>, Option<Vec<Vec4>>);
+/// A primitive's positions, and its normals, texture coordinates, tangents and colours where it
+/// has them, each as long as the positions.
+struct VertexAttributes {
+    positions: Vec<Vec3>,
+    normals: Option<Vec<Vec3>>,
+    uvs: Option<Vec<Vec2>>,
+    tangents: Option<Vec<Vec4>>,
+    colors: Option<Vec<Vec4>>,
+}
 
 /// A buffer's bytes, or `None` where its URI cannot be fetched (what uses it is skipped).
 type Buffers = [Option<Vec<u8>>];
@@ -429,7 +436,13 @@ impl Importer {
             ));
             return Ok(None);
         }
-        let (positions, normals, uvs, tangents) = self.vertex_attributes(label, primitive, buffers)?;
+        let VertexAttributes {
+            positions,
+            normals,
+            uvs,
+            tangents,
+            colors,
+        } = self.vertex_attributes(label, primitive, buffers)?;
         let vertex_count = positions.len();
         let error = |what: &str, problem: String| self.mesh_error(label, format!("{what}: {problem}"));
         let order: Vec<u32> = match primitive.indices() {
@@ -489,6 +502,7 @@ impl Importer {
             normals: normals.flatten(),
             uvs: uvs.flatten(),
             tangents: tangents.filter(|t| t.iter().all(|t| t.is_finite())),
+            colors: colors.and_then(|colors| self.base_color_multipliers(label, colors)),
             indices,
             material: 0,
         }))
@@ -510,7 +524,7 @@ impl Importer {
         Ok(Some(values.into_iter().map(V::from).collect()))
     }
 
-    /// POSITION, NORMAL, TEXCOORD_0 and TANGENT, each as long as POSITION.
+    /// POSITION, NORMAL, TEXCOORD_0, TANGENT and COLOR_0, each as long as POSITION.
     fn vertex_attributes(
         &self,
         label: &str,
@@ -525,10 +539,12 @@ impl Importer {
         let normals: Option<Vec<Vec3>> = self.attribute::<3, _>(label, primitive, Semantic::Normals, buffers)?;
         let uvs: Option<Vec<Vec2>> = self.attribute::<2, _>(label, primitive, Semantic::TexCoords(0), buffers)?;
         let tangents: Option<Vec<Vec4>> = self.attribute::<4, _>(label, primitive, Semantic::Tangents, buffers)?;
+        let colors = self.colors(label, primitive, buffers)?;
         for (name, count) in [
             ("NORMAL", normals.as_ref().map(Vec::len)),
             ("TEXCOORD_0", uvs.as_ref().map(Vec::len)),
             ("TANGENT", tangents.as_ref().map(Vec::len)),
+            ("COLOR_0", colors.as_ref().map(Vec::len)),
         ] {
             if let Some(count) = count.filter(|&c| c != vertex_count) {
                 return Err(self.mesh_error(
@@ -537,7 +553,56 @@ impl Importer {
                 ));
             }
         }
-        Ok((positions, normals, uvs, tangents))
+        Ok(VertexAttributes {
+            positions,
+            normals,
+            uvs,
+            tangents,
+            colors,
+        })
+    }
+
+    /// COLOR_0 as RGBA, VEC3 or VEC4 as the file has it (alpha 1 for VEC3).
+    fn colors(
+        &self,
+        label: &str,
+        primitive: &gltf::Primitive,
+        buffers: &Buffers,
+    ) -> Result<Option<Vec<Vec4>>, SceneError> {
+        let semantic = gltf::Semantic::Colors(0);
+        let rgb = primitive
+            .get(&semantic)
+            .is_some_and(|accessor| accessor.dimensions() == gltf::accessor::Dimensions::Vec3);
+        Ok(if rgb {
+            self.attribute::<3, Vec3>(label, primitive, semantic, buffers)?
+                .map(|colors| colors.into_iter().map(|c| c.extend(1.0)).collect())
+        } else {
+            self.attribute::<4, _>(label, primitive, semantic, buffers)?
+        })
+    }
+
+    /// COLOR_0 as the base colour's multipliers: clamped to [0, 1] as the material's factors
+    /// are (a NaN to 1), and `None` where every entry is 1, so that a file that writes white
+    /// vertex colours costs its kernels nothing (kernel_features.rs).
+    fn base_color_multipliers(&mut self, label: &str, mut colors: Vec<Vec4>) -> Option<Vec<Vec4>> {
+        let mut repaired = 0;
+        for color in &mut colors {
+            let fixed = Vec4::from_array(
+                color
+                    .to_array()
+                    .map(|c| if c.is_nan() { 1.0 } else { c.clamp(0.0, 1.0) }),
+            );
+            if fixed.to_array().map(f32::to_bits) != color.to_array().map(f32::to_bits) {
+                repaired += 1;
+                *color = fixed;
+            }
+        }
+        if repaired > 0 {
+            self.warn(format!(
+                "mesh {label}: {repaired} COLOR_0 entries outside [0, 1] (or NaN); clamped"
+            ));
+        }
+        colors.iter().any(|&c| c != Vec4::ONE).then_some(colors)
     }
 
     /// The poses the animations give the nodes at `time` seconds.
