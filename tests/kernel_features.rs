@@ -11,7 +11,8 @@ use wavetrace::integrator::{IntegratorKind, KernelFeatures, RenderSettings, Samp
 use wavetrace::interface::{
     FEATURES_ALL, FEATURE_ALPHA, FEATURE_ENVIRONMENT, FEATURE_LIGHT_BVH, FEATURE_LIGHT_BY_POWER, FEATURE_METAL,
     FEATURE_NORMAL_MAPS, FEATURE_PUNCTUAL_LIGHTS, FEATURE_SPECULAR_LAYER, FEATURE_TEXTURES, FEATURE_TRANSMISSION,
-    FEATURE_VOLUMES, LIGHT_SELECTION_BVH, LIGHT_SELECTION_CDF, LIGHT_SELECTION_TREE, LIGHT_SELECTION_UNIFORM,
+    FEATURE_VERTEX_COLORS, FEATURE_VOLUMES, LIGHT_SELECTION_BVH, LIGHT_SELECTION_CDF, LIGHT_SELECTION_TREE,
+    LIGHT_SELECTION_UNIFORM,
 };
 use wavetrace::lights::LightSelection;
 use wavetrace::scene::{Material, TextureRef};
@@ -33,7 +34,8 @@ fn each_scene_gets_the_features_it_uses() {
                 | FEATURE_PUNCTUAL_LIGHTS
                 | FEATURE_METAL
                 | FEATURE_SPECULAR_LAYER
-                | FEATURE_TRANSMISSION,
+                | FEATURE_TRANSMISSION
+                | FEATURE_VERTEX_COLORS,
         ),
     ];
     for (name, environment, expected) in cases {

@@ -6,8 +6,9 @@ and a normal texture (tangents generated); spheres of textured plastic (metallic
 texture, KHR_materials_specular colour and factor, KHR_materials_ior), rough metal, rough
 coloured glass (KHR_materials_transmission + KHR_materials_volume), an emissive texture with
 KHR_materials_emissive_strength, and a normal-mapped sphere that brings its own TANGENT; an
-alpha-masked leaf with a clamped, nearest-filtered sampler and a blended veil; a point, a
-spot and a directional light (KHR_lights_punctual).
+alpha-masked leaf with a clamped, nearest-filtered sampler and a blended veil; vertex colours
+(COLOR_0: float RGB across the floor, normalized 8-bit RGBA with an alpha ramp on the veil);
+a point, a spot and a directional light (KHR_lights_punctual).
 
 usage: all_features.py OUT_DIR
 """
@@ -70,10 +71,23 @@ def main():
         accessors.append(accessor)
         return len(accessors) - 1
 
-    def mesh(name, positions, indices, normals, uvs, material, tangents=None):
+    def bytes_attribute(values, kind):
+        """Unsigned 8-bit components in [0, 1], normalized, each element padded to 4 bytes."""
+        start = len(blob)
+        for v in values:
+            blob.extend(bytes(round(255 * x) for x in v))
+        views.append({"buffer": 0, "byteOffset": start, "byteLength": len(blob) - start, "target": 34962})
+        accessors.append({"bufferView": len(views) - 1, "componentType": 5121, "normalized": True, "count": len(values), "type": kind})
+        return len(accessors) - 1
+
+    def mesh(name, positions, indices, normals, uvs, material, tangents=None, colors=None):
         attributes = {"POSITION": attribute(positions, "VEC3", 3), "NORMAL": attribute(normals, "VEC3", 3), "TEXCOORD_0": attribute(uvs, "VEC2", 2)}
         if tangents:
             attributes["TANGENT"] = attribute(tangents, "VEC4", 4)
+        if colors and len(colors[0]) == 3:
+            attributes["COLOR_0"] = attribute(colors, "VEC3", 3)
+        elif colors:
+            attributes["COLOR_0"] = bytes_attribute(colors, "VEC4")
         start = len(blob)
         blob.extend(struct.pack(f"<{len(indices)}I", *indices))
         views.append({"buffer": 0, "byteOffset": start, "byteLength": len(blob) - start, "target": 34963})
@@ -81,18 +95,19 @@ def main():
         meshes.append({"name": name, "primitives": [{"attributes": attributes, "indices": len(accessors) - 1, "material": material}]})
         nodes.append({"name": name, "mesh": len(meshes) - 1})
 
-    def quad(name, corners, material):
+    def quad(name, corners, material, colors=None):
         a, b, c, d = corners
         u = [b[i] - a[i] for i in range(3)]
         v = [d[i] - a[i] for i in range(3)]
         n = [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]]
         length = math.sqrt(sum(x * x for x in n))
         n = [x / length for x in n]
-        mesh(name, corners, [0, 1, 2, 0, 2, 3], [n] * 4, [(0, 1), (1, 1), (1, 0), (0, 0)], material)
+        mesh(name, corners, [0, 1, 2, 0, 2, 3], [n] * 4, [(0, 1), (1, 1), (1, 0), (0, 0)], material, colors=colors)
 
-    quad("floor", [(-2, 0, 2), (2, 0, 2), (2, 0, -2), (-2, 0, -2)], 0)
+    quad("floor", [(-2, 0, 2), (2, 0, 2), (2, 0, -2), (-2, 0, -2)], 0, colors=[(1, 1, 1), (1, 0.7, 0.5), (0.5, 0.8, 1), (0.9, 1, 0.6)])
     quad("leaf", [(0.6, 0.1, 0.6), (1.2, 0.1, 0.6), (1.2, 0.7, 0.6), (0.6, 0.7, 0.6)], 6)
-    quad("veil", [(-1.4, 0.05, 0.9), (-0.4, 0.05, 0.9), (-0.4, 0.9, 0.9), (-1.4, 0.9, 0.9)], 7)
+    quad("veil", [(-1.4, 0.05, 0.9), (-0.4, 0.05, 0.9), (-0.4, 0.9, 0.9), (-1.4, 0.9, 0.9)], 7,
+         colors=[(1, 1, 1, 1), (1, 0.8, 0.8, 1), (0.8, 0.8, 1, 0.4), (1, 1, 1, 0.4)])
     for k, (x, z, material) in enumerate([(-1.0, -0.5, 1), (0.0, -0.6, 2), (1.0, -0.5, 3), (-0.5, 0.3, 4), (0.5, 0.2, 5)]):
         positions, indices, normals, uvs = sphere((x, 0.35, z), 0.35, 48, 24, seam=True)
         tangents = None
