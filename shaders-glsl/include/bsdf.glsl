@@ -1,6 +1,7 @@
 // The glTF 2.0 metallic-roughness BSDF with KHR_materials_specular, _ior and _transmission:
 //   metallic x metal + (1 - metallic) x [transmission x glass + (1 - transmission) x plastic]
-// metal: GGX reflection with Schlick's Fresnel from baseColor (conductor_fresnel);
+// metal: GGX reflection with Schlick's Fresnel from baseColor (conductor_fresnel); smooth, a
+// perfect mirror that reflects baseColor at every angle (metal_fresnel);
 // plastic: fresnel_mix of a GGX reflection layer over a Lambertian base (the specification's
 // dielectric_brdf, Schlick's Fresnel from the ior, specular colour and factor);
 // glass: a rough dielectric (Walter et al. 2007) whose transmission is tinted by baseColor.
@@ -154,6 +155,15 @@ bool bsdf_is_smooth(Bsdf b) {
     return b.alpha < DELTA_ALPHA;
 }
 
+// The metal lobe's Fresnel: Schlick's from baseColor, as glTF's conductor_fresnel, where the
+// lobe is rough. A smooth metal is the reference conventions' perfect mirror (REFERENCE.md,
+// Mitsuba's conductor without a material), whose reflectance is baseColor at every angle:
+// with Schlick's rise toward grazing, a coloured mirror seen at a glancing angle was 15-24%
+// brighter than Mitsuba's (docs/BENCHMARKS.md).
+vec3 metal_fresnel(Bsdf b, float cos_theta) {
+    return bsdf_is_smooth(b) ? b.base_color : fresnel_schlick(b.base_color, cos_theta);
+}
+
 // Whether any lobe has a density to evaluate (else next-event estimation cannot help).
 bool bsdf_has_density(Bsdf b) {
     bool opaque = b.metallic < 1.0 && b.transmission < 1.0;
@@ -166,7 +176,7 @@ vec4 lobe_probabilities(Bsdf b, float cos_o) {
     float dielectric = 1.0 - b.metallic;
     float opaque = dielectric * (1.0 - b.transmission);
     float layer = HAS_SPECULAR_LAYER ? b.specular * max3(fresnel_schlick(dielectric_f0(b), cos_o)) : 0.0;
-    vec4 w = vec4(HAS_METAL ? b.metallic * luminance_of(fresnel_schlick(b.base_color, cos_o)) : 0.0, opaque * layer,
+    vec4 w = vec4(HAS_METAL ? b.metallic * luminance_of(metal_fresnel(b, cos_o)) : 0.0, opaque * layer,
                   opaque * (1.0 - layer) * luminance_of(b.base_color), dielectric * b.transmission);
     // A lobe that is there but reflects almost nothing keeps a small chance: its f is not
     // exactly 0 at every angle, so its density must not be either.
@@ -205,7 +215,7 @@ vec3 bsdf_eval(Bsdf b, vec3 wo, vec3 wi, bool entering, out float pdf) {
             float reflected = dot(wo, h) > 0.0 ? ggx_g1(wo, b.alpha) * ggx_d(h, b.alpha) / (4.0 * wo.z) : 0.0;
             float glass_fresnel =
                 HAS_TRANSMISSION ? b.specular * fresnel_dielectric(cos_h, 1.0 / refraction_eta(b, entering)) : 0.0;
-            f += microfacet * ((HAS_METAL ? b.metallic * fresnel_schlick(b.base_color, cos_h) : vec3(0.0))
+            f += microfacet * ((HAS_METAL ? b.metallic * metal_fresnel(b, cos_h) : vec3(0.0))
                                + opaque * layer + dielectric * b.transmission * glass_fresnel * glass_tint(b));
             pdf += reflected * (p.x + p.y + p.w * glass_fresnel);
         }
@@ -286,7 +296,7 @@ bool bsdf_sample(Bsdf b, vec3 wo, bool entering, vec3 u, out BsdfSample s) {
             s.wi = reflected;
             if (smooth_lobes) {
                 vec3 value = u.z < p.z + p.x || p.y <= 0.0
-                                 ? b.metallic * fresnel_schlick(b.base_color, cos_h) / p.x
+                                 ? b.metallic * metal_fresnel(b, cos_h) / p.x
                                  : dielectric * (1.0 - b.transmission) * b.specular
                                        * fresnel_schlick(dielectric_f0(b), cos_h) / p.y;
                 s.weight = value;

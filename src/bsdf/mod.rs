@@ -149,6 +149,16 @@ impl Bsdf {
         self.alpha < DELTA_ALPHA
     }
 
+    /// The metal lobe's Fresnel: Schlick's where the lobe is rough, baseColor at every angle
+    /// where it is smooth (REFERENCE.md's perfect mirror).
+    pub fn metal_fresnel(&self, cos_theta: f32) -> Vec3 {
+        if self.is_smooth() {
+            self.base_color
+        } else {
+            fresnel_schlick(self.base_color, cos_theta)
+        }
+    }
+
     pub fn has_density(&self) -> bool {
         let opaque = self.metallic < 1.0 && self.transmission < 1.0;
         !self.is_smooth() || (opaque && max3(self.base_color) > 0.0)
@@ -160,7 +170,7 @@ impl Bsdf {
         let opaque = dielectric * (1.0 - self.transmission);
         let layer = self.specular * max3(fresnel_schlick(self.dielectric_f0(), cos_o));
         let mut w = Vec4::new(
-            self.metallic * luminance(fresnel_schlick(self.base_color, cos_o)),
+            self.metallic * luminance(self.metal_fresnel(cos_o)),
             opaque * layer,
             opaque * (1.0 - layer) * luminance(self.base_color),
             dielectric * self.transmission,
@@ -214,7 +224,7 @@ impl Bsdf {
                 };
                 let glass_fresnel = self.specular * fresnel_dielectric(cos_h, 1.0 / self.refraction_eta(entering));
                 f += microfacet
-                    * (self.metallic * fresnel_schlick(self.base_color, cos_h)
+                    * (self.metallic * self.metal_fresnel(cos_h)
                         + opaque * layer
                         + dielectric * self.transmission * glass_fresnel * self.glass_tint());
                 pdf += reflected * (p.x + p.y + p.w * glass_fresnel);
@@ -308,7 +318,7 @@ impl Bsdf {
                 s.wi = reflected;
                 if smooth {
                     s.weight = if u.z < p.z + p.x || p.y <= 0.0 {
-                        self.metallic * fresnel_schlick(self.base_color, cos_h) / p.x
+                        self.metallic * self.metal_fresnel(cos_h) / p.x
                     } else {
                         dielectric
                             * (1.0 - self.transmission)
