@@ -141,7 +141,15 @@ void main() {
                     float distance;
                     vec3 arriving;
                     float light_pdf;
-                    if (light_segment(c, light, shadow_origin, wl, distance, arriving, light_pdf)) {
+                    // The segment from the offset origin must leave on the side the origin was
+                    // offset to, as the path tracer requires: where the light lies in the
+                    // surface's own plane (a point on an emitter's back face, sampling the
+                    // emitter), the offset puts the origin in front of the light, and a segment
+                    // from there back into the plane met the light at a cosine of epsilon over
+                    // the distance, which near the point blew up (a random scene was 33% too
+                    // bright; the light cannot reach its own plane).
+                    if (light_segment(c, light, shadow_origin, wl, distance, arriving, light_pdf)
+                        && (dot(wl, v.facing) < 0.0) == (dot(towards, v.facing) < 0.0)) {
                         float pdf;
                         float back_pdf;
                         vec3 f = vertex_eval(v, wl, false, pdf, back_pdf);
