@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# wavetrace against Mitsuba 3 on random scenes of REFERENCE.md's subset (tools/scenes/random_scene.py):
+# each seed's scene rendered by Mitsuba (scalar_rgb on the CPU, back faces two-sided as the
+# conventions say) and by each wavetrace integrator at the same resolution and depth, then
+# compared with `wavetrace compare`. The reference is two Mitsuba renders of half the samples with
+# other seeds, averaged; "ref noise" is how far their channel means differ (relative). A mean ratio
+# further from 1 than 2% (the conventions' tolerance) and three times that noise is marked
+# MISMATCH, and the script fails; a scene that Mitsuba renders black must be black here too.
+# Mitsuba 3.9.1 and numpy are installed with pip into $MITSUBA_SITE the first time.
+#
+# usage: tools/mitsuba-check.sh [SEED...]   (default: 1 to 8)
+#   MITSUBA_SPP (4096), WAVETRACE_SPP (4096), INTEGRATORS ("wavefront megakernel bdpt"),
+#   WAVETRACE (target/release/wavetrace), KEEP (a folder for the scenes and images; default a temporary one)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+site=${MITSUBA_SITE:-${XDG_CACHE_HOME:-$HOME/.cache}/wavetrace/mitsuba-site}
+if ! PYTHONPATH=$site python3 -c "import mitsuba, numpy" 2> /dev/null; then
+  echo "installing Mitsuba 3.9.1 and numpy into $site" >&2
+  python3 -m pip install -q --target "$site" mitsuba==3.9.1 drjit==1.5.0 numpy
+fi
+wavetrace=${WAVETRACE:-target/release/wavetrace}
+[ -x "$wavetrace" ] || cargo build --release --locked --bin wavetrace
+work=${KEEP:-$(mktemp -d)}
+mkdir -p "$work"
+seeds=("$@")
+[ ${#seeds[@]} -gt 0 ] || seeds=(1 2 3 4 5 6 7 8)
+status=0
+printf '%-6s %-9s %-5s %-11s %-10s %-10s %-9s %-11s %s\n' seed size depth integrator "ref mean" "ref noise" relMSE "block8" "mean ratios"
+for seed in "${seeds[@]}"; do
+  scene="$work/random-$seed.gltf"
+  read -r width height depth < <(python3 tools/scenes/random_scene.py "$seed" "$scene")
+  # Two Mitsuba renders of half the samples each, with other seeds: their average is the
+  # reference, and how far their means differ says how noisy it is.
+  for half in 1 2; do
+    PYTHONPATH=$site python3 tools/bench/peer/gltf2mitsuba.py "$scene" "$work/random-$seed-mitsuba-$half.exr" \
+      --variant scalar_rgb --twosided --spp $(( ${MITSUBA_SPP:-4096} / 2 )) --seed-base $(( half * 7919 )) \
+      --res "$width" "$height" --max-depth "$depth" > /dev/null
+  done
+  read -r reference_mean reference_noise < <(PYTHONPATH=$site python3 -c "
+import sys, numpy as np, mitsuba as mi
+mi.set_variant('scalar_rgb')
+a, b = (np.array(mi.Bitmap(f), np.float64) for f in sys.argv[1:3])
+mi.Bitmap(((a + b) / 2).astype(np.float32)).write(sys.argv[3])
+ma, mb = a.mean(axis=(0, 1)), b.mean(axis=(0, 1))
+noise = np.abs(ma - mb) / np.maximum(ma + mb, 1e-30)
+print('%.4g %.4f' % ((ma + mb).mean() / 2, noise.max()))" \
+    "$work/random-$seed-mitsuba-1.exr" "$work/random-$seed-mitsuba-2.exr" "$work/random-$seed-mitsuba.exr")
+  for integrator in ${INTEGRATORS:-wavefront megakernel bdpt}; do
+    out="$work/random-$seed-$integrator.exr"
+    "$wavetrace" render "$scene" -o "$out" --res "$width" "$height" --spp "${WAVETRACE_SPP:-4096}" \
+      --max-depth "$depth" --integrator "$integrator" --seed "$seed" > /dev/null 2>&1
+    line=$("$wavetrace" compare "$out" "$work/random-$seed-mitsuba.exr")
+    read -r rel block r g b < <(sed -E 's/relMSE ([^,]*), block-8 relMSE ([^,]*), mean ratio ([^ ]*) ([^ ]*) ([^,]*),.*/\1 \2 \3 \4 \5/' <<< "$line")
+    verdict=$(python3 -c "
+import sys
+mean, noise = float(sys.argv[1]), float(sys.argv[2])
+ratios = [float(x) for x in sys.argv[3:]]
+if mean < 1e-6:
+    print('' if all(r != r or r * mean < 1e-6 for r in ratios) else 'MISMATCH (black in Mitsuba)')
+elif any(abs(r - 1) > max(0.02, 3 * noise) for r in ratios):
+    print('MISMATCH')" "$reference_mean" "$reference_noise" "$r" "$g" "$b")
+    [ -z "$verdict" ] || status=1
+    printf '%-6s %-9s %-5s %-11s %-10s %-10s %-9s %-11s %s %s %s %s\n' "$seed" "${width}x$height" "$depth" "$integrator" \
+      "$reference_mean" "$reference_noise" "$rel" "$block" "$r" "$g" "$b" "$verdict"
+  done
+done
+echo "scenes and images: $work" >&2
+exit $status

@@ -1,0 +1,305 @@
+#!/usr/bin/env python3
+"""Writes a random glTF scene inside REFERENCE.md's subset, the scenes a Mitsuba reference can be
+made of (tools/bench/peer/gltf2mitsuba.py): flat-shaded triangle meshes (no NORMAL), node
+hierarchies with TRS and matrix transforms (mirroring ones too), meshes shared by several nodes,
+Lambertian, perfect-mirror and smooth-glass materials, one-sided emitters of mixed colour and
+strength facing any way, an enclosing room or none, a perspective camera anywhere in the
+hierarchy, and indices of every width or none. tools/mitsuba-check.sh renders such scenes with
+both renderers and compares them: scenes nobody chose, so that wavetrace is checked against
+glTF in general, not against the test scenes.
+
+usage: random_scene.py SEED OUT.gltf    (prints the resolution and depth to render it at)
+"""
+import base64
+import json
+import math
+import random
+import struct
+import sys
+
+
+def normalize(v):
+    n = math.sqrt(sum(x * x for x in v))
+    return [x / n for x in v]
+
+
+def cross(a, b):
+    return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+
+
+def sub(a, b):
+    return [x - y for x, y in zip(a, b)]
+
+
+def box(inward=False, open_side=None):
+    """The unit cube [-1, 1]^3, counter-clockwise from outside (from inside when `inward`), less one side."""
+    positions, indices = [], []
+    for axis in range(3):
+        for sign in (-1, 1):
+            if open_side == (axis, sign):
+                continue
+            u, v = (axis + 1) % 3, (axis + 2) % 3
+            corners = []
+            for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
+                p = [0.0, 0.0, 0.0]
+                p[axis], p[u], p[v] = sign, a, b
+                corners.append(p)
+            if (sign < 0) != inward:
+                corners.reverse()
+            base = len(positions)
+            positions += corners
+            indices += [base, base + 1, base + 2, base, base + 2, base + 3]
+    return positions, indices
+
+
+def octahedron():
+    p = [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]]
+    faces = []
+    for x in (0, 1):
+        for y in (2, 3):
+            for z in (4, 5):
+                tri = [x, y, z]
+                n = cross(sub(p[y], p[x]), sub(p[z], p[x]))
+                if sum(a * b for a, b in zip(n, p[x])) < 0:
+                    tri = [x, z, y]
+                faces += tri
+    return [list(map(float, v)) for v in p], faces
+
+
+def tetrahedron():
+    p = [[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]]
+    return [list(map(float, v)) for v in p], [0, 1, 2, 0, 3, 1, 0, 2, 3, 1, 3, 2]
+
+
+def quad():
+    return [[-1.0, -1.0, 0.0], [1.0, -1.0, 0.0], [1.0, 1.0, 0.0], [-1.0, 1.0, 0.0]], [0, 1, 2, 0, 2, 3]
+
+
+def triangle():
+    return [[-1.0, -0.8, 0.0], [1.0, -0.6, 0.0], [0.1, 1.0, 0.0]], [0, 1, 2]
+
+
+def icosphere():
+    t = (1 + math.sqrt(5)) / 2
+    p = [normalize(v) for v in [[-1, t, 0], [1, t, 0], [-1, -t, 0], [1, -t, 0], [0, -1, t], [0, 1, t], [0, -1, -t],
+                                [0, 1, -t], [t, 0, -1], [t, 0, 1], [-t, 0, -1], [-t, 0, 1]]]
+    f = [0, 11, 5, 0, 5, 1, 0, 1, 7, 0, 7, 10, 0, 10, 11, 1, 5, 9, 5, 11, 4, 11, 10, 2, 10, 7, 6, 7, 1, 8,
+         3, 9, 4, 3, 4, 2, 3, 2, 6, 3, 6, 8, 3, 8, 9, 4, 9, 5, 2, 4, 11, 6, 2, 10, 8, 6, 7, 9, 8, 1]
+    out = []
+    cache = {}
+
+    def mid(a, b):
+        key = (min(a, b), max(a, b))
+        if key not in cache:
+            p.append(normalize([(x + y) / 2 for x, y in zip(p[a], p[b])]))
+            cache[key] = len(p) - 1
+        return cache[key]
+    for i in range(0, len(f), 3):
+        a, b, c = f[i:i + 3]
+        ab, bc, ca = mid(a, b), mid(b, c), mid(c, a)
+        out += [a, ab, ca, b, bc, ab, c, ca, bc, ab, bc, ca]
+    return p, out
+
+
+SHAPES = {"box": box, "octahedron": octahedron, "tetrahedron": tetrahedron, "quad": quad, "triangle": triangle,
+          "icosphere": icosphere}
+
+
+def random_rotation(rng):
+    u1, u2, u3 = rng.random(), rng.random(), rng.random()
+    return [math.sqrt(1 - u1) * math.sin(2 * math.pi * u2), math.sqrt(1 - u1) * math.cos(2 * math.pi * u2),
+            math.sqrt(u1) * math.sin(2 * math.pi * u3), math.sqrt(u1) * math.cos(2 * math.pi * u3)]
+
+
+def trs_matrix(t, r, s):
+    x, y, z, w = r
+    m = [[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+         [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+         [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]]
+    # Column-major, as glTF stores a matrix.
+    return [m[0][0] * s[0], m[1][0] * s[0], m[2][0] * s[0], 0, m[0][1] * s[1], m[1][1] * s[1], m[2][1] * s[1], 0,
+            m[0][2] * s[2], m[1][2] * s[2], m[2][2] * s[2], 0, t[0], t[1], t[2], 1]
+
+
+def look_rotation(eye, target):
+    """The quaternion that turns -Z toward target from eye, with +Y as near up as it can."""
+    f = normalize(sub(target, eye))
+    r = normalize(cross(f, [0, 1, 0]))
+    u = cross(r, f)
+    m = [[r[0], u[0], -f[0]], [r[1], u[1], -f[1]], [r[2], u[2], -f[2]]]
+    trace = m[0][0] + m[1][1] + m[2][2]
+    if trace > 0:
+        s = 0.5 / math.sqrt(trace + 1)
+        return [(m[2][1] - m[1][2]) * s, (m[0][2] - m[2][0]) * s, (m[1][0] - m[0][1]) * s, 0.25 / s]
+    i = max(range(3), key=lambda k: m[k][k])
+    j, k = (i + 1) % 3, (i + 2) % 3
+    s = 2 * math.sqrt(1 + m[i][i] - m[j][j] - m[k][k])
+    q = [0.0, 0.0, 0.0, (m[k][j] - m[j][k]) / s]
+    q[i] = 0.25 * s
+    q[j] = (m[j][i] + m[i][j]) / s
+    q[k] = (m[k][i] + m[i][k]) / s
+    return q
+
+
+def main():
+    seed, out = int(sys.argv[1]), sys.argv[2]
+    rng = random.Random(seed)
+    blob = bytearray()
+    views, accessors, meshes, materials, nodes, roots = [], [], [], [], [], []
+
+    def add_view(data, target):
+        while len(blob) % 4:
+            blob.append(0)
+        views.append({"buffer": 0, "byteOffset": len(blob), "byteLength": len(data), "target": target})
+        blob.extend(data)
+        return len(views) - 1
+
+    def add_mesh(name, shape, material):
+        positions, indices = shape
+        width = rng.choice(["none", "u8", "u16", "u32"])
+        if width == "none":
+            # Non-indexed: every corner its own vertex.
+            positions, indices = [positions[i] for i in indices], None
+        elif width == "u8" and len(positions) > 255:
+            width = "u16"
+        data = b"".join(struct.pack("<3f", *p) for p in positions)
+        accessors.append({"bufferView": add_view(data, 34962), "componentType": 5126, "count": len(positions),
+                          "type": "VEC3", "min": [min(p[i] for p in positions) for i in range(3)],
+                          "max": [max(p[i] for p in positions) for i in range(3)]})
+        primitive = {"attributes": {"POSITION": len(accessors) - 1}, "material": material}
+        if indices is not None:
+            fmt, kind = {"u8": ("<B", 5121), "u16": ("<H", 5123), "u32": ("<I", 5125)}[width]
+            data = b"".join(struct.pack(fmt, i) for i in indices)
+            accessors.append({"bufferView": add_view(data, 34963), "componentType": kind, "count": len(indices),
+                              "type": "SCALAR"})
+            primitive["indices"] = len(accessors) - 1
+        meshes.append({"name": name, "primitives": [primitive]})
+        return len(meshes) - 1
+
+    def add_material(kind, emission=None):
+        name = f"{kind}-{len(materials)}"
+        if kind == "lambert":
+            m = {"name": name, "pbrMetallicRoughness": {"baseColorFactor": [rng.uniform(0.05, 0.9) for _ in range(3)] + [1],
+                                                        "metallicFactor": 0},
+                 "extensions": {"KHR_materials_specular": {"specularFactor": 0}}}
+        elif kind == "mirror":
+            m = {"name": name, "pbrMetallicRoughness": {"baseColorFactor": [rng.uniform(0.3, 1.0) for _ in range(3)] + [1],
+                                                        "metallicFactor": 1, "roughnessFactor": 0}}
+        else:
+            m = {"name": name, "pbrMetallicRoughness": {"metallicFactor": 0, "roughnessFactor": 0},
+                 "extensions": {"KHR_materials_transmission": {"transmissionFactor": 1},
+                                "KHR_materials_ior": {"ior": round(rng.uniform(1.2, 1.9), 3)}}}
+        if emission:
+            colour, strength = emission
+            m["emissiveFactor"] = colour
+            m.setdefault("extensions", {})["KHR_materials_emissive_strength"] = {"emissiveStrength": strength}
+        materials.append(m)
+        return len(materials) - 1
+
+    def place(mesh, name, spread, size):
+        t = [rng.uniform(-spread, spread) for _ in range(3)]
+        r = random_rotation(rng)
+        s = [rng.uniform(0.3, 1.0) * size for _ in range(3)]
+        if rng.random() < 0.2:
+            s[rng.randrange(3)] *= -1  # a mirroring transform flips the winding
+        node = {"name": name, "mesh": mesh}
+        if rng.random() < 0.3:
+            node["matrix"] = trs_matrix(t, r, s)
+        else:
+            node.update(translation=t, rotation=r, scale=s)
+        if rng.random() < 0.3:
+            # Under a parent that turns and shifts it: the child keeps its place in the world
+            # only as the parent's transform says, which is the point.
+            parent = {"name": f"{name}-parent", "translation": [rng.uniform(-0.3, 0.3) for _ in range(3)],
+                      "rotation": random_rotation(rng), "children": []}
+            nodes.append(node)
+            parent["children"].append(len(nodes) - 1)
+            nodes.append(parent)
+            roots.append(len(nodes) - 1)
+        else:
+            nodes.append(node)
+            roots.append(len(nodes) - 1)
+
+    # A second camera, first in the node array but later in the depth-first walk from the
+    # roots, which is the order REFERENCE.md picks the camera by: it must not render.
+    decoy = None
+    if rng.random() < 0.4:
+        nodes.append({"name": "decoy-camera", "camera": 0, "translation": [0, 0, -2.5]})
+        decoy = len(nodes) - 1
+    room = rng.random() < 0.6
+    if room:
+        open_side = rng.choice([None, (0, 1), (2, -1)])
+        walls = add_mesh("room", box(inward=True, open_side=open_side), add_material("lambert"))
+        nodes.append({"name": "room", "mesh": walls, "scale": [3, 2, 3], "translation": [0, 0, 0]})
+        roots.append(len(nodes) - 1)
+    shared = {}
+    for k in range(rng.randint(2, 6)):
+        shape = rng.choice(list(SHAPES))
+        kind = rng.choices(["lambert", "mirror", "glass"], [0.7, 0.15, 0.15])[0]
+        if shape in shared and rng.random() < 0.5:
+            mesh = shared[shape]
+        else:
+            mesh = add_mesh(f"{shape}-{k}", SHAPES[shape](), add_material(kind))
+            shared[shape] = mesh
+        place(mesh, f"object-{k}", 1.2, 0.45)
+    for k in range(rng.randint(1, 3)):
+        colour = [rng.uniform(0.2, 1.0) for _ in range(3)]
+        strength = round(rng.uniform(1, 25), 3)
+        shape = rng.choice(["quad", "triangle", "box", "tetrahedron"])
+        mesh = add_mesh(f"light-{k}", SHAPES[shape](), add_material("lambert", (colour, strength)))
+        place(mesh, f"light-{k}", 1.6, 0.35)
+
+    eye = [rng.uniform(-2.2, 2.2), rng.uniform(-1.2, 1.4), rng.uniform(2.0, 2.8)]
+    target = [rng.uniform(-0.5, 0.5) for _ in range(3)]
+    camera = {"name": "camera", "camera": 0, "translation": eye, "rotation": look_rotation(eye, target)}
+    if rng.random() < 0.3:
+        # The camera under a parent turned about Y: its world pose is the product.
+        angle = rng.uniform(-1, 1)
+        camera_parent = {"name": "rig", "rotation": [0, math.sin(angle / 2), 0, math.cos(angle / 2)], "children": []}
+        c, s = math.cos(angle), math.sin(angle)
+        # Undo the turn on the child so that the camera still looks at the scene.
+        camera["translation"] = [c * eye[0] - s * eye[2], eye[1], s * eye[0] + c * eye[2]]
+        inverse = [0, -math.sin(angle / 2), 0, math.cos(angle / 2)]
+        q = camera["rotation"]
+        a, b = inverse, q
+        camera["rotation"] = [a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+                              a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+                              a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
+                              a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2]]
+        nodes.append(camera)
+        camera_parent["children"].append(len(nodes) - 1)
+        nodes.append(camera_parent)
+        roots.insert(rng.randrange(len(roots) + 1), len(nodes) - 1)
+    else:
+        nodes.append(camera)
+        roots.insert(rng.randrange(len(roots) + 1), len(nodes) - 1)
+
+    if decoy is not None:
+        camera_root = max(i for i, root in enumerate(roots) if root >= len(nodes) - 2)
+        roots.insert(rng.randrange(camera_root + 1, len(roots) + 1), decoy)
+    perspective = {"yfov": round(rng.uniform(0.5, 1.1), 3), "znear": 0.01}
+    if rng.random() < 0.5:
+        perspective["aspectRatio"] = rng.choice([0.5, 1.0, 2.0])  # the output's aspect wins
+    document = {
+        "asset": {"version": "2.0", "generator": f"wavetrace tools/scenes/random_scene.py {seed}"},
+        "extensionsUsed": ["KHR_materials_specular", "KHR_materials_transmission", "KHR_materials_ior",
+                           "KHR_materials_emissive_strength"],
+        "scene": 0,
+        "scenes": [{"nodes": roots}],
+        "nodes": nodes,
+        "meshes": meshes,
+        "materials": materials,
+        "cameras": [{"type": "perspective", "perspective": perspective}],
+        "accessors": accessors,
+        "bufferViews": views,
+        "buffers": [{"byteLength": len(blob),
+                     "uri": "data:application/octet-stream;base64," + base64.b64encode(bytes(blob)).decode()}],
+    }
+    with open(out, "w") as f:
+        json.dump(document, f, indent=1)
+    width, height = rng.choice([(64, 48), (48, 64), (56, 56), (72, 40)])
+    print(width, height, rng.choice([1, 2, 3, 5, 8, 8]))
+
+
+if __name__ == "__main__":
+    main()
