@@ -2,15 +2,17 @@
 # wavetrace against Mitsuba 3 on random scenes of REFERENCE.md's subset (tools/scenes/random_scene.py):
 # each seed's scene rendered by Mitsuba (scalar_rgb on the CPU, back faces two-sided as the
 # conventions say) and by each wavetrace integrator at the same resolution and depth, then
-# compared with `wavetrace compare`. The reference is two Mitsuba renders of half the samples with
-# other seeds, averaged; "ref noise" is how far their channel means differ (relative). A mean ratio
+# compared with `wavetrace compare`. The reference is four Mitsuba renders of a quarter of the
+# samples with other seeds, averaged; "ref noise" is the standard error of its mean (relative,
+# the worst channel, from the four means: rough where rare paths carry the light). A mean ratio
 # further from 1 than 2% (the conventions' tolerance) and three times that noise is marked
 # MISMATCH, and the script fails; a scene that Mitsuba renders black must be black here too.
 # Mitsuba 3.9.1 and numpy are installed with pip into $MITSUBA_SITE the first time.
 #
 # usage: tools/mitsuba-check.sh [SEED...]   (default: 1 to 8)
 #   MITSUBA_SPP (4096), WAVETRACE_SPP (4096), INTEGRATORS ("wavefront megakernel bdpt"),
-#   WAVETRACE (target/release/wavetrace), KEEP (a folder for the scenes and images; default a temporary one)
+#   WAVETRACE (target/release/wavetrace), KEEP (a folder for the scenes and images; default a temporary one),
+#   MITSUBA_VARIANT (scalar_rgb; cuda_ad_rgb on an NVIDIA GPU, as tools/bench/h100-mitsuba-check.sh runs it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 site=${MITSUBA_SITE:-${XDG_CACHE_HOME:-$HOME/.cache}/wavetrace/mitsuba-site}
@@ -29,22 +31,23 @@ printf '%-6s %-9s %-5s %-11s %-10s %-10s %-9s %-11s %s\n' seed size depth integr
 for seed in "${seeds[@]}"; do
   scene="$work/random-$seed.gltf"
   read -r width height depth < <(python3 tools/scenes/random_scene.py "$seed" "$scene")
-  # Two Mitsuba renders of half the samples each, with other seeds: their average is the
-  # reference, and how far their means differ says how noisy it is.
-  for half in 1 2; do
-    PYTHONPATH=$site python3 tools/bench/peer/gltf2mitsuba.py "$scene" "$work/random-$seed-mitsuba-$half.exr" \
-      --variant scalar_rgb --twosided --spp $(( ${MITSUBA_SPP:-4096} / 2 )) --seed-base $(( half * 7919 )) \
-      --res "$width" "$height" --max-depth "$depth" > /dev/null
+  # Four Mitsuba renders of a quarter of the samples each, with other seeds: their average is
+  # the reference, and the spread of their means gives the standard error of its mean.
+  parts=()
+  for part in 1 2 3 4; do
+    PYTHONPATH=$site python3 tools/bench/peer/gltf2mitsuba.py "$scene" "$work/random-$seed-mitsuba-$part.exr" \
+      --variant "${MITSUBA_VARIANT:-scalar_rgb}" --twosided --spp $(( ${MITSUBA_SPP:-4096} / 4 )) \
+      --seed-base $(( part * 7919 )) --res "$width" "$height" --max-depth "$depth" > /dev/null
+    parts+=("$work/random-$seed-mitsuba-$part.exr")
   done
   read -r reference_mean reference_noise < <(PYTHONPATH=$site python3 -c "
 import sys, numpy as np, mitsuba as mi
-mi.set_variant('scalar_rgb')
-a, b = (np.array(mi.Bitmap(f), np.float64) for f in sys.argv[1:3])
-mi.Bitmap(((a + b) / 2).astype(np.float32)).write(sys.argv[3])
-ma, mb = a.mean(axis=(0, 1)), b.mean(axis=(0, 1))
-noise = np.abs(ma - mb) / np.maximum(ma + mb, 1e-30)
-print('%.4g %.4f' % ((ma + mb).mean() / 2, noise.max()))" \
-    "$work/random-$seed-mitsuba-1.exr" "$work/random-$seed-mitsuba-2.exr" "$work/random-$seed-mitsuba.exr")
+mi.set_variant(sys.argv[1])
+images = [np.array(mi.Bitmap(f), np.float64) for f in sys.argv[3:]]
+mi.Bitmap(np.mean(images, axis=0).astype(np.float32)).write(sys.argv[2])
+means = np.array([image.mean(axis=(0, 1)) for image in images])
+error = means.std(axis=0, ddof=1) / np.sqrt(len(images)) / np.maximum(means.mean(axis=0), 1e-30)
+print('%.4g %.4f' % (means.mean(), error.max()))" "${MITSUBA_VARIANT:-scalar_rgb}" "$work/random-$seed-mitsuba.exr" "${parts[@]}")
   for integrator in ${INTEGRATORS:-wavefront megakernel bdpt}; do
     out="$work/random-$seed-$integrator.exr"
     "$wavetrace" render "$scene" -o "$out" --res "$width" "$height" --spp "${WAVETRACE_SPP:-4096}" \
