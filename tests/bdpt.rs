@@ -202,29 +202,14 @@ fn an_emitter_seen_from_behind_lights_nothing_in_its_own_plane() {
         more_cameras: Vec::new(),
         warnings: Vec::new(),
     };
-    let gpu = common::gpu();
-    for &backend in gpu.context.trace_backends() {
-        for integrator in [
-            IntegratorKind::Wavefront,
-            IntegratorKind::Megakernel,
-            IntegratorKind::Bdpt,
-        ] {
-            for depth in [2, 8] {
-                let settings = RenderSettings {
-                    integrator,
-                    ..RenderSettings::new(32, 32, 64, depth, backend)
-                };
-                let image = common::render(&gpu.context, &scene, &settings);
-                let lit = image.pixels.iter().filter(|p| p.iter().any(|&v| v != 0.0)).count();
-                let brightest = image.pixels.iter().flatten().fold(0.0f32, |a, &b| a.max(b));
-                assert_eq!(
-                    lit, 0,
-                    "{integrator:?} on {backend:?}, depth {depth}: {lit} pixels lit, up to {brightest}"
-                );
-            }
+    for depth in [2, 8] {
+        let base = RenderSettings::new(32, 32, 64, depth, wavetrace::gpu::TraceBackend::Pipeline);
+        for (what, image) in common::render_each_named(&scene, &base, &common::PATH_INTEGRATORS) {
+            let lit = image.pixels.iter().filter(|p| p.iter().any(|&v| v != 0.0)).count();
+            let brightest = image.pixels.iter().flatten().fold(0.0f32, |a, &b| a.max(b));
+            assert_eq!(lit, 0, "{what}, depth {depth}: {lit} pixels lit, up to {brightest}");
         }
     }
-    gpu.finish();
 }
 
 #[test]

@@ -8,7 +8,8 @@
 mod common;
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
-use wavetrace::integrator::{IntegratorKind, RenderSettings};
+use wavetrace::gpu::TraceBackend;
+use wavetrace::integrator::RenderSettings;
 use wavetrace::scene::{Camera, Instance, Material, Mesh, PinholeCamera, Scene};
 
 const SIZE: u32 = 48;
@@ -101,44 +102,30 @@ fn seen(origin: Vec3, direction: Vec3) -> Option<Vec3> {
 #[test]
 fn a_coloured_mirror_reflects_its_base_colour_at_glancing_angles() {
     let camera = PinholeCamera::from_transform(camera_transform(), 0.5, 1.0);
-    let scene = scene();
-    let gpu = common::gpu();
-    for &backend in gpu.context.trace_backends() {
-        for integrator in [
-            IntegratorKind::Wavefront,
-            IntegratorKind::Megakernel,
-            IntegratorKind::Bdpt,
-        ] {
-            let settings = RenderSettings {
-                integrator,
-                ..RenderSettings::new(SIZE, SIZE, 4, 2, backend)
-            };
-            let image = common::render(&gpu.context, &scene, &settings);
-            let mut mirrored = 0;
-            for y in 0..SIZE {
-                for x in 0..SIZE {
-                    let corners = [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)].map(|(u, v)| {
-                        let (origin, direction) =
-                            camera.ray(Vec2::new(x as f32, y as f32), Vec2::new(u, v), SIZE, SIZE);
-                        seen(origin, direction)
-                    });
-                    // Pixels on an edge see two things; only whole ones are checked.
-                    let Some(expected) = corners[0].filter(|&e| corners.iter().all(|&c| c == Some(e))) else {
-                        continue;
-                    };
-                    mirrored += usize::from(expected != Vec3::ONE);
-                    let value = Vec3::from_array(image.pixels[(y * SIZE + x) as usize]);
-                    assert!(
-                        (value - expected).abs().max_element() < 1e-4,
-                        "{integrator:?} on {backend:?}, pixel ({x}, {y}): {value} where {expected} is expected"
-                    );
-                }
+    let base = RenderSettings::new(SIZE, SIZE, 4, 2, TraceBackend::Pipeline);
+    for (what, image) in common::render_each_named(&scene(), &base, &common::PATH_INTEGRATORS) {
+        let mut mirrored = 0;
+        for y in 0..SIZE {
+            for x in 0..SIZE {
+                let corners = [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)].map(|(u, v)| {
+                    let (origin, direction) = camera.ray(Vec2::new(x as f32, y as f32), Vec2::new(u, v), SIZE, SIZE);
+                    seen(origin, direction)
+                });
+                // Pixels on an edge see two things; only whole ones are checked.
+                let Some(expected) = corners[0].filter(|&e| corners.iter().all(|&c| c == Some(e))) else {
+                    continue;
+                };
+                mirrored += usize::from(expected != Vec3::ONE);
+                let value = Vec3::from_array(image.pixels[(y * SIZE + x) as usize]);
+                assert!(
+                    (value - expected).abs().max_element() < 1e-4,
+                    "{what}, pixel ({x}, {y}): {value} where {expected} is expected"
+                );
             }
-            assert!(
-                mirrored > SIZE as usize * 8,
-                "only {mirrored} pixels see the mirror whole"
-            );
         }
+        assert!(
+            mirrored > SIZE as usize * 8,
+            "{what}: only {mirrored} pixels see the mirror whole"
+        );
     }
-    gpu.finish();
 }

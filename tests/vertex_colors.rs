@@ -8,6 +8,7 @@ mod common;
 use glam::{Mat4, Vec2, Vec3, Vec4};
 use wavetrace::environment::Environment;
 use wavetrace::film::{metrics, RgbImage};
+use wavetrace::gpu::TraceBackend;
 use wavetrace::integrator::{IntegratorKind, MltSettings, RenderSettings};
 use wavetrace::scene::{AlphaMode, Camera, Instance, Material, Mesh, PinholeCamera, Scene};
 
@@ -151,43 +152,30 @@ fn vertex_alpha_cuts_a_masked_triangle_at_its_cutoff() {
         let w = weights_at(x, y, jitter);
         colors[0].w * w.x + colors[1].w * w.y + colors[2].w * w.z
     };
-    let gpu = common::gpu();
-    for &backend in gpu.context.trace_backends() {
-        for integrator in [
-            IntegratorKind::Wavefront,
-            IntegratorKind::Megakernel,
-            IntegratorKind::Bdpt,
-        ] {
-            let settings = RenderSettings {
-                integrator,
-                environment: Some(Environment::constant(Vec3::ONE)),
-                ..RenderSettings::new(SIZE, SIZE, 4, 1, backend)
-            };
-            let image = common::render(&gpu.context, &scene, &settings);
-            let (mut holes, mut solid) = (0, 0);
-            for y in 0..SIZE {
-                for x in 0..SIZE {
-                    let corners = [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)]
-                        .map(|(u, v)| alpha(x, y, Vec2::new(u, v)) < cutoff);
-                    let value = image.pixels[(y * SIZE + x) as usize][1];
-                    // A pixel that the cutoff's line crosses is part sky, part surface.
-                    if corners.iter().all(|&hole| hole) {
-                        holes += 1;
-                        assert_eq!(
-                            value, 1.0,
-                            "{integrator:?} on {backend:?}: pixel ({x}, {y}) should be sky"
-                        );
-                    } else if corners.iter().all(|&hole| !hole) {
-                        solid += 1;
-                        assert_eq!(
-                            value, 0.0,
-                            "{integrator:?} on {backend:?}: pixel ({x}, {y}) should be the surface"
-                        );
-                    }
+    let base = RenderSettings {
+        environment: Some(Environment::constant(Vec3::ONE)),
+        ..RenderSettings::new(SIZE, SIZE, 4, 1, TraceBackend::Pipeline)
+    };
+    for (what, image) in common::render_each_named(&scene, &base, &common::PATH_INTEGRATORS) {
+        let (mut holes, mut solid) = (0, 0);
+        for y in 0..SIZE {
+            for x in 0..SIZE {
+                let corners = [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)]
+                    .map(|(u, v)| alpha(x, y, Vec2::new(u, v)) < cutoff);
+                let value = image.pixels[(y * SIZE + x) as usize][1];
+                // A pixel that the cutoff's line crosses is part sky, part surface.
+                if corners.iter().all(|&hole| hole) {
+                    holes += 1;
+                    assert_eq!(value, 1.0, "{what}: pixel ({x}, {y}) should be sky");
+                } else if corners.iter().all(|&hole| !hole) {
+                    solid += 1;
+                    assert_eq!(value, 0.0, "{what}: pixel ({x}, {y}) should be the surface");
                 }
             }
-            assert!(holes > 100 && solid > 100, "{holes} hole and {solid} solid pixels");
         }
+        assert!(
+            holes > 100 && solid > 100,
+            "{what}: {holes} hole and {solid} solid pixels"
+        );
     }
-    gpu.finish();
 }

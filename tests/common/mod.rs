@@ -178,6 +178,14 @@ pub fn render_with_stats(
         .unwrap()
 }
 
+/// The integrators that sample paths as the conventions define them, whose images a check
+/// against an exact expectation holds alike.
+pub const PATH_INTEGRATORS: [wavetrace::integrator::IntegratorKind; 3] = [
+    wavetrace::integrator::IntegratorKind::Wavefront,
+    wavetrace::integrator::IntegratorKind::Megakernel,
+    wavetrace::integrator::IntegratorKind::Bdpt,
+];
+
 /// `base` rendered with each integrator on each trace backend the device has, in that order,
 /// under validation (which must report nothing).
 pub fn render_each(
@@ -185,6 +193,18 @@ pub fn render_each(
     base: &wavetrace::integrator::RenderSettings,
     integrators: &[wavetrace::integrator::IntegratorKind],
 ) -> Vec<wavetrace::film::RgbImage> {
+    render_each_named(scene, base, integrators)
+        .into_iter()
+        .map(|(_, image)| image)
+        .collect()
+}
+
+/// `render_each`, each image with its integrator and backend ("Bdpt on Pipeline") for messages.
+pub fn render_each_named(
+    scene: &Scene,
+    base: &wavetrace::integrator::RenderSettings,
+    integrators: &[wavetrace::integrator::IntegratorKind],
+) -> Vec<(String, wavetrace::film::RgbImage)> {
     let gpu = gpu();
     let mut images = Vec::new();
     for &integrator in integrators {
@@ -195,7 +215,7 @@ pub fn render_each(
                 ..base.clone()
             };
             let mut renderer = wavetrace::integrator::Renderer::new(&gpu.context, scene, &settings).unwrap();
-            images.push(renderer.render().unwrap());
+            images.push((format!("{integrator:?} on {backend:?}"), renderer.render().unwrap()));
         }
     }
     gpu.finish();
