@@ -154,26 +154,55 @@ def main():
         blob.extend(data)
         return len(views) - 1
 
-    def add_mesh(name, shape, material):
+    def add_primitive(shape, material):
         positions, indices = shape
         width = rng.choice(["none", "u8", "u16", "u32"])
+        normals = None
         if width == "none":
-            # Non-indexed: every corner its own vertex.
+            # Non-indexed: every corner its own vertex, which may carry its face's normal (the
+            # converter shades flat, and so does an interpolated face normal).
             positions, indices = [positions[i] for i in indices], None
+            if rng.random() < 0.5:
+                normals = []
+                for k in range(0, len(positions), 3):
+                    a, b, c = positions[k:k + 3]
+                    normals += [normalize(cross(sub(b, a), sub(c, a)))] * 3
         elif width == "u8" and len(positions) > 255:
             width = "u16"
-        data = b"".join(struct.pack("<3f", *p) for p in positions)
-        accessors.append({"bufferView": add_view(data, 34962), "componentType": 5126, "count": len(positions),
-                          "type": "VEC3", "min": [min(p[i] for p in positions) for i in range(3)],
-                          "max": [max(p[i] for p in positions) for i in range(3)]})
-        primitive = {"attributes": {"POSITION": len(accessors) - 1}, "material": material}
+        bounds = {"min": [min(p[i] for p in positions) for i in range(3)], "max": [max(p[i] for p in positions) for i in range(3)]}
+        if normals or rng.random() < 0.3:
+            # Interleaved: position, then the normal or padding, in one strided view.
+            data = b"".join(struct.pack("<6f", *p, *(normals[k] if normals else (7.0, 7.0, 7.0)))
+                            for k, p in enumerate(positions))
+            view = add_view(data, 34962)
+            views[view]["byteStride"] = 24
+            accessors.append({"bufferView": view, "componentType": 5126, "count": len(positions), "type": "VEC3", **bounds})
+            attributes = {"POSITION": len(accessors) - 1}
+            if normals:
+                accessors.append({"bufferView": view, "byteOffset": 12, "componentType": 5126, "count": len(positions),
+                                  "type": "VEC3"})
+                attributes["NORMAL"] = len(accessors) - 1
+        else:
+            data = b"".join(struct.pack("<3f", *p) for p in positions)
+            accessors.append({"bufferView": add_view(data, 34962), "componentType": 5126, "count": len(positions),
+                              "type": "VEC3", **bounds})
+            attributes = {"POSITION": len(accessors) - 1}
+        primitive = {"attributes": attributes, "material": material}
         if indices is not None:
             fmt, kind = {"u8": ("<B", 5121), "u16": ("<H", 5123), "u32": ("<I", 5125)}[width]
             data = b"".join(struct.pack(fmt, i) for i in indices)
             accessors.append({"bufferView": add_view(data, 34963), "componentType": kind, "count": len(indices),
                               "type": "SCALAR"})
             primitive["indices"] = len(accessors) - 1
-        meshes.append({"name": name, "primitives": [primitive]})
+        return primitive
+
+    def add_mesh(name, shape, material, second=None):
+        """A mesh of `shape`, and where `second` is a (shape, material) a second primitive beside it."""
+        primitives = [add_primitive(shape, material)]
+        if second:
+            (positions, indices), other = second
+            primitives.append(add_primitive(([[x * 0.5 + 1.6, y * 0.5, z * 0.5] for x, y, z in positions], indices), other))
+        meshes.append({"name": name, "primitives": primitives})
         return len(meshes) - 1
 
     def add_material(kind, emission=None):
@@ -239,7 +268,10 @@ def main():
         if shape in shared and rng.random() < 0.5:
             mesh = shared[shape]
         else:
-            mesh = add_mesh(f"{shape}-{k}", SHAPES[shape](), add_material(kind))
+            second = None
+            if rng.random() < 0.3:
+                second = (SHAPES[rng.choice(list(SHAPES))](), add_material(rng.choice(["lambert", "mirror", "glass"])))
+            mesh = add_mesh(f"{shape}-{k}", SHAPES[shape](), add_material(kind), second)
             shared[shape] = mesh
         place(mesh, f"object-{k}", 1.2, 0.45)
     for k in range(rng.randint(1, 3)):
@@ -280,12 +312,19 @@ def main():
     perspective = {"yfov": round(rng.uniform(0.5, 1.1), 3), "znear": 0.01}
     if rng.random() < 0.5:
         perspective["aspectRatio"] = rng.choice([0.5, 1.0, 2.0])  # the output's aspect wins
+    scenes = [{"name": "the scene", "nodes": roots}]
+    if rng.random() < 0.3:
+        # The file's `scene` is the second: a renderer that took the first would see a bright
+        # wall in front of the camera.
+        wall = add_mesh("decoy-wall", quad(), add_material("lambert", ([1, 1, 1], 50)))
+        nodes.append({"name": "decoy-wall", "mesh": wall, "translation": camera["translation"]})
+        scenes.insert(0, {"name": "decoy", "nodes": [len(nodes) - 1]})
     document = {
         "asset": {"version": "2.0", "generator": f"wavetrace tools/scenes/random_scene.py {seed}"},
         "extensionsUsed": ["KHR_materials_specular", "KHR_materials_transmission", "KHR_materials_ior",
                            "KHR_materials_emissive_strength"],
-        "scene": 0,
-        "scenes": [{"nodes": roots}],
+        "scene": len(scenes) - 1,
+        "scenes": scenes,
         "nodes": nodes,
         "meshes": meshes,
         "materials": materials,
