@@ -7,6 +7,9 @@
 # the worst channel, from the four means: rough where rare paths carry the light). A mean ratio
 # further from 1 than 2% (the conventions' tolerance) and three times that noise is marked
 # MISMATCH, and the script fails; a scene that Mitsuba renders black must be black here too.
+# A mismatch can be Mitsuba's: where an emitter pierces an occluder, its shadow rays, which stop
+# 1e-3 of their length short, let millimetres of the emitter behind it through (docs/BENCHMARKS.md,
+# seed 56). Check a mismatch against the strategies of --integrator bdpt and a CPU integral.
 # Mitsuba 3.9.1 and numpy are installed with pip into $MITSUBA_SITE the first time.
 #
 # usage: tools/mitsuba-check.sh [SEED...]   (default: 1 to 8)
