@@ -523,6 +523,7 @@ fn vertex_colors_load_as_rgba_multipliers_in_every_encoding() {
     let dir = temp_dir("colors");
     let quad = || tiny_gltf(&QUAD, Some(&QUAD_INDICES), [0.0; 3], true);
     let load = |name: &str, document: &Value| Scene::load(&write(&dir, name, document)).unwrap();
+    let load_error = |name: &str, document: &Value| Scene::load(&write(&dir, name, document)).unwrap_err().to_string();
 
     let rgb = [
         [1.0f32, 0.5, 0.25],
@@ -590,23 +591,14 @@ fn vertex_colors_load_as_rgba_multipliers_in_every_encoding() {
         scene.warnings
     );
 
-    let error = Scene::load(&write(
-        &dir,
-        "short.gltf",
-        &with_colors(quad(), 5126, "VEC3", false, 3, &bytes[..36]),
-    ))
-    .unwrap_err()
-    .to_string();
+    let error = load_error("short.gltf", &with_colors(quad(), 5126, "VEC3", false, 3, &bytes[..36]));
     assert!(
         error.contains("short.gltf") && error.contains("tiny/0") && error.contains("COLOR_0 has 3 entries"),
         "{error}"
     );
-    let error = Scene::load(&write(
-        &dir,
+    let error = load_error(
         "scalar.gltf",
         &with_colors(quad(), 5126, "SCALAR", false, 4, &bytes[..16]),
-    ))
-    .unwrap_err()
-    .to_string();
+    );
     assert!(error.contains("tiny/0") && error.contains("COLOR_0"), "{error}");
 }

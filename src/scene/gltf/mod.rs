@@ -587,12 +587,9 @@ impl Importer {
     fn base_color_multipliers(&mut self, label: &str, mut colors: Vec<Vec4>) -> Option<Vec<Vec4>> {
         let mut repaired = 0;
         for color in &mut colors {
-            let fixed = Vec4::from_array(
-                color
-                    .to_array()
-                    .map(|c| if c.is_nan() { 1.0 } else { c.clamp(0.0, 1.0) }),
-            );
-            if fixed.to_array().map(f32::to_bits) != color.to_array().map(f32::to_bits) {
+            let fixed = Vec4::select(color.is_nan_mask(), Vec4::ONE, color.clamp(Vec4::ZERO, Vec4::ONE));
+            // A NaN entry compares unequal, so it counts as repaired too.
+            if fixed != *color {
                 repaired += 1;
                 *color = fixed;
             }
