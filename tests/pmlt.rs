@@ -524,7 +524,7 @@ fn random_records(count: usize, rng: &mut SmallRng) -> Vec<MltRecord> {
 /// and every chain's first state is the one the host twin builds from the same draw
 /// (its key from squares_key on the GPU, its record's ids, light, pixel and length), on
 /// awkward sizes; the draws land on lit records of the chain's own length; a bootstrap without
-/// light is refused.
+/// light gives a dark plan (every b_k 0, no chain).
 #[test]
 fn chains_started_on_the_gpu_are_their_host_twins() {
     let gpu = common::gpu();
@@ -594,8 +594,29 @@ fn chains_started_on_the_gpu_are_their_host_twins() {
         bootstrap: 100,
         chains: 10,
     };
-    let problem = start::plan(&[], &dark).unwrap_err().to_string();
-    assert!(problem.contains("carries light"), "{problem}");
+    let plan = start::plan(&[], &dark).unwrap();
+    assert!(plan.is_dark());
+    assert_eq!(plan.b, vec![0.0; 2]);
+    assert_eq!(plan.chains_per_length, vec![0; 2]);
+    gpu.finish();
+}
+
+/// A scene without light is a black image, as every other integrator renders it, not an
+/// error: the bootstrap finds nothing, no chain starts and no iteration runs.
+#[test]
+fn a_scene_without_light_renders_black() {
+    let gpu = common::gpu();
+    let scene = common::sphere_scene(wavetrace::scene::Material::default());
+    let settings = pmlt_settings(&gpu, 16, 64, 4, 1 << 10);
+    let mut renderer = Renderer::new(&gpu.context, &scene, &settings).unwrap();
+    let (image, stats) = renderer.render_with_progress(|_| {}).unwrap();
+    assert!(
+        image.pixels.iter().flatten().all(|&v| v == 0.0),
+        "a pixel of a dark scene carries light"
+    );
+    let pmlt = stats.pmlt.expect("pmlt stats");
+    assert_eq!(pmlt.iterations, 0);
+    assert!(pmlt.lengths.iter().all(|length| length.chains == 0 && length.b == 0.0));
     gpu.finish();
 }
 

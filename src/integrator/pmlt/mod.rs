@@ -308,8 +308,9 @@ impl Pmlt {
 
     /// From the bootstrap's records: b_k per length, the chains each length gets (in proportion
     /// to b_k, largest remainders), and each chain's first state drawn in proportion to Y*
-    /// among its length's samples (`start`).
-    fn start_chains(&mut self, context: &Context, seed: u32) -> GpuResult<()> {
+    /// among its length's samples (`start`). False where no sample carried light: then no
+    /// chain starts, and the image is black.
+    fn start_chains(&mut self, context: &Context, seed: u32) -> GpuResult<bool> {
         let setup = StartSetup {
             seed,
             how: self.mlt.start,
@@ -338,7 +339,7 @@ impl Pmlt {
                 ..LengthStats::default()
             })
             .collect();
-        Ok(())
+        Ok(!plan.is_dark())
     }
 
     /// `count` iterations in one command buffer: each a BDPT batch of every chain's proposals,
@@ -543,13 +544,21 @@ impl Integrator for Pmlt {
             }
         }
         let starting = Instant::now();
-        self.start_chains(context, seed)?;
+        let lit = self.start_chains(context, seed)?;
+        if !lit {
+            // The estimate a Metropolis render can give then: b_k = 0 for every length. A
+            // scene whose light is rarer than one sample in the bootstrap's comes out black too.
+            log::warn!(
+                "pmlt: none of the bootstrap's {samples} uniform samples carries light, so the image is black \
+                 (raise --mlt-bootstrap if the scene has light)"
+            );
+        }
         self.stats.chain_start_seconds = starting.elapsed().as_secs_f64();
         self.stats.bootstrap_samples = samples;
         self.stats.bootstrap_seconds = started.elapsed().as_secs_f64();
 
         self.write_control(seed, self.proposals(), false, 0.0)?;
-        let planned = self.planned_iterations(spp);
+        let planned = if lit { self.planned_iterations(spp) } else { 0 };
         let budget = self.mlt.time_seconds;
         let iterating = Instant::now();
         let mut done = 0u32;

@@ -75,8 +75,16 @@ impl StartingLength {
     }
 }
 
+impl StartPlan {
+    /// No bootstrap sample carried light: the estimate of every b_k, and so of the image, is 0,
+    /// and no chain starts.
+    pub fn is_dark(&self) -> bool {
+        self.chosen.is_empty()
+    }
+}
+
 /// b_k, the chains of each length, and each chain's entry of `lit` (the records that carry
-/// light, in record order, as `start_compact.comp` lists them). Fails when none does.
+/// light, in record order, as `start_compact.comp` lists them). Where none does, a dark plan.
 pub fn plan(lit: &[LitRecord], setup: &StartSetup) -> GpuResult<StartPlan> {
     let depth = setup.depth as usize;
     let invalid = |problem: String| GpuError::InvalidUse {
@@ -90,11 +98,12 @@ pub fn plan(lit: &[LitRecord], setup: &StartSetup) -> GpuResult<StartPlan> {
         )));
     }
     if lit.is_empty() {
-        return Err(invalid(format!(
-            "none of the bootstrap's {} uniform samples carries light: nothing to start a chain on (raise \
-             --mlt-bootstrap, or the scene is black)",
-            setup.records()
-        )));
+        return Ok(StartPlan {
+            b: vec![0.0; depth],
+            nonzero: vec![0; depth],
+            chains_per_length: vec![0; depth],
+            chosen: Vec::new(),
+        });
     }
     let mut lengths: Vec<StartingLength> = (0..depth).map(|_| StartingLength::default()).collect();
     for (entry, &[record, bits]) in lit.iter().enumerate() {
@@ -284,6 +293,9 @@ impl ChainStarter {
             Ok(())
         })?;
         let plan = plan(&self.lit_records(context)?, setup)?;
+        if plan.is_dark() {
+            return Ok(plan);
+        }
         self.chosen.write(0, &plan.chosen)?;
         push.count = setup.chains;
         context.run_once("mlt start chains", |commands| {
