@@ -272,6 +272,10 @@ struct RenderOptions {
     /// pmlt: a small step's deviation in primary sample space.
     #[arg(long, default_value_t = MltSettings::default().sigma, allow_negative_numbers = true)]
     mlt_sigma: f32,
+    /// pmlt: large steps' proposals also count as uniform samples, weighed against the chains'
+    /// by the balance heuristic (Kelemen et al. 2002); off: the chains' samples alone.
+    #[arg(long, value_enum, default_value_t = if MltSettings::default().large_step_mis { Switch::On } else { Switch::Off })]
+    mlt_large_step_mis: Switch,
     /// Shader execution reordering (VK_NV_ray_tracing_invocation_reorder) in the extend kernel
     /// (wavefront, bdpt), where the device has it: threads regrouped by the instance they hit
     /// where the device regroups (`wavetrace info` says; the H100 does not, and there the hit
@@ -808,6 +812,7 @@ fn render_settings(
             iterations: args.mlt_iterations,
             time_seconds: args.time,
             small_step: args.mlt_small_step,
+            large_step_mis: args.mlt_large_step_mis == Switch::On,
             sigma: args.mlt_sigma,
             start: MltStart::Bootstrap,
         },

@@ -1048,6 +1048,15 @@ gpu_structs! {
         pad0: u32,
     }
 
+    /// How one path length's splats are weighed (pmlt/accept.comp): `image` is W H b_k / C_k
+    /// (C_k the length's chains); `uniform_luminance` is the Y* at which the chains' density
+    /// Y* / b_k equals the large steps' uniform density, N p_large (N proposals an iteration),
+    /// times b_k: 0 weighs splats by Metropolis alone, else by Kelemen's balance of both.
+    struct MltScale {
+        image: f32,
+        uniform_luminance: f32,
+    }
+
     /// What a proposal's path gave: its contribution (MIS-weighted, over its strategy's
     /// selection probability) and the pixel it lands on.
     struct MltRecord {

@@ -18,7 +18,8 @@ use wavetrace::integrator::pmlt::start::{self, ChainStarter, StartSetup};
 use wavetrace::integrator::pmlt::Pmlt;
 use wavetrace::integrator::{IntegratorKind, MltSettings, MltStart, RenderSettings, Renderer};
 use wavetrace::interface::{
-    MltChain, MltControl, MltProbePush, MltRecord, PassConstants, WavefrontPush, MLT_ACCEPT_GROUP, MLT_STATS_RUN,
+    MltChain, MltControl, MltProbePush, MltRecord, MltScale, PassConstants, WavefrontPush, MLT_ACCEPT_GROUP,
+    MLT_STATS_RUN,
 };
 use wavetrace::lights::LightSelection;
 use wavetrace::rng::{squares_key, squares_uniform};
@@ -175,7 +176,8 @@ fn proposals_recomputed_from_ids_equal_a_chain_that_stores_its_samples() {
 
 /// The acceptance kernel over many chains with the same fixed Y* of their current state and
 /// proposals: the next states drawn follow A (chi-square), the chains that took a large step
-/// took its base, and each chain's splats carry weights summing to 1.
+/// took its base, and each chain's splats carry weights summing to 1; with large steps weighed
+/// as uniform samples too, the weights Kelemen's balance gives them.
 #[test]
 fn the_acceptance_step_draws_from_its_distribution_and_its_weights_sum_to_one() {
     let gpu = common::gpu();
@@ -186,13 +188,16 @@ fn the_acceptance_step_draws_from_its_distribution_and_its_weights_sum_to_one() 
         .map(|j| if j % 9 == 4 { 0.0 } else { 0.05 * (j % 37) as f32 })
         .collect();
     for proposed in [&[0.6f32][..], &[0.5, 2.0, 0.0, 1.0, 3.0, 0.25, 1.5], &hundred] {
-        acceptance_step_check(&gpu, proposed);
+        for uniform_luminance in [0.0, 0.7] {
+            acceptance_step_check(&gpu, proposed, uniform_luminance);
+        }
     }
     gpu.finish();
 }
 
-/// The acceptance kernel on 20,001 chains, each at Y* 1.2 with the proposals `proposed`.
-fn acceptance_step_check(gpu: &common::TestGpu, proposed: &[f32]) {
+/// The acceptance kernel on 20,001 chains, each at Y* 1.2 with the proposals `proposed`, and
+/// `uniform_luminance` the scale's (0: Metropolis weights alone).
+fn acceptance_step_check(gpu: &common::TestGpu, proposed: &[f32], uniform_luminance: f32) {
     const FILM_PIXELS: u32 = 256;
     let context = &gpu.context;
     let chains = 20_001u32;
@@ -229,7 +234,16 @@ fn acceptance_step_check(gpu: &common::TestGpu, proposed: &[f32]) {
     let chain_buffer = Buffer::from_slice(context, "chains", &states, BufferUsage::STORAGE).unwrap();
     let record_buffer = Buffer::from_slice(context, "records", &records, BufferUsage::STORAGE).unwrap();
     let scale = 1.0 / chains as f32;
-    let scales = Buffer::from_slice(context, "scales", &[scale], BufferUsage::STORAGE).unwrap();
+    let scales = Buffer::from_slice(
+        context,
+        "scales",
+        &[MltScale {
+            image: scale,
+            uniform_luminance,
+        }],
+        BufferUsage::STORAGE,
+    )
+    .unwrap();
     let control = Buffer::from_slice(
         context,
         "control",
@@ -290,9 +304,25 @@ fn acceptance_step_check(gpu: &common::TestGpu, proposed: &[f32]) {
     let after: Vec<MltChain> = chain_buffer.read_back(context, chains as usize).unwrap();
     let (moves, stay) = sample::transition(current, proposed);
     let mut counts = vec![0u64; proposed.len() + 1];
+    // What the film's pixels add up to, a channel: each chain's splats F w / (Y* + u) of grey
+    // records (F = Y*), w the point's transition probability, plus 1 for a large step's
+    // proposals where u > 0, over the chains.
+    let balance = |y: f32, weight: f32| match y > 0.0 {
+        true => f64::from(weight) * f64::from(y) / f64::from(y + uniform_luminance),
+        false => 0.0,
+    };
+    let mut expected_total = 0.0f64;
     for (chain, state) in after.iter().enumerate() {
         assert_eq!(state.iterations, 1);
         let large = sample::chain_number(state.key, proposals, dimensions, 0, sample::STEP_NUMBER) < large_step;
+        let uniform_sample = if large && uniform_luminance > 0.0 { 1.0 } else { 0.0 };
+        let chain_total = proposed
+            .iter()
+            .zip(&moves)
+            .map(|(&y, &a)| balance(y, a + uniform_sample))
+            .sum::<f64>()
+            + balance(current, stay);
+        expected_total += chain_total / f64::from(chains);
         let outcome = if state.offset_index == unmoved {
             assert_eq!(state.moves, 0);
             proposed.len()
@@ -322,15 +352,19 @@ fn acceptance_step_check(gpu: &common::TestGpu, proposed: &[f32]) {
     eprintln!("{proposals} proposals: chi2 {chi2:.1} over {bins} bins");
     assert!(chi2 < dof + 5.0 * (2.0 * dof).sqrt(), "chi2 {chi2} over {bins} bins");
 
-    // Every chain splats its current state and proposals with weights summing to 1, times the
-    // scale 1 / chains: the film's pixels add up to 1 in each channel. (Spread over pixels, so
-    // that no float sum takes millions of additions.)
+    // Without the balance every chain splats its current state and proposals with weights
+    // summing to 1, times the scale 1 / chains: the film's pixels add up to 1 in each channel.
+    // (Spread over pixels, so that no float sum takes millions of additions.)
+    if uniform_luminance == 0.0 {
+        assert!((expected_total - 1.0).abs() < 1e-6);
+    }
     let splatted: Vec<f32> = film.read_back(context, FILM_PIXELS as usize * 3).unwrap();
     for channel in 0..3 {
         let channel: f64 = splatted.iter().skip(channel).step_by(3).map(|&v| f64::from(v)).sum();
         assert!(
-            (channel - 1.0).abs() < 1e-3,
-            "{proposals} proposals: splat weights sum to {channel} a chain"
+            (channel - expected_total).abs() < 1e-3 * expected_total,
+            "{proposals} proposals, uniform Y* {uniform_luminance}: splats sum to {channel} a chain, \
+             {expected_total} expected"
         );
     }
 }
@@ -402,14 +436,27 @@ fn ajar_converges_to_the_reference() {
     converges("ajar", 128, 1024, [8, 32, 128], 1 << 17, 0.02);
 }
 
+/// Energy kept with either weighing of the large steps (Kelemen's balance, the default, and
+/// the chains' samples alone).
 #[test]
 fn furnace_box_matches_the_reference() {
     let gpu = common::gpu();
     let scene = common::load_scene("furnace-box");
-    let image = common::render(&gpu.context, &scene, &pmlt_settings(&gpu, 64, 1024, 32, 1 << 16));
-    let c = metrics::compare(&image, &common::reference("furnace-box", 64, 8)).unwrap();
-    eprintln!("furnace box pmlt: {c:?}");
-    common::assert_means_within(&c, 0.01, "furnace box pmlt");
+    for large_step_mis in [true, false] {
+        let settings = pmlt_settings(&gpu, 64, 1024, 32, 1 << 16);
+        let settings = RenderSettings {
+            mlt: MltSettings {
+                large_step_mis,
+                ..settings.mlt
+            },
+            ..settings
+        };
+        let image = common::render(&gpu.context, &scene, &settings);
+        let c = metrics::compare(&image, &common::reference("furnace-box", 64, 8)).unwrap();
+        let what = format!("furnace box pmlt, large steps as uniform samples: {large_step_mis}");
+        eprintln!("{what}: {c:?}");
+        common::assert_means_within(&c, 0.01, &what);
+    }
     gpu.finish();
 }
 

@@ -18,7 +18,7 @@
 layout(buffer_reference, scalar) buffer MltChains { MltChain v[]; };
 layout(buffer_reference, scalar) buffer MltRecords { MltRecord v[]; };
 layout(buffer_reference, scalar) readonly buffer MltControlRef { MltControl v; };
-layout(buffer_reference, scalar) readonly buffer MltScales { float v[]; };
+layout(buffer_reference, scalar) readonly buffer MltScales { MltScale v[]; };
 
 struct MltIds {
     uint64_t base_key;

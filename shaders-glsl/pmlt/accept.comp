@@ -12,6 +12,12 @@
 // Every point is splatted with its probability (Rao-Blackwellised: the chain's one Monte
 // Carlo sample of the iteration), scaled by its path length's b_k / chains; then the next
 // state is drawn from A by a prefix sum over the proposals and a binary search.
+//
+// A large step's proposals are also uniform samples of primary sample space, whatever the
+// chain does with them. Kelemen et al. 2002 weigh the two samplers by the balance heuristic:
+// a point splats F (A + L) / (Y*/b_k + N p_large), L = 1 for a large step's proposal, where
+// Metropolis alone splats F A / (Y*/b_k). Both are unbiased; the balance takes the dim
+// paths, which the chains rarely visit, mostly from the uniform samples.
 #extension GL_GOOGLE_include_directive : require
 
 #include "wavefront.glsl"
@@ -34,9 +40,12 @@ float acceptance(float current, float proposed) {
     return current > 0.0 ? min(1.0, proposed / current) : 1.0;
 }
 
-void splat(PassConstants c, uint pixel, vec3 contribution, float luminance_value, float weight) {
+// `weight` in units of the chains' samples; `scale.uniform_luminance` is 0 where the large
+// steps do not count as samples of their own.
+void splat(PassConstants c, MltScale scale, uint pixel, vec3 contribution, float luminance_value, float weight) {
     if (weight > 0.0 && luminance_value > 0.0) {
-        splat_add(c.splat_film, pixel, contribution * (weight / luminance_value));
+        float density = luminance_value + scale.uniform_luminance;
+        splat_add(c.splat_film, pixel, contribution * (weight * scale.image / density));
     }
 }
 
@@ -55,8 +64,10 @@ void main() {
     MltChain chain;
     uint first = chain_index * proposals;
     uint iteration = 0;
-    float scale = 0.0;
+    MltScale scale = MltScale(0.0, 0.0);
     float share = 1.0 / float(proposals);
+    // A large step's proposal is a uniform sample too (a whole one) where the balance weighs it.
+    float uniform_sample = 0.0;
 
     // Each lane takes a consecutive run of proposals, so that the runs' sums, offset by the
     // runs before them, make the prefix sum.
@@ -68,11 +79,14 @@ void main() {
         chain = chains.v[chain_index];
         iteration = chain.iterations;
         scale = MltScales(c.mlt_scales).v[chain.path_length - 1];
+        if (scale.uniform_luminance > 0.0 && mlt_large_step(c, chain, iteration)) {
+            uniform_sample = 1.0;
+        }
         for (uint j = begin; j < end; ++j) {
             MltRecord record = records.v[first + j];
             float y = mlt_luminance(record.contribution);
             float a = acceptance(chain.luminance, y) * share;
-            splat(c, record.pixel, record.contribution, y, a * scale);
+            splat(c, scale, record.pixel, record.contribution, y, a + uniform_sample);
             sum += a;
             cumulative[chain_lane + j] = sum;
         }
@@ -96,7 +110,7 @@ void main() {
         return;
     }
     float moving = cumulative[chain_lane + proposals - 1];
-    splat(c, chain.pixel, chain.contribution, chain.luminance, max(1.0 - moving, 0.0) * scale);
+    splat(c, scale, chain.pixel, chain.contribution, chain.luminance, max(1.0 - moving, 0.0));
 
     // The first proposal whose prefix sum passes u; past them all (u >= moving), the chain stays.
     float u = mlt_chain_number(c, chain, iteration, MLT_DRAW_NUMBER);

@@ -15,7 +15,8 @@
 //!    inside an iteration, every BDPT launch indirect from its queue.
 //!
 //! The image is sum_k W H b_k / (chains_k iterations) sum (weight F / Y*), splatted into the
-//! float splat film and scaled by the resolve (docs/PMLT.md).
+//! float splat film and scaled by the resolve (docs/PMLT.md); with `large_step_mis`, Y* in
+//! that sum becomes Y* + N p_large b_k and a large step's proposals weigh one more each.
 
 pub mod sample;
 pub mod start;
@@ -28,8 +29,8 @@ use crate::gpu::{
     Profiler,
 };
 use crate::interface::{
-    MltChain, MltControl, MltRecord, MltStatsPush, PassConstants, QueueState, WavefrontPush, MLT_MAX_PROPOSALS,
-    MLT_STATS_RUN,
+    MltChain, MltControl, MltRecord, MltScale, MltStatsPush, PassConstants, QueueState, WavefrontPush,
+    MLT_MAX_PROPOSALS, MLT_STATS_RUN,
 };
 use crate::lights::CullingFormat;
 use crate::trace::{barrier, timed};
@@ -201,7 +202,7 @@ impl Pmlt {
         let strategies = storage("mlt strategies", u64::from(proposals) * 4, MemoryLocation::GpuOnly)?;
         let scales = storage(
             "mlt scales",
-            u64::from(settings.max_depth) * 4,
+            u64::from(settings.max_depth) * std::mem::size_of::<MltScale>() as u64,
             MemoryLocation::CpuToGpu,
         )?;
         let control = storage(
@@ -320,13 +321,20 @@ impl Pmlt {
         };
         let plan = self.starter.start(context, &self.records, &self.chains, &setup)?;
         let pixels = f64::from(self.width) * f64::from(self.height);
-        let scales: Vec<f32> = plan
+        let uniform_samples = match self.mlt.large_step_mis {
+            true => f64::from(self.mlt.proposals) * f64::from(1.0 - self.mlt.small_step),
+            false => 0.0,
+        };
+        let scales: Vec<MltScale> = plan
             .b
             .iter()
             .zip(&plan.chains_per_length)
             .map(|(&b, &count)| match count {
-                0 => 0.0,
-                count => (pixels * b / f64::from(count)) as f32,
+                0 => MltScale::default(),
+                count => MltScale {
+                    image: (pixels * b / f64::from(count)) as f32,
+                    uniform_luminance: (uniform_samples * b) as f32,
+                },
             })
             .collect();
         self.scales.write(0, &scales)?;
