@@ -471,3 +471,61 @@ fn a_jpeg_texture_decodes() {
         "{centre} against {expected}"
     );
 }
+
+/// glTF's `minFilter` NEAREST and LINEAR name no mipmap: a minified lookup reads the
+/// full-size image (the spec follows OpenGL). A fine checker of red and blue texels, minified
+/// about six times, seen at one sample a pixel: through a NEAREST sampler every pixel is one
+/// texel's colour; through the default sampler (trilinear) the pixels are the mip levels'
+/// purple, which shows that the footprint does reach past level 0 here. (Until 2026-11-28
+/// NEAREST read the nearest mip level, and its pixels were purple too.)
+#[test]
+fn minification_without_a_mipmap_reads_the_full_image() {
+    const TEXELS: u32 = 256;
+    const RED: [u8; 4] = [255, 0, 0, 255];
+    const BLUE: [u8; 4] = [0, 0, 255, 255];
+    let checker: Vec<u8> = (0..TEXELS * TEXELS)
+        .flat_map(|i| if (i % TEXELS + i / TEXELS) % 2 == 0 { RED } else { BLUE })
+        .collect();
+    let glow = |sampler: usize| {
+        json!({"name": format!("glow {sampler}"), "emissiveFactor": [1.0, 1.0, 1.0],
+               "emissiveTexture": {"index": sampler},
+               "pbrMetallicRoughness": {"metallicFactor": 0.0, "baseColorFactor": [0.0, 0.0, 0.0, 1.0]},
+               "extensions": {"KHR_materials_specular": {"specularFactor": 0.0}}})
+    };
+    let document = quads_gltf(
+        &[column([-1.9, -0.1], 0), column([0.1, 1.9], 1)],
+        json!([glow(0), glow(1)]),
+        json!([{"uri": png_data_uri(TEXELS, TEXELS, &checker)}]),
+        json!([{"source": 0, "sampler": 0}, {"source": 0}]),
+        json!([{"magFilter": 9728, "minFilter": 9728}]),
+    );
+    let scene = Scene::load(&write("minified.gltf", &document)).unwrap();
+    let points = plane_points(&scene);
+    let settings = RenderSettings {
+        environment: Some(Environment::constant(Vec3::ZERO)),
+        ..RenderSettings::new(SIZE, SIZE, 1, 1, TraceBackend::Query)
+    };
+    let (red, blue) = (linear(RED), linear(BLUE));
+    for (what, image) in common::render_each_named(&scene, &settings, &common::PATH_INTEGRATORS) {
+        let (mut texels, mut purple) = (0, 0);
+        for (pixel, point) in image.pixels.iter().zip(&points) {
+            let Some(p) = *point else { continue };
+            if p.y.abs() > 0.95 {
+                continue;
+            }
+            let seen = Vec3::from_array(*pixel);
+            if (-1.85..-0.15).contains(&p.x) {
+                let off = (seen - red).abs().max_element().min((seen - blue).abs().max_element());
+                assert!(off < 0.01, "{what}: at {p}, {seen} is neither texel through NEAREST");
+                texels += 1;
+            } else if (0.15..1.85).contains(&p.x) && seen.x > 0.2 && seen.x < 0.8 && seen.z > 0.2 && seen.z < 0.8 {
+                purple += 1;
+            }
+        }
+        assert!(texels > 500, "{what}: only {texels} pixels checked");
+        assert!(
+            purple > texels / 2,
+            "{what}: {purple} purple pixels through the trilinear sampler: the checker is not minified"
+        );
+    }
+}

@@ -35,4 +35,4 @@ pub use present::{fit_rectangle, Presenter};
 pub use profiler::{Profiler, Scope, ScopeTiming};
 pub use renderdoc::RenderDoc;
 pub use rt_pipeline::{RayTracingPipeline, RayTracingShaders};
-pub use textures::{SamplerDesc, TextureData, TextureSet, Wrap};
+pub use textures::{MipFilter, SamplerDesc, TextureData, TextureSet, Wrap};

@@ -20,6 +20,18 @@ pub enum Wrap {
     ClampToEdge,
 }
 
+/// Which mip levels a minified lookup reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MipFilter {
+    /// The full-size image only, however small the footprint: glTF's (and OpenGL's) `NEAREST`
+    /// and `LINEAR` minification, which name no mipmap.
+    BaseLevel,
+    /// The level nearest the footprint.
+    Nearest,
+    /// A blend of the two levels around the footprint.
+    Linear,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SamplerDesc {
     pub wrap_u: Wrap,
@@ -28,8 +40,7 @@ pub struct SamplerDesc {
     pub linear_mag: bool,
     /// Bilinear minification; else nearest.
     pub linear_min: bool,
-    /// Blend between mip levels; else the nearest level.
-    pub linear_mip: bool,
+    pub mip: MipFilter,
 }
 
 impl Default for SamplerDesc {
@@ -40,7 +51,7 @@ impl Default for SamplerDesc {
             wrap_v: Wrap::Repeat,
             linear_mag: true,
             linear_min: true,
-            linear_mip: true,
+            mip: MipFilter::Linear,
         }
     }
 }
@@ -249,20 +260,24 @@ impl TextureSet {
     }
 }
 
-/// A sampler as the glTF sampler describes it, with every mip level reachable.
+/// A sampler as the glTF sampler describes it.
 fn create_sampler(shared: &Shared, desc: &SamplerDesc) -> GpuResult<vk::Sampler> {
+    // Vulkan has no minification without mipmaps: the spec's emulation of OpenGL's is the
+    // nearest level with the level of detail clamped to 0.25, which still tells minification
+    // (the min filter) from magnification but never leaves level 0.
+    let (mipmap_mode, max_lod) = match desc.mip {
+        MipFilter::BaseLevel => (vk::SamplerMipmapMode::NEAREST, 0.25),
+        MipFilter::Nearest => (vk::SamplerMipmapMode::NEAREST, vk::LOD_CLAMP_NONE),
+        MipFilter::Linear => (vk::SamplerMipmapMode::LINEAR, vk::LOD_CLAMP_NONE),
+    };
     let sampler_info = vk::SamplerCreateInfo::default()
         .mag_filter(filter(desc.linear_mag))
         .min_filter(filter(desc.linear_min))
-        .mipmap_mode(if desc.linear_mip {
-            vk::SamplerMipmapMode::LINEAR
-        } else {
-            vk::SamplerMipmapMode::NEAREST
-        })
+        .mipmap_mode(mipmap_mode)
         .address_mode_u(address_mode(desc.wrap_u))
         .address_mode_v(address_mode(desc.wrap_v))
         .address_mode_w(vk::SamplerAddressMode::REPEAT)
-        .max_lod(vk::LOD_CLAMP_NONE);
+        .max_lod(max_lod);
     // SAFETY: plain object creation on the live device.
     unsafe { shared.device.create_sampler(&sampler_info, None) }.vk("vkCreateSampler")
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use glam::{Affine2, Vec2, Vec3, Vec4};
 
-use crate::gpu::{SamplerDesc, Wrap};
+use crate::gpu::{MipFilter, SamplerDesc, Wrap};
 
 use super::super::textures::{mip_chain, uv_transform, Texture, TextureRef};
 use super::super::{AlphaMode, Material};
@@ -155,18 +155,20 @@ fn wrap(mode: gltf::texture::WrappingMode) -> Wrap {
 
 fn sampler_desc(sampler: &gltf::texture::Sampler) -> SamplerDesc {
     use gltf::texture::{MagFilter, MinFilter};
-    let (linear_min, linear_mip) = match sampler.min_filter() {
-        Some(MinFilter::Nearest) | Some(MinFilter::NearestMipmapNearest) => (false, false),
-        Some(MinFilter::NearestMipmapLinear) => (false, true),
-        Some(MinFilter::Linear) | Some(MinFilter::LinearMipmapNearest) => (true, false),
-        Some(MinFilter::LinearMipmapLinear) | None => (true, true),
+    let (linear_min, mip) = match sampler.min_filter() {
+        Some(MinFilter::Nearest) => (false, MipFilter::BaseLevel),
+        Some(MinFilter::NearestMipmapNearest) => (false, MipFilter::Nearest),
+        Some(MinFilter::NearestMipmapLinear) => (false, MipFilter::Linear),
+        Some(MinFilter::Linear) => (true, MipFilter::BaseLevel),
+        Some(MinFilter::LinearMipmapNearest) => (true, MipFilter::Nearest),
+        Some(MinFilter::LinearMipmapLinear) | None => (true, MipFilter::Linear),
     };
     SamplerDesc {
         wrap_u: wrap(sampler.wrap_s()),
         wrap_v: wrap(sampler.wrap_t()),
         linear_mag: !matches!(sampler.mag_filter(), Some(MagFilter::Nearest)),
         linear_min,
-        linear_mip,
+        mip,
     }
 }
 
