@@ -67,6 +67,12 @@ gpu_constants! {
     const LIGHT_BVH_LEAF: u32 = 0xffff_ffff;
     /// The parent of the light BVH's root.
     const LIGHT_BVH_NO_PARENT: u32 = 0xffff_ffff;
+    /// The largest cos(theta_e) a light BVH leaf keeps: a spot whose falloff between its inner
+    /// and outer cones is narrower than about 4.5 mrad keeps that much. In float32 the cosine of
+    /// a spread under 3.5e-4 rad is 1, and importance's test `cos_emit <= cos_theta_e` then
+    /// turned away every point in the spot's own cone (Blender's hard spots: glTF's inner cone
+    /// equal to the outer). Slack only loosens the bound.
+    const LIGHT_BVH_MAX_COS_SPREAD: f32 = 0.99999;
     /// Threads per workgroup of the light BVH's build kernels.
     const LIGHT_BVH_GROUP: u32 = 256;
     /// Bits of the light BVH's sort keys: the top bits of a 30-bit Morton code (10 bits an

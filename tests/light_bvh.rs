@@ -737,3 +737,62 @@ fn a_point_behind_every_light_of_a_flat_cluster_gives_it_nothing() {
     }
     gpu.finish();
 }
+
+/// A spot whose falloff between its cones is narrower than a float32 cosine can tell from none
+/// (glTF's inner cone equal to its outer, as Blender writes a spot of no blend; the importer
+/// keeps the inner 1e-4 of the outer inside it) is chosen at points in its cone, and not
+/// outside. Until 2026-11-28 its leaf's cos(theta_e) rounded to 1 and the importance test
+/// turned away every point, so that `--lights bvh` rendered such spots black.
+#[test]
+fn a_hard_edged_spot_is_chosen_inside_its_cone_and_not_outside() {
+    let gpu = common::gpu();
+    let context = &gpu.context;
+    let mut scene = emitter_scene(
+        &[small_triangle(Vec3::new(3.0, 2.0, 0.0), Vec3::X, Vec3::Z, 0.1)],
+        "a spot and a triangle",
+    );
+    let outer = 0.5f32;
+    scene.lights.push(PunctualLight {
+        name: "hard spot".into(),
+        kind: PunctualKind::Spot {
+            inner: outer * 0.9999,
+            outer,
+        },
+        position: Vec3::ZERO,
+        direction: Vec3::NEG_Y,
+        intensity: Vec3::splat(10.0),
+        range: None,
+    });
+    let (_gpu_scene, sampler) = built(context, &scene);
+    let bvh = sampler.bvh().unwrap();
+    let tree = bvh.read_back(context).unwrap();
+    let spot = bvh.count() as usize - 1;
+    // On the axis, near the inner cone's edge (0.49 rad), and outside the outer one.
+    let points: Vec<LightContext> = [
+        Vec3::new(0.0, -1.0, 0.0),
+        Vec3::new(0.53, -1.0, 0.0),
+        Vec3::new(1.0, -1.0, 0.0),
+    ]
+    .iter()
+    .map(|&point| LightContext {
+        point,
+        normal: Vec3::Y,
+        spatial: true,
+    })
+    .collect();
+    let reported = probe(context, bvh, &points, 1024).probabilities;
+    for (p, inside) in [(0, true), (1, true), (2, false)] {
+        let cpu = probabilities(&tree, &points[p])[spot];
+        let gpu_probability = reported[p][spot];
+        assert_eq!(
+            gpu_probability > 0.0,
+            inside,
+            "point {p}: the spot's probability {gpu_probability}"
+        );
+        assert!(
+            (f64::from(gpu_probability) - cpu).abs() <= 1e-3 * cpu.max(1e-4),
+            "point {p}: {gpu_probability} vs the CPU's {cpu}"
+        );
+    }
+    gpu.finish();
+}

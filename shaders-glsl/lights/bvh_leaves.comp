@@ -80,7 +80,8 @@ GpuLightBvhNode light_leaf(uint light) {
             // Full intensity inside the inner cone, fading out to the outer one.
             leaf.axis = p.direction;
             leaf.cos_theta_o = p.cos_inner;
-            leaf.cos_theta_e = cos(max(acos(clamp(p.cos_outer, -1.0, 1.0)) - acos(clamp(p.cos_inner, -1.0, 1.0)), 0.0));
+            float spread = max(acos(clamp(p.cos_outer, -1.0, 1.0)) - acos(clamp(p.cos_inner, -1.0, 1.0)), 0.0);
+            leaf.cos_theta_e = min(cos(spread), LIGHT_BVH_MAX_COS_SPREAD);
         } else {
             leaf.cos_theta_o = -1.0;
         }

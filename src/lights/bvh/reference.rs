@@ -4,7 +4,9 @@
 
 use glam::Vec3;
 
-use crate::interface::{GpuLightBvhNode, LIGHT_BVH_KEY_BITS, LIGHT_BVH_LEAF, LIGHT_BVH_NO_PARENT};
+use crate::interface::{
+    GpuLightBvhNode, LIGHT_BVH_KEY_BITS, LIGHT_BVH_LEAF, LIGHT_BVH_MAX_COS_SPREAD, LIGHT_BVH_NO_PARENT,
+};
 use crate::scene::{PunctualKind, PunctualLight, Scene};
 
 use super::super::emissive::{luminance, EmissiveTriangles};
@@ -91,7 +93,7 @@ pub fn scene_leaves(scene: &Scene, lights: &[PunctualLight], keys: &BvhKeys) -> 
             PunctualKind::Spot { inner, outer } => {
                 leaf.axis = light.direction;
                 leaf.cos_theta_o = inner.cos();
-                leaf.cos_theta_e = (outer - inner).max(0.0).cos();
+                leaf.cos_theta_e = (outer - inner).max(0.0).cos().min(LIGHT_BVH_MAX_COS_SPREAD);
             }
         }
         leaves.push(usable_or_dark(leaf, keys.lower));
