@@ -12,8 +12,11 @@
 # seed 56). Check a mismatch against the strategies of --integrator bdpt and a CPU integral.
 # Mitsuba 3.9.1 and numpy are installed with pip into $MITSUBA_SITE the first time.
 #
+# WIDE=1 checks the scenes of random_scene.py --wide instead (textures, smooth normals, punctual
+# lights, a constant environment), converted by tools/scenes/gltf2mitsuba_wide.py.
+#
 # usage: tools/mitsuba-check.sh [SEED...]   (default: 1 to 8)
-#   MITSUBA_SPP (4096), WAVETRACE_SPP (4096), INTEGRATORS ("wavefront megakernel bdpt"),
+#   WIDE (unset), MITSUBA_SPP (4096), WAVETRACE_SPP (4096), INTEGRATORS ("wavefront megakernel bdpt"),
 #   WAVETRACE (target/release/wavetrace), KEEP (a folder for the scenes and images; default a temporary one),
 #   MITSUBA_VARIANT (scalar_rgb; cuda_ad_rgb on an NVIDIA GPU, as tools/bench/h100-mitsuba-check.sh runs it)
 set -euo pipefail
@@ -29,16 +32,52 @@ work=${KEEP:-$(mktemp -d)}
 mkdir -p "$work"
 seeds=("$@")
 [ ${#seeds[@]} -gt 0 ] || seeds=(1 2 3 4 5 6 7 8)
+wide=()
+converter=tools/bench/peer/gltf2mitsuba.py
+if [ -n "${WIDE:-}" ]; then
+  wide=(--wide)
+  converter=tools/scenes/gltf2mitsuba_wide.py
+fi
 status=0
 printf '%-6s %-9s %-5s %-11s %-10s %-10s %-9s %-11s %s\n' seed size depth integrator "ref mean" "ref noise" relMSE "block8" "mean ratios"
 for seed in "${seeds[@]}"; do
   scene="$work/random-$seed.gltf"
-  read -r width height depth < <(python3 tools/scenes/random_scene.py "$seed" "$scene")
+  read -r width height depth < <(python3 tools/scenes/random_scene.py "$seed" "$scene" "${wide[@]}")
+  # A constant environment travels in the file's asset.extras; wavetrace takes it on its command line.
+  read -r -a environment < <(python3 -c "
+import json, sys
+colour = json.load(open(sys.argv[1])).get('asset', {}).get('extras', {}).get('environment')
+print('--env-color %r %r %r' % tuple(colour) if colour else '')" "$scene")
+  if [ -n "${WIDE:-}" ]; then
+    # What of the wide features the rendered scene holds, to count what the seeds covered.
+    python3 -c "
+import json, sys
+g = json.load(open(sys.argv[1]))
+nodes, used = g['nodes'], []
+def walk(i):
+    used.append(nodes[i])
+    for c in nodes[i].get('children', []):
+        walk(c)
+for r in g['scenes'][g.get('scene', 0)]['nodes']:
+    walk(r)
+meshes = [g['meshes'][n['mesh']] for n in used if 'mesh' in n]
+prims = [p for m in meshes for p in m['primitives']]
+mats = [g['materials'][p['material']] for p in prims]
+lights = g.get('extensions', {}).get('KHR_lights_punctual', {}).get('lights', [])
+kinds = [lights[n['extensions']['KHR_lights_punctual']['light']]['type'] for n in used if 'extensions' in n]
+features = {'base-colour textures': sum('baseColorTexture' in m['pbrMetallicRoughness'] for m in mats),
+            'emissive textures': sum('emissiveTexture' in m for m in mats),
+            'spheres with normals': sum('NORMAL' in m['primitives'][0]['attributes'] for m in meshes
+                                  if m['name'].startswith('icosphere')),
+            'point': kinds.count('point'), 'spot': kinds.count('spot'), 'directional': kinds.count('directional'),
+            'environment': int('extras' in g['asset'])}
+print('seed %s: ' % sys.argv[2] + ', '.join('%s %d' % kv for kv in features.items() if kv[1]))" "$scene" "$seed"
+  fi
   # Four Mitsuba renders of a quarter of the samples each, with other seeds: their average is
   # the reference, and the spread of their means gives the standard error of its mean.
   parts=()
   for part in 1 2 3 4; do
-    PYTHONPATH=$site python3 tools/bench/peer/gltf2mitsuba.py "$scene" "$work/random-$seed-mitsuba-$part.exr" \
+    PYTHONPATH=$site python3 "$converter" "$scene" "$work/random-$seed-mitsuba-$part.exr" \
       --variant "${MITSUBA_VARIANT:-scalar_rgb}" --twosided --spp $(( ${MITSUBA_SPP:-4096} / 4 )) \
       --seed-base $(( part * 7919 )) --res "$width" "$height" --max-depth "$depth" > /dev/null
     parts+=("$work/random-$seed-mitsuba-$part.exr")
@@ -54,7 +93,7 @@ print('%.4g %.4f' % (means.mean(), error.max()))" "${MITSUBA_VARIANT:-scalar_rgb
   for integrator in ${INTEGRATORS:-wavefront megakernel bdpt}; do
     out="$work/random-$seed-$integrator.exr"
     "$wavetrace" render "$scene" -o "$out" --res "$width" "$height" --spp "${WAVETRACE_SPP:-4096}" \
-      --max-depth "$depth" --integrator "$integrator" --seed "$seed" > /dev/null 2>&1
+      --max-depth "$depth" --integrator "$integrator" --seed "$seed" "${environment[@]}" > /dev/null 2>&1
     line=$("$wavetrace" compare "$out" "$work/random-$seed-mitsuba.exr")
     read -r rel block r g b < <(sed -E 's/relMSE ([^,]*), block-8 relMSE ([^,]*), mean ratio ([^ ]*) ([^ ]*) ([^,]*),.*/\1 \2 \3 \4 \5/' <<< "$line")
     verdict=$(python3 -c "

@@ -8,8 +8,17 @@ hierarchy, and indices of every width or none. tools/mitsuba-check.sh renders su
 both renderers and compares them: scenes nobody chose, so that wavetrace is checked against
 glTF in general, not against the test scenes.
 
-usage: random_scene.py SEED OUT.gltf    (prints the resolution and depth to render it at)
+With --wide the scene also has what REFERENCE.md's subset leaves out but both renderers mean the
+same by (tools/scenes/gltf2mitsuba_wide.py converts it): base-colour and emissive textures (PNG,
+nearest or bilinear without mipmaps, one wrap mode for both axes; emissive ones on quads whose
+texture coordinates cover the unit square once, the only textured emitters Mitsuba samples right), smooth vertex normals on
+spheres, KHR_lights_punctual point, spot (a hard cone edge) and directional lights, and a
+constant environment (`asset.extras.environment`, which the renderers take from their command
+lines). Seeds give the same scenes without --wide as before it existed.
+
+usage: random_scene.py SEED OUT.gltf [--wide]    (prints the resolution and depth to render it at)
 """
+import zlib
 import base64
 import json
 import math
@@ -141,11 +150,24 @@ def look_rotation(eye, target):
     return q
 
 
+def png(width, height, rgb):
+    """An 8-bit RGB PNG of rows of (r, g, b) texels, top row first."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    raw = b"".join(b"\x00" + bytes(v for texel in rgb[y * width:(y + 1) * width] for v in texel) for y in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+
+
 def main():
     seed, out = int(sys.argv[1]), sys.argv[2]
+    wide = "--wide" in sys.argv[3:]
     rng = random.Random(seed)
     blob = bytearray()
     views, accessors, meshes, materials, nodes, roots = [], [], [], [], [], []
+    images, textures, samplers, lights = [], [], [], []
+    extensions_used = ["KHR_materials_specular", "KHR_materials_transmission", "KHR_materials_ior",
+                       "KHR_materials_emissive_strength"]
 
     def add_view(data, target):
         while len(blob) % 4:
@@ -154,15 +176,18 @@ def main():
         blob.extend(data)
         return len(views) - 1
 
-    def add_primitive(shape, material):
+    def add_primitive(shape, material, smooth=False, unit_uv=False):
         positions, indices = shape
         width = rng.choice(["none", "u8", "u16", "u32"])
-        normals = None
+        # A unit sphere's smooth normals are its positions.
+        normals = [normalize(p) for p in positions] if smooth else None
         if width == "none":
             # Non-indexed: every corner its own vertex, which may carry its face's normal (the
             # converter shades flat, and so does an interpolated face normal).
             positions, indices = [positions[i] for i in indices], None
-            if rng.random() < 0.5:
+            if smooth:
+                normals = [normalize(p) for p in positions]
+            elif rng.random() < 0.5:
                 normals = []
                 for k in range(0, len(positions), 3):
                     a, b, c = positions[k:k + 3]
@@ -187,6 +212,21 @@ def main():
             accessors.append({"bufferView": add_view(data, 34962), "componentType": 5126, "count": len(positions),
                               "type": "VEC3", **bounds})
             attributes = {"POSITION": len(accessors) - 1}
+        if unit_uv:
+            # The quad's corners at the unit square's: Mitsuba samples a textured emitter
+            # through its texture, which needs a map that covers [0, 1]^2 once.
+            uvs = [((p[0] + 1) / 2, (1 - p[1]) / 2) for p in positions]
+        elif wide:
+            # Texture coordinates a linear function of the position, several repeats across
+            # the shape, so that the wrap mode shows.
+            a, b = [rng.uniform(-1.5, 1.5) for _ in range(3)], [rng.uniform(-1.5, 1.5) for _ in range(3)]
+            offset = [rng.uniform(-1, 1), rng.uniform(-1, 1)]
+            uvs = [(sum(x * y for x, y in zip(p, a)) + offset[0], sum(x * y for x, y in zip(p, b)) + offset[1])
+                   for p in positions]
+        if unit_uv or wide:
+            accessors.append({"bufferView": add_view(b"".join(struct.pack("<2f", *uv) for uv in uvs), 34962),
+                              "componentType": 5126, "count": len(uvs), "type": "VEC2"})
+            attributes["TEXCOORD_0"] = len(accessors) - 1
         primitive = {"attributes": attributes, "material": material}
         if indices is not None:
             fmt, kind = {"u8": ("<B", 5121), "u16": ("<H", 5123), "u32": ("<I", 5125)}[width]
@@ -196,18 +236,35 @@ def main():
             primitive["indices"] = len(accessors) - 1
         return primitive
 
-    def add_mesh(name, shape, material, second=None):
+    def add_mesh(name, shape, material, second=None, smooth=False, unit_uv=False):
         """A mesh of `shape`, and where `second` is a (shape, material) a second primitive beside it."""
-        primitives = [add_primitive(shape, material)]
+        primitives = [add_primitive(shape, material, smooth, unit_uv)]
         if second:
             (positions, indices), other = second
             primitives.append(add_primitive(([[x * 0.5 + 1.6, y * 0.5, z * 0.5] for x, y, z in positions], indices), other))
         meshes.append({"name": name, "primitives": primitives})
         return len(meshes) - 1
 
-    def add_material(kind, emission=None):
+    def add_texture():
+        """A small random sRGB texture behind a sampler without mipmaps."""
+        w, h = rng.choice([2, 4, 8, 16]), rng.choice([2, 4, 8, 16])
+        texels = [tuple(rng.randrange(20, 240) for _ in range(3)) for _ in range(w * h)]
+        images.append({"uri": "data:image/png;base64," + base64.b64encode(png(w, h, texels)).decode()})
+        nearest = rng.random() < 0.5
+        wrap = rng.choice([10497, 33648, 33071])
+        samplers.append({"magFilter": 9728 if nearest else 9729, "minFilter": 9728 if nearest else 9729,
+                         "wrapS": wrap, "wrapT": wrap})
+        textures.append({"source": len(images) - 1, "sampler": len(samplers) - 1})
+        return len(textures) - 1
+
+    def add_material(kind, emission=None, emission_texture=False):
         name = f"{kind}-{len(materials)}"
-        if kind == "lambert":
+        if kind == "texture":
+            m = {"name": name, "pbrMetallicRoughness": {"baseColorFactor": [rng.uniform(0.5, 1.0) for _ in range(3)] + [1],
+                                                        "baseColorTexture": {"index": add_texture()},
+                                                        "metallicFactor": 0},
+                 "extensions": {"KHR_materials_specular": {"specularFactor": 0}}}
+        elif kind == "lambert":
             m = {"name": name, "pbrMetallicRoughness": {"baseColorFactor": [rng.uniform(0.05, 0.9) for _ in range(3)] + [1],
                                                         "metallicFactor": 0},
                  "extensions": {"KHR_materials_specular": {"specularFactor": 0}}}
@@ -222,6 +279,8 @@ def main():
             colour, strength = emission
             m["emissiveFactor"] = colour
             m.setdefault("extensions", {})["KHR_materials_emissive_strength"] = {"emissiveStrength": strength}
+            if emission_texture:
+                m["emissiveTexture"] = {"index": add_texture()}
         materials.append(m)
         return len(materials) - 1
 
@@ -262,24 +321,52 @@ def main():
         nodes.append({"name": "room", "mesh": walls, "scale": [3, 2, 3], "translation": [0, 0, 0]})
         roots.append(len(nodes) - 1)
     shared = {}
+    kinds, weights = ["lambert", "mirror", "glass"], [0.7, 0.15, 0.15]
+    if wide:
+        kinds, weights = kinds + ["texture"], [0.35, 0.15, 0.15, 0.35]
     for k in range(rng.randint(2, 6)):
         shape = rng.choice(list(SHAPES))
-        kind = rng.choices(["lambert", "mirror", "glass"], [0.7, 0.15, 0.15])[0]
+        kind = rng.choices(kinds, weights)[0]
         if shape in shared and rng.random() < 0.5:
             mesh = shared[shape]
         else:
             second = None
             if rng.random() < 0.3:
-                second = (SHAPES[rng.choice(list(SHAPES))](), add_material(rng.choice(["lambert", "mirror", "glass"])))
-            mesh = add_mesh(f"{shape}-{k}", SHAPES[shape](), add_material(kind), second)
+                second = (SHAPES[rng.choice(list(SHAPES))](), add_material(rng.choice(kinds)))
+            smooth = wide and shape == "icosphere" and rng.random() < 0.6
+            mesh = add_mesh(f"{shape}-{k}", SHAPES[shape](), add_material(kind), second, smooth)
             shared[shape] = mesh
         place(mesh, f"object-{k}", 1.2, 0.45)
     for k in range(rng.randint(1, 3)):
         colour = [rng.uniform(0.2, 1.0) for _ in range(3)]
         strength = round(rng.uniform(1, 25), 3)
         shape = rng.choice(["quad", "triangle", "box", "tetrahedron"])
-        mesh = add_mesh(f"light-{k}", SHAPES[shape](), add_material("lambert", (colour, strength)))
+        textured = wide and shape == "quad" and rng.random() < 0.6
+        mesh = add_mesh(f"light-{k}", SHAPES[shape](), add_material("lambert", (colour, strength), textured),
+                        unit_uv=textured)
         place(mesh, f"light-{k}", 1.6, 0.35)
+
+    environment = None
+    if wide:
+        for k in range(rng.choice([0, 1, 1, 2])):
+            kind = rng.choice(["point", "spot", "directional"])
+            colour = [round(rng.uniform(0.3, 1.0), 3) for _ in range(3)]
+            light = {"name": f"{kind}-{k}", "type": kind, "color": colour,
+                     "intensity": round(rng.uniform(0.5, 4.0) if kind == "directional" else rng.uniform(1, 15), 3)}
+            if kind == "spot":
+                # A hard edge (the inner cone 0.01 rad inside the outer, or a ten-thousandth of
+                # it, as for Blender's spots of no blend): the two renderers' falloffs between
+                # the cones differ, as glTF leaves them free to.
+                outer = round(rng.uniform(0.3, 1.2), 3)
+                inner = outer - rng.choice([0.01, outer * 1e-4])
+                light["spot"] = {"innerConeAngle": inner, "outerConeAngle": outer}
+            lights.append(light)
+            node = {"name": f"{kind}-light-{k}", "translation": [rng.uniform(-1.6, 1.6) for _ in range(3)],
+                    "rotation": random_rotation(rng), "extensions": {"KHR_lights_punctual": {"light": len(lights) - 1}}}
+            nodes.append(node)
+            roots.append(len(nodes) - 1)
+        if rng.random() < 0.5:
+            environment = [round(rng.uniform(0.05, 1.0), 3) for _ in range(3)]
 
     eye = [rng.uniform(-2.2, 2.2), rng.uniform(-1.2, 1.4), rng.uniform(2.0, 2.8)]
     target = [rng.uniform(-0.5, 0.5) for _ in range(3)]
@@ -319,10 +406,11 @@ def main():
         wall = add_mesh("decoy-wall", quad(), add_material("lambert", ([1, 1, 1], 50)))
         nodes.append({"name": "decoy-wall", "mesh": wall, "translation": camera["translation"]})
         scenes.insert(0, {"name": "decoy", "nodes": [len(nodes) - 1]})
+    if lights:
+        extensions_used.append("KHR_lights_punctual")
     document = {
-        "asset": {"version": "2.0", "generator": f"wavetrace tools/scenes/random_scene.py {seed}"},
-        "extensionsUsed": ["KHR_materials_specular", "KHR_materials_transmission", "KHR_materials_ior",
-                           "KHR_materials_emissive_strength"],
+        "asset": {"version": "2.0", "generator": f"wavetrace tools/scenes/random_scene.py {seed}" + " --wide" * wide},
+        "extensionsUsed": extensions_used,
         "scene": len(scenes) - 1,
         "scenes": scenes,
         "nodes": nodes,
@@ -334,6 +422,13 @@ def main():
         "buffers": [{"byteLength": len(blob),
                      "uri": "data:application/octet-stream;base64," + base64.b64encode(bytes(blob)).decode()}],
     }
+    for key, values in (("images", images), ("textures", textures), ("samplers", samplers)):
+        if values:
+            document[key] = values
+    if lights:
+        document["extensions"] = {"KHR_lights_punctual": {"lights": lights}}
+    if environment:
+        document["asset"]["extras"] = {"environment": environment}
     with open(out, "w") as f:
         json.dump(document, f, indent=1)
     width, height = rng.choice([(64, 48), (48, 64), (56, 56), (72, 40)])

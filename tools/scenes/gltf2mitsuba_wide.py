@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""A Mitsuba 3 reference of a glTF scene beyond REFERENCE.md's subset: what
+tools/scenes/random_scene.py --wide writes. On top of the peer's converter
+(tools/bench/peer/gltf2mitsuba.py, whose loader and transforms it reuses) it takes
+  * base-colour textures on Lambertian materials and emissive textures (times their factors),
+    decoded to linear light once and looked up with the glTF sampler's filter (nearest or
+    bilinear; no mipmaps, which Mitsuba does not have) and wrap mode (one for both axes). Mitsuba
+    samples a textured emitter by its texture and maps the point back through the mesh's
+    texture coordinates, so an emitter's must cover the unit square once: others are refused
+    (with coordinates that repeat, its light sampling came out 1.4-2.2x too dark);
+  * NORMAL as vertex normals (the peer's converter shades every triangle flat);
+  * KHR_lights_punctual point, spot and directional lights (radiant intensity = colour x
+    intensity, irradiance = colour x intensity, as wavetrace reads them; a spot's edge hard);
+  * `asset.extras.environment`, a constant environment radiance.
+usage: gltf2mitsuba_wide.py scene.gltf out.exr --spp N --res W H --max-depth D [--variant V] [--twosided] [--seed-base S]
+"""
+import argparse
+import base64
+import math
+import os
+import sys
+import tempfile
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench", "peer"))
+import gltf2mitsuba as peer  # noqa: E402
+
+WRAP = {10497: "repeat", 33648: "mirror", 33071: "clamp"}
+
+
+class Textures:
+    """glTF textures as linear-light EXR files Mitsuba's `bitmap` reads, each scaled by a factor."""
+
+    def __init__(self, g, base, folder):
+        self.g, self.base, self.folder, self.count = g, base, folder, 0
+
+    def bitmap(self, index, factor):
+        import mitsuba as mi
+        texture = self.g["textures"][index]
+        image = self.g["images"][texture["source"]]
+        uri = image["uri"]
+        path = os.path.join(self.folder, f"image{self.count}.png")
+        if uri.startswith("data:"):
+            with open(path, "wb") as f:
+                f.write(base64.b64decode(uri.split(",", 1)[1]))
+        else:
+            path = os.path.join(self.base, uri)
+        # sRGB to linear light by Mitsuba itself, then the factor; the EXR is read as is.
+        linear = mi.Bitmap(path).convert(mi.Bitmap.PixelFormat.RGB, mi.Struct.Type.Float32, srgb_gamma=False)
+        pixels = np.array(linear, np.float32) * np.asarray(factor, np.float32)[:3]
+        out = os.path.join(self.folder, f"texture{self.count}.exr")
+        self.count += 1
+        mi.Bitmap(pixels).write(out)
+        sampler = self.g.get("samplers", [])[texture["sampler"]] if "sampler" in texture else {}
+        wrap_s, wrap_t = sampler.get("wrapS", 10497), sampler.get("wrapT", 10497)
+        if wrap_s != wrap_t:
+            sys.exit(f"texture {index}: wrap modes {wrap_s} and {wrap_t} differ; Mitsuba has one for both axes")
+        nearest = sampler.get("magFilter") == 9728
+        if (sampler.get("minFilter") == 9728) != nearest or sampler.get("minFilter") not in (9728, 9729):
+            sys.exit(f"texture {index}: only NEAREST or LINEAR filters without mipmaps have a Mitsuba twin")
+        return {"type": "bitmap", "filename": out, "raw": True, "filter_type": "nearest" if nearest else "bilinear",
+                "wrap_mode": WRAP[wrap_s]}
+
+
+def look_along(position, direction):
+    import mitsuba as mi
+    up = [0, 1, 0] if abs(direction[1]) < 0.9 else [1, 0, 0]
+    return mi.ScalarTransform4f().look_at(origin=list(position), target=list(position + direction), up=up)
+
+
+def punctual(light, m):
+    position = m[:3, 3]
+    direction = -m[:3, 2] / np.linalg.norm(m[:3, 2])
+    value = {"type": "rgb", "value": (np.asarray(light.get("color", [1, 1, 1])) * light.get("intensity", 1.0)).tolist()}
+    if "range" in light:
+        sys.exit(f"light {light.get('name')}: a range has no Mitsuba twin")
+    if light["type"] == "point":
+        return {"type": "point", "position": position.tolist(), "intensity": value}
+    if light["type"] == "directional":
+        return {"type": "directional", "direction": direction.tolist(), "irradiance": value}
+    spot = light.get("spot", {})
+    outer = spot.get("outerConeAngle", math.pi / 4)
+    inner = spot.get("innerConeAngle", 0.0)
+    return {"type": "spot", "to_world": look_along(position, direction), "intensity": value,
+            "cutoff_angle": math.degrees(outer), "beam_width": math.degrees(inner)}
+
+
+def scene_dict(path, res, max_depth, spp, twosided=False):
+    import mitsuba as mi
+    g, acc = peer.load_gltf(path)
+    d = peer.scene_dict(path, res, max_depth, spp, twosided)
+    nodes = []
+    for r in g["scenes"][g.get("scene", 0)]["nodes"]:
+        peer.walk(g, r, np.eye(4), nodes)
+    folder = tempfile.mkdtemp()
+    textures = Textures(g, os.path.dirname(os.path.abspath(path)), folder)
+    lights = g.get("extensions", {}).get("KHR_lights_punctual", {}).get("lights", [])
+    for ni, (n, m) in enumerate(nodes):
+        light = n.get("extensions", {}).get("KHR_lights_punctual")
+        if light is not None:
+            d[f"light{ni}"] = punctual(lights[light["light"]], m)
+        if "mesh" not in n:
+            continue
+        for pi, p in enumerate(g["meshes"][n["mesh"]]["primitives"]):
+            key = f"n{ni}_p{pi}"
+            if key not in d:
+                continue
+            shape = d[key]
+            material = g["materials"][p["material"]] if "material" in p else {}
+            attributes = p["attributes"]
+            pbr = material.get("pbrMetallicRoughness", {})
+            inner = shape["bsdf"]["bsdf"] if shape["bsdf"]["type"] == "twosided" else shape["bsdf"]
+            if "baseColorTexture" in pbr:
+                if inner["type"] != "diffuse":
+                    sys.exit(f"material {material.get('name')}: a base-colour texture only on Lambertian materials")
+                inner["reflectance"] = textures.bitmap(pbr["baseColorTexture"]["index"],
+                                                       pbr.get("baseColorFactor", [1, 1, 1, 1]))
+            if "emissiveTexture" in material:
+                uv = acc(attributes["TEXCOORD_0"])
+                if uv.min() < 0 or uv.max() > 1:
+                    sys.exit(f"material {material.get('name')}: an emissive texture's coordinates leave [0, 1]^2, "
+                             "where Mitsuba cannot sample the emitter")
+                strength = material.get("extensions", {}).get("KHR_materials_emissive_strength", {}).get(
+                    "emissiveStrength", 1.0)
+                factor = np.asarray(material.get("emissiveFactor", [0, 0, 0])) * strength
+                shape["emitter"] = {"type": "area", "radiance": textures.bitmap(material["emissiveTexture"]["index"],
+                                                                                factor)}
+            uses_uv = "baseColorTexture" in pbr or "emissiveTexture" in material
+            if uses_uv or "NORMAL" in attributes:
+                shape["filename"] = rewrite_ply(shape["filename"], acc, p, m, uses_uv)
+                shape["face_normals"] = "NORMAL" not in attributes
+    environment = g.get("asset", {}).get("extras", {}).get("environment")
+    if environment:
+        d["environment"] = {"type": "constant", "radiance": {"type": "rgb", "value": environment}}
+    return d
+
+
+def rewrite_ply(filename, acc, p, m, uses_uv):
+    """The peer's PLY of primitive p again, with its texture coordinates and world normals."""
+    import mitsuba as mi
+    pos = acc(p["attributes"]["POSITION"]).astype(np.float64)
+    idx = acc(p["indices"]).reshape(-1).astype(np.uint32) if "indices" in p else np.arange(len(pos), dtype=np.uint32)
+    if np.linalg.det(m[:3, :3]) < 0:
+        idx = idx.reshape(-1, 3)[:, ::-1].reshape(-1)
+    world = (np.c_[pos, np.ones(len(pos))] @ m.T)[:, :3]
+    normals = None
+    if "NORMAL" in p["attributes"]:
+        normals = acc(p["attributes"]["NORMAL"]).astype(np.float64) @ np.linalg.inv(m[:3, :3])
+        normals /= np.linalg.norm(normals, axis=1, keepdims=True)
+    uv = acc(p["attributes"]["TEXCOORD_0"]).astype(np.float64) if uses_uv else None
+    mesh = mi.Mesh("mesh", len(world), len(idx) // 3, has_vertex_normals=normals is not None,
+                   has_vertex_texcoords=uv is not None)
+    params = mi.traverse(mesh)
+    params["vertex_positions"] = np.asarray(world, np.float32).reshape(-1)
+    params["faces"] = np.asarray(idx, np.uint32).reshape(-1)
+    if normals is not None:
+        params["vertex_normals"] = np.asarray(normals, np.float32).reshape(-1)
+    if uv is not None:
+        params["vertex_texcoords"] = np.asarray(uv, np.float32).reshape(-1)
+    params.update()
+    mesh.write_ply(filename)
+    return filename
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("scene")
+    ap.add_argument("out")
+    ap.add_argument("--spp", type=int, default=1024)
+    ap.add_argument("--res", type=int, nargs=2, default=[256, 256])
+    ap.add_argument("--max-depth", type=int, default=8)
+    ap.add_argument("--variant", default="scalar_rgb")
+    ap.add_argument("--twosided", action="store_true")
+    ap.add_argument("--seed-base", type=int, default=1000)
+    a = ap.parse_args()
+    import mitsuba as mi
+    mi.set_variant(a.variant)
+    scene = mi.load_dict(scene_dict(a.scene, a.res, a.max_depth, a.spp, a.twosided))
+    mi.Bitmap(np.array(mi.render(scene, spp=a.spp, seed=a.seed_base), np.float32)).write(a.out)
+
+
+if __name__ == "__main__":
+    main()
