@@ -13,7 +13,8 @@
 # Mitsuba 3.9.1 and numpy are installed with pip into $MITSUBA_SITE the first time.
 #
 # WIDE=1 checks the scenes of random_scene.py --wide instead (textures, smooth normals, punctual
-# lights, a constant environment), converted by tools/scenes/gltf2mitsuba_wide.py.
+# lights, a constant environment or an environment map), converted by
+# tools/scenes/gltf2mitsuba_wide.py.
 #
 # usage: tools/mitsuba-check.sh [SEED...]   (default: 1 to 8)
 #   WIDE (unset), MITSUBA_SPP (4096), WAVETRACE_SPP (4096), INTEGRATORS ("wavefront megakernel bdpt"),
@@ -45,9 +46,12 @@ for seed in "${seeds[@]}"; do
   read -r width height depth < <(python3 tools/scenes/random_scene.py "$seed" "$scene" "${wide[@]}")
   # A constant environment travels in the file's asset.extras; wavetrace takes it on its command line.
   read -r -a environment < <(python3 -c "
-import json, sys
-colour = json.load(open(sys.argv[1])).get('asset', {}).get('extras', {}).get('environment')
-print('--env-color %r %r %r' % tuple(colour) if colour else '')" "$scene")
+import json, os, sys
+sky = json.load(open(sys.argv[1])).get('asset', {}).get('extras', {}).get('environment')
+if isinstance(sky, str):
+    print('--env ' + os.path.join(os.path.dirname(sys.argv[1]), sky))
+elif sky:
+    print('--env-color %r %r %r' % tuple(sky))" "$scene")
   if [ -n "${WIDE:-}" ]; then
     # What of the wide features the rendered scene holds, to count what the seeds covered.
     python3 -c "
@@ -70,7 +74,8 @@ features = {'base-colour textures': sum('baseColorTexture' in m['pbrMetallicRoug
             'spheres with normals': sum('NORMAL' in m['primitives'][0]['attributes'] for m in meshes
                                   if m['name'].startswith('icosphere')),
             'point': kinds.count('point'), 'spot': kinds.count('spot'), 'directional': kinds.count('directional'),
-            'environment': int('extras' in g['asset'])}
+            'constant environment': int(isinstance(g['asset'].get('extras', {}).get('environment'), list)),
+            'environment map': int(isinstance(g['asset'].get('extras', {}).get('environment'), str))}
 print('seed %s: ' % sys.argv[2] + ', '.join('%s %d' % kv for kv in features.items() if kv[1]))" "$scene" "$seed"
   fi
   # Four Mitsuba renders of a quarter of the samples each, with other seeds: their average is

@@ -11,7 +11,7 @@ tools/scenes/random_scene.py --wide writes. On top of the peer's converter
   * NORMAL as vertex normals (the peer's converter shades every triangle flat);
   * KHR_lights_punctual point, spot and directional lights (radiant intensity = colour x
     intensity, irradiance = colour x intensity, as wavetrace reads them; a spot's edge hard);
-  * `asset.extras.environment`, a constant environment radiance.
+  * `asset.extras.environment`: a constant environment radiance, or an equirectangular map's file.
 usage: gltf2mitsuba_wide.py scene.gltf out.exr --spp N --res W H --max-depth D [--variant V] [--twosided] [--seed-base S]
 """
 import argparse
@@ -131,7 +131,12 @@ def scene_dict(path, res, max_depth, spp, twosided=False):
                 shape["filename"] = rewrite_ply(shape["filename"], acc, p, m, uses_uv)
                 shape["face_normals"] = "NORMAL" not in attributes
     environment = g.get("asset", {}).get("extras", {}).get("environment")
-    if environment:
+    if isinstance(environment, str):
+        # Mitsuba's envmap takes u = atan2(x, -z) / 2 pi and v = acos(y) / pi as wavetrace does
+        # (`environment.glsl`), with texel centres half a texel away: the maps are smooth.
+        d["environment"] = {"type": "envmap", "filename": os.path.join(os.path.dirname(os.path.abspath(path)),
+                                                                       environment)}
+    elif environment:
         d["environment"] = {"type": "constant", "radiance": {"type": "rgb", "value": environment}}
     return d
 

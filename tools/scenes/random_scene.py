@@ -12,9 +12,9 @@ With --wide the scene also has what REFERENCE.md's subset leaves out but both re
 same by (tools/scenes/gltf2mitsuba_wide.py converts it): base-colour and emissive textures (PNG,
 nearest or bilinear without mipmaps, one wrap mode for both axes; emissive ones on quads whose
 texture coordinates cover the unit square once, the only textured emitters Mitsuba samples right), smooth vertex normals on
-spheres, KHR_lights_punctual point, spot (a hard cone edge) and directional lights, and a
-constant environment (`asset.extras.environment`, which the renderers take from their command
-lines). Seeds give the same scenes without --wide as before it existed.
+spheres, KHR_lights_punctual point, spot (a hard cone edge) and directional lights, and an
+environment (`asset.extras.environment`: a constant colour, or an equirectangular HDR map written
+beside the scene as OUT-sky.hdr; the renderers take it from their command lines). Seeds give the same scenes without --wide as before it existed.
 
 usage: random_scene.py SEED OUT.gltf [--wide]    (prints the resolution and depth to render it at)
 """
@@ -157,6 +157,48 @@ def png(width, height, rgb):
     raw = b"".join(b"\x00" + bytes(v for texel in rgb[y * width:(y + 1) * width] for v in texel) for y in range(height))
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+
+
+def write_sky(rng, path, width=256, height=128):
+    """A Radiance HDR equirectangular sky in wavetrace's orientation (u = atan2(x, -z) / 2 pi from
+    the left, v = acos(y) / pi from the top): a gradient over a ground, and one or two bright
+    Gaussian lobes (suns a few degrees wide, up to some hundreds of times the sky) that light
+    sampling must find. Smooth on the scale of a texel: renderers that place texel centres half
+    a texel apart still agree."""
+    sky, ground = [rng.uniform(0.1, 1.0) for _ in range(3)], [rng.uniform(0.05, 0.5) for _ in range(3)]
+    lobes = []
+    for _ in range(rng.randint(1, 2)):
+        z, phi = rng.uniform(-0.3, 1.0), rng.uniform(0, 2 * math.pi)
+        r = math.sqrt(1 - z * z)
+        lobes.append(([r * math.cos(phi), z, r * math.sin(phi)], math.radians(rng.uniform(3, 12)),
+                      [rng.uniform(20, 300) * c for c in (rng.uniform(0.6, 1), rng.uniform(0.6, 1), rng.uniform(0.6, 1))]))
+    rows = []
+    for j in range(height):
+        theta = (j + 0.5) / height * math.pi
+        row = []
+        for i in range(width):
+            phi = (i + 0.5) / width * 2 * math.pi
+            d = [math.sin(theta) * math.sin(phi), math.cos(theta), -math.sin(theta) * math.cos(phi)]
+            base = [s * (0.3 + 0.7 * d[1]) if d[1] > 0 else g for s, g in zip(sky, ground)]
+            for axis, width_angle, colour in lobes:
+                angle = math.acos(max(-1.0, min(1.0, sum(a * b for a, b in zip(d, axis)))))
+                weight = math.exp(-0.5 * (angle / width_angle) ** 2)
+                base = [b + c * weight for b, c in zip(base, colour)]
+            row.append(base)
+        rows.append(row)
+    with open(path, "wb") as f:
+        f.write(f"#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y {height} +X {width}\n".encode())
+        for row in rows:
+            data = bytearray()
+            for r, g, b in row:
+                m = max(r, g, b)
+                mantissa, exponent = math.frexp(m)
+                scale = mantissa * 256 / m
+                texel = [int(r * scale), int(g * scale), int(b * scale), exponent + 128]
+                if texel[0] == 2 and texel[1] == 2:
+                    texel[0] = 3  # never the start of a run-length encoded scanline
+                data += bytes(texel)
+            f.write(bytes(data))
 
 
 def main():
@@ -365,8 +407,13 @@ def main():
                     "rotation": random_rotation(rng), "extensions": {"KHR_lights_punctual": {"light": len(lights) - 1}}}
             nodes.append(node)
             roots.append(len(nodes) - 1)
-        if rng.random() < 0.5:
+        pick = rng.random()
+        if pick < 0.3:
             environment = [round(rng.uniform(0.05, 1.0), 3) for _ in range(3)]
+        elif pick < 0.6:
+            environment = out[:-len(".gltf")] + "-sky.hdr" if out.endswith(".gltf") else out + "-sky.hdr"
+            write_sky(rng, environment)
+            environment = environment.rsplit("/", 1)[-1]
 
     eye = [rng.uniform(-2.2, 2.2), rng.uniform(-1.2, 1.4), rng.uniform(2.0, 2.8)]
     target = [rng.uniform(-0.5, 0.5) for _ in range(3)]
@@ -428,6 +475,7 @@ def main():
     if lights:
         document["extensions"] = {"KHR_lights_punctual": {"lights": lights}}
     if environment:
+        # A colour, or an equirectangular map's file beside the scene.
         document["asset"]["extras"] = {"environment": environment}
     with open(out, "w") as f:
         json.dump(document, f, indent=1)
