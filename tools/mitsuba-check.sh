@@ -51,7 +51,9 @@ sky = json.load(open(sys.argv[1])).get('asset', {}).get('extras', {}).get('envir
 if isinstance(sky, str):
     print('--env ' + os.path.join(os.path.dirname(sys.argv[1]), sky))
 elif sky:
-    print('--env-color %r %r %r' % tuple(sky))" "$scene")
+    print('--env-color %r %r %r' % tuple(sky))
+else:
+    print()" "$scene")
   if [ -n "${WIDE:-}" ]; then
     # What of the wide features the rendered scene holds, to count what the seeds covered.
     python3 -c "
