@@ -48,8 +48,9 @@ for seed in "${seeds[@]}"; do
   read -r -a environment < <(python3 -c "
 import json, os, sys
 sky = json.load(open(sys.argv[1])).get('asset', {}).get('extras', {}).get('environment')
-if isinstance(sky, str):
-    print('--env ' + os.path.join(os.path.dirname(sys.argv[1]), sky))
+if isinstance(sky, dict):
+    print('--env %s --env-rotation %r --env-strength %r'
+          % (os.path.join(os.path.dirname(sys.argv[1]), sky['map']), sky['rotation'], sky['strength']))
 elif sky:
     print('--env-color %r %r %r' % tuple(sky))
 else:
@@ -77,7 +78,7 @@ features = {'base-colour textures': sum('baseColorTexture' in m['pbrMetallicRoug
                                   if m['name'].startswith('icosphere')),
             'point': kinds.count('point'), 'spot': kinds.count('spot'), 'directional': kinds.count('directional'),
             'constant environment': int(isinstance(g['asset'].get('extras', {}).get('environment'), list)),
-            'environment map': int(isinstance(g['asset'].get('extras', {}).get('environment'), str))}
+            'environment map': int(isinstance(g['asset'].get('extras', {}).get('environment'), dict))}
 print('seed %s: ' % sys.argv[2] + ', '.join('%s %d' % kv for kv in features.items() if kv[1]))" "$scene" "$seed"
   fi
   # Four Mitsuba renders of a quarter of the samples each, with other seeds: their average is

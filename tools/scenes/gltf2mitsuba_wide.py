@@ -11,7 +11,8 @@ tools/scenes/random_scene.py --wide writes. On top of the peer's converter
   * NORMAL as vertex normals (the peer's converter shades every triangle flat);
   * KHR_lights_punctual point, spot and directional lights (radiant intensity = colour x
     intensity, irradiance = colour x intensity, as wavetrace reads them; a spot's edge hard);
-  * `asset.extras.environment`: a constant environment radiance, or an equirectangular map's file.
+  * `asset.extras.environment`: a constant environment radiance, or an equirectangular map's file
+    with its turn about +Y (degrees) and strength.
 usage: gltf2mitsuba_wide.py scene.gltf out.exr --spp N --res W H --max-depth D [--variant V] [--twosided] [--seed-base S]
 """
 import argparse
@@ -131,11 +132,13 @@ def scene_dict(path, res, max_depth, spp, twosided=False):
                 shape["filename"] = rewrite_ply(shape["filename"], acc, p, m, uses_uv)
                 shape["face_normals"] = "NORMAL" not in attributes
     environment = g.get("asset", {}).get("extras", {}).get("environment")
-    if isinstance(environment, str):
+    if isinstance(environment, dict):
         # Mitsuba's envmap takes u = atan2(x, -z) / 2 pi and v = acos(y) / pi as wavetrace does
-        # (`environment.glsl`), with texel centres half a texel away: the maps are smooth.
-        d["environment"] = {"type": "envmap", "filename": os.path.join(os.path.dirname(os.path.abspath(path)),
-                                                                       environment)}
+        # (`environment.glsl`), with texel centres half a texel away: the maps are smooth. Its
+        # right-handed turn about +Y is wavetrace's --env-rotation.
+        d["environment"] = {"type": "envmap", "scale": environment["strength"],
+                            "to_world": mi.ScalarTransform4f().rotate([0, 1, 0], environment["rotation"]),
+                            "filename": os.path.join(os.path.dirname(os.path.abspath(path)), environment["map"])}
     elif environment:
         d["environment"] = {"type": "constant", "radiance": {"type": "rgb", "value": environment}}
     return d

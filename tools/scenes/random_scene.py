@@ -14,7 +14,8 @@ nearest or bilinear without mipmaps, one wrap mode for both axes; emissive ones 
 texture coordinates cover the unit square once, the only textured emitters Mitsuba samples right), smooth vertex normals on
 spheres, KHR_lights_punctual point, spot (a hard cone edge) and directional lights, and an
 environment (`asset.extras.environment`: a constant colour, or an equirectangular HDR map written
-beside the scene as OUT-sky.hdr; the renderers take it from their command lines). Seeds give the same scenes without --wide as before it existed.
+beside the scene as OUT-sky.hdr with a turn about +Y and a strength; the renderers take it from
+their command lines). Seeds give the same scenes without --wide as before it existed.
 
 usage: random_scene.py SEED OUT.gltf [--wide]    (prints the resolution and depth to render it at)
 """
@@ -413,7 +414,9 @@ def main():
         elif pick < 0.6:
             environment = out[:-len(".gltf")] + "-sky.hdr" if out.endswith(".gltf") else out + "-sky.hdr"
             write_sky(rng, environment)
-            environment = environment.rsplit("/", 1)[-1]
+            # The map turned about +Y (counter-clockwise seen from above) and scaled.
+            environment = {"map": environment.rsplit("/", 1)[-1], "rotation": round(rng.uniform(-180, 180), 2),
+                           "strength": round(rng.uniform(0.3, 2.0), 3)}
 
     eye = [rng.uniform(-2.2, 2.2), rng.uniform(-1.2, 1.4), rng.uniform(2.0, 2.8)]
     target = [rng.uniform(-0.5, 0.5) for _ in range(3)]
@@ -475,7 +478,7 @@ def main():
     if lights:
         document["extensions"] = {"KHR_lights_punctual": {"lights": lights}}
     if environment:
-        # A colour, or an equirectangular map's file beside the scene.
+        # A colour, or an equirectangular map's file beside the scene, its turn and strength.
         document["asset"]["extras"] = {"environment": environment}
     with open(out, "w") as f:
         json.dump(document, f, indent=1)
