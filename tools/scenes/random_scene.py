@@ -163,15 +163,14 @@ def png(width, height, rgb):
 def write_sky(rng, path, width=256, height=128):
     """A Radiance HDR equirectangular sky in wavetrace's orientation (u = atan2(x, -z) / 2 pi from
     the left, v = acos(y) / pi from the top): a gradient over a ground, and one or two bright
-    Gaussian lobes (suns a few degrees wide, up to some hundreds of times the sky) that light
-    sampling must find. Smooth on the scale of a texel: renderers that place texel centres half
-    a texel apart still agree."""
+    Gaussian lobes (suns 6-15 degrees wide, up to some hundreds of times the sky) that light
+    sampling must find."""
     sky, ground = [rng.uniform(0.1, 1.0) for _ in range(3)], [rng.uniform(0.05, 0.5) for _ in range(3)]
     lobes = []
     for _ in range(rng.randint(1, 2)):
         z, phi = rng.uniform(-0.3, 1.0), rng.uniform(0, 2 * math.pi)
         r = math.sqrt(1 - z * z)
-        lobes.append(([r * math.cos(phi), z, r * math.sin(phi)], math.radians(rng.uniform(3, 12)),
+        lobes.append(([r * math.cos(phi), z, r * math.sin(phi)], math.radians(rng.uniform(6, 15)),
                       [rng.uniform(20, 300) * c for c in (rng.uniform(0.6, 1), rng.uniform(0.6, 1), rng.uniform(0.6, 1))]))
     rows = []
     for j in range(height):
