@@ -1013,9 +1013,11 @@ fn print_pmlt_stats(pmlt: &wavetrace::integrator::PmltStats) {
     );
     for length in &pmlt.lengths {
         println!(
-            "  length {:>2}: b {:.5}, {:5.1}% of uniform samples lit, {:>6} chains, acceptance {:.3}, moves {:.3}",
+            "  length {:>2}: b {:.5} (+-{:.2}%), {:5.1}% of uniform samples lit, {:>6} chains, acceptance {:.3}, \
+             moves {:.3}",
             length.length,
             length.b,
+            100.0 * length.b_relative_error,
             100.0 * length.nonzero_share,
             length.chains,
             length.acceptance,

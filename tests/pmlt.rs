@@ -621,6 +621,24 @@ fn chains_started_on_the_gpu_are_their_host_twins() {
                 "{what}: record {i}: Y* {y} against {host}"
             );
         }
+        // Each b_k and its standard error over b_k, from the lit records' Y* in f64.
+        for k in 0..depth as usize {
+            let ys: Vec<f64> = lit
+                .iter()
+                .filter(|&&[record, _]| record as usize % depth as usize == k)
+                .map(|&[_, bits]| f64::from(f32::from_bits(bits)))
+                .collect();
+            let n = f64::from(bootstrap);
+            let mean = ys.iter().sum::<f64>() / n;
+            let spread = (ys.iter().map(|y| y * y).sum::<f64>() / n - mean * mean).max(0.0);
+            let error = if mean > 0.0 { (spread / n).sqrt() / mean } else { 0.0 };
+            assert!((plan.b[k] - mean).abs() <= 1e-12 * mean.max(1e-30), "{what}: b_{k}");
+            assert!(
+                (plan.b_relative_error[k] - error).abs() <= 1e-9 * error.max(1e-12),
+                "{what}: b_{k}'s error {} against {error}",
+                plan.b_relative_error[k]
+            );
+        }
         assert_eq!(plan.chains_per_length.iter().sum::<u32>(), chains, "{what}");
         let started: Vec<MltChain> = chains_buffer.read_back(context, chains as usize).unwrap();
         let mut first_chain = 0;
@@ -644,6 +662,7 @@ fn chains_started_on_the_gpu_are_their_host_twins() {
     let plan = start::plan(&[], &dark).unwrap();
     assert!(plan.is_dark());
     assert_eq!(plan.b, vec![0.0; 2]);
+    assert_eq!(plan.b_relative_error, vec![0.0; 2]);
     assert_eq!(plan.chains_per_length, vec![0; 2]);
     gpu.finish();
 }

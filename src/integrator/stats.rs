@@ -158,6 +158,8 @@ pub struct LengthStats {
     pub length: u32,
     /// b_k: the mean Y* of the bootstrap's uniform samples of this length.
     pub b: f64,
+    /// b_k's standard error over b_k: how far this render's light of this length may be off.
+    pub b_relative_error: f64,
     /// Share of the bootstrap's samples of this length with Y* > 0.
     pub nonzero_share: f64,
     pub chains: u32,

@@ -57,6 +57,9 @@ const MAX_ITERATIONS_PER_SUBMISSION: u32 = 16;
 const PROPOSALS_PER_SUBMISSION: u64 = 1 << 21;
 /// Dispatch groups along x; chains beyond go along y.
 const MAX_GROUPS_X: u32 = 65_535;
+/// A b_k standard error (over b_k) above which a render warns that its bootstrap is too small:
+/// the conventions' tolerance for an image's mean (REFERENCE.md).
+const B_ERROR_WARNING: f64 = 0.02;
 
 pub struct Pmlt {
     bdpt: Bdpt,
@@ -342,11 +345,27 @@ impl Pmlt {
             .map(|k| LengthStats {
                 length: k as u32 + 1,
                 b: plan.b[k],
+                b_relative_error: plan.b_relative_error[k],
                 nonzero_share: plan.nonzero[k] as f64 / f64::from(self.mlt.bootstrap),
                 chains: plan.chains_per_length[k],
                 ..LengthStats::default()
             })
             .collect();
+        // b_k scales all of a length's light: an error there moves the whole image at once,
+        // which no number of iterations averages out (docs/PMLT.md, "Bootstrap").
+        let worst = (0..plan.b.len())
+            .filter(|&k| plan.chains_per_length[k] > 0)
+            .max_by(|&i, &j| plan.b_relative_error[i].total_cmp(&plan.b_relative_error[j]));
+        if let Some(k) = worst.filter(|&k| plan.b_relative_error[k] > B_ERROR_WARNING) {
+            log::warn!(
+                "pmlt: b_k of paths of length {} rests on {} lit samples of the bootstrap's {}: their light, and so \
+                 the image's, may be {:.1}% off (a standard error); raise --mlt-bootstrap",
+                k + 1,
+                plan.nonzero[k],
+                self.mlt.bootstrap,
+                100.0 * plan.b_relative_error[k]
+            );
+        }
         Ok(!plan.is_dark())
     }
 

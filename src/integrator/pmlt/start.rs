@@ -56,6 +56,9 @@ pub type LitRecord = [u32; 2];
 #[derive(Clone, Debug, PartialEq)]
 pub struct StartPlan {
     pub b: Vec<f64>,
+    /// Each b_k's standard error over b_k, from the spread of its samples' Y* (0 where b_k is).
+    /// It scales the whole length's light in the image: a render is that far off for it.
+    pub b_relative_error: Vec<f64>,
     pub nonzero: Vec<u64>,
     pub chains_per_length: Vec<u32>,
     pub chosen: Vec<u32>,
@@ -67,6 +70,8 @@ struct StartingLength {
     /// Entries of the lit list, and the running sum of their Y*.
     entries: Vec<u32>,
     cumulative: Vec<f64>,
+    /// The sum of their Y* squared.
+    squares: f64,
 }
 
 impl StartingLength {
@@ -100,6 +105,7 @@ pub fn plan(lit: &[LitRecord], setup: &StartSetup) -> GpuResult<StartPlan> {
     if lit.is_empty() {
         return Ok(StartPlan {
             b: vec![0.0; depth],
+            b_relative_error: vec![0.0; depth],
             nonzero: vec![0; depth],
             chains_per_length: vec![0; depth],
             chosen: Vec::new(),
@@ -108,11 +114,22 @@ pub fn plan(lit: &[LitRecord], setup: &StartSetup) -> GpuResult<StartPlan> {
     let mut lengths: Vec<StartingLength> = (0..depth).map(|_| StartingLength::default()).collect();
     for (entry, &[record, bits]) in lit.iter().enumerate() {
         let length = &mut lengths[record as usize % depth];
-        let sum = length.sum() + f64::from(f32::from_bits(bits));
+        let y = f64::from(f32::from_bits(bits));
+        let sum = length.sum() + y;
         length.entries.push(entry as u32);
         length.cumulative.push(sum);
+        length.squares += y * y;
     }
-    let b: Vec<f64> = lengths.iter().map(|l| l.sum() / f64::from(setup.bootstrap)).collect();
+    let samples = f64::from(setup.bootstrap);
+    let b: Vec<f64> = lengths.iter().map(|l| l.sum() / samples).collect();
+    let b_relative_error = lengths
+        .iter()
+        .zip(&b)
+        .map(|(l, &mean)| match mean > 0.0 {
+            true => ((l.squares / samples - mean * mean).max(0.0) / samples).sqrt() / mean,
+            false => 0.0,
+        })
+        .collect();
     let chains_per_length = allot(setup.chains, &b);
     let draw_key = squares_key(setup.seed, START_DRAW_KEY_CHAIN);
     let mut chosen = vec![0u32; setup.chains as usize];
@@ -150,6 +167,7 @@ pub fn plan(lit: &[LitRecord], setup: &StartSetup) -> GpuResult<StartPlan> {
     });
     Ok(StartPlan {
         b,
+        b_relative_error,
         nonzero: lengths.iter().map(|l| l.entries.len() as u64).collect(),
         chains_per_length,
         chosen,
