@@ -1,10 +1,14 @@
 // The environment: light from infinitely far away in every direction the scene leaves open,
 // either one constant radiance or an equirectangular map. Map coordinates follow Mitsuba 3
 // (u = atan2(x, -z) / 2pi, v = acos(y) / pi, +Y up) after turning the map by
-// `environment_rotation` about +Y. A map is sampled by a pixel drawn from the light tree
-// over its pixels (weights: luminance x sin theta, environment/weights.comp), then a uniform
-// point inside the pixel; the density that gives a direction is the same stored tree's
-// probability over the pixel's solid angle, so hits and samples agree for MIS.
+// `environment_rotation` about +Y. Radiance is interpolated bilinearly between texel centres
+// (u wraps, v clamps at the poles), as Cycles and Mitsuba do, so a map seen directly is not
+// blocky. A map is sampled by a pixel drawn from the light tree over its pixels (weights: the
+// interpolated luminance's integral over the pixel x sin theta, environment/weights.comp),
+// then a uniform point inside the pixel; the density that gives a direction is the same
+// stored tree's probability over the pixel's solid angle, so hits and samples agree for MIS.
+// The integral covers the 3 x 3 texels whose interpolation reaches into a pixel, so every
+// direction with radiance has a density.
 #ifndef WAVETRACE_ENVIRONMENT_GLSL
 #define WAVETRACE_ENVIRONMENT_GLSL
 
@@ -42,6 +46,26 @@ uint environment_pixel(PassConstants c, vec2 uv) {
     return y * c.environment_width + x;
 }
 
+// The map at (u, v), interpolated between the four nearest texel centres.
+vec3 environment_interpolated(PassConstants c, vec2 uv) {
+    int width = int(c.environment_width);
+    int height = int(c.environment_height);
+    vec2 p = uv * vec2(width, height) - 0.5;
+    vec2 corner = floor(p);
+    vec2 t = p - corner;
+    // corner.x is at least -1 for u in [0, 1]; the clamp keeps a NaN direction's index inside
+    // the map, and adding width keeps the remainder's operand non-negative.
+    int x0 = clamp(int(corner.x), -1, width - 1);
+    int xa = (x0 + width) % width;
+    int xb = (x0 + 1 + width) % width;
+    int ya = clamp(int(corner.y), 0, height - 1) * width;
+    int yb = clamp(int(corner.y) + 1, 0, height - 1) * width;
+    EnvironmentTexels texels = EnvironmentTexels(c.environment_texels);
+    vec3 upper = mix(texels.v[ya + xa], texels.v[ya + xb], t.x);
+    vec3 lower = mix(texels.v[yb + xa], texels.v[yb + xb], t.x);
+    return mix(upper, lower, t.y);
+}
+
 // Radiance arriving along -d, from direction d.
 vec3 environment_radiance(PassConstants c, vec3 d) {
     if (c.environment_kind == ENVIRONMENT_CONSTANT) {
@@ -52,7 +76,7 @@ vec3 environment_radiance(PassConstants c, vec3 d) {
     }
     float cos_theta;
     vec2 uv = environment_uv(c, d, cos_theta);
-    return EnvironmentTexels(c.environment_texels).v[environment_pixel(c, uv)] * c.environment_color;
+    return environment_interpolated(c, uv) * c.environment_color;
 }
 
 // The solid-angle density with which environment_sample picks d.

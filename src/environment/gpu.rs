@@ -129,6 +129,16 @@ impl GpuEnvironment {
         map.tree.record_build(commands, &Leaves::Weights(&map.weights))
     }
 
+    /// The map's sampling weights as `record_build` left them (`None` without a map): what
+    /// tests compare with `EnvironmentMap::sampling_weights`.
+    pub fn read_weights(&self, context: &Context) -> GpuResult<Option<Vec<f32>>> {
+        let Some(map) = &self.map else {
+            return Ok(None);
+        };
+        let pixels = map.width as usize * map.height as usize;
+        map.weights.read_back(context, pixels).map(Some)
+    }
+
     /// The environment's part of the pass constants; `triangle_lights` is how many emissive
     /// triangles next-event estimation can choose besides.
     pub fn fill(&self, constants: &mut PassConstants, triangle_lights: u32) {

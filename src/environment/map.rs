@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use glam::Vec3;
+use glam::{DVec3, Vec3};
 
 /// The most pixels a map may have: its tree and texels stay far inside GPU limits.
 pub const MAX_PIXELS: u64 = crate::input::MAX_IMAGE_PIXELS;
@@ -109,6 +109,48 @@ impl EnvironmentMap {
             texels,
             warnings,
         })
+    }
+
+    /// The radiance at map coordinates (u, v) in [0, 1]^2, interpolated bilinearly between texel
+    /// centres with u wrapping and v clamped: the CPU twin of `environment_interpolated`.
+    pub fn interpolated(&self, u: f64, v: f64) -> DVec3 {
+        let (width, height) = (i64::from(self.width), i64::from(self.height));
+        let (px, py) = (u * width as f64 - 0.5, v * height as f64 - 0.5);
+        let (cx, cy) = (px.floor(), py.floor());
+        let (tx, ty) = (px - cx, py - cy);
+        let texel = |x: i64, y: i64| {
+            let (x, y) = (x.rem_euclid(width), y.clamp(0, height - 1));
+            self.texels[(y * width + x) as usize].as_dvec3()
+        };
+        let (x, y) = (cx as i64, cy as i64);
+        let upper = texel(x, y).lerp(texel(x + 1, y), tx);
+        let lower = texel(x, y + 1).lerp(texel(x + 1, y + 1), tx);
+        upper.lerp(lower, ty)
+    }
+
+    /// Each pixel's weight in the map's sampling distribution: the integral of the interpolated
+    /// luminance over the pixel (in pixel units) x sin theta at the row's centre. The CPU twin
+    /// of `environment/weights.comp`.
+    pub fn sampling_weights(&self) -> Vec<f32> {
+        const FOOTPRINT: [f64; 3] = [0.125, 0.75, 0.125];
+        let (width, height) = (i64::from(self.width), i64::from(self.height));
+        let mut weights = Vec::with_capacity(self.texels.len());
+        for y in 0..height {
+            let sin_theta = ((y as f64 + 0.5) / height as f64 * std::f64::consts::PI).sin();
+            for x in 0..width {
+                let mut integral = DVec3::ZERO;
+                for (j, wy) in FOOTPRINT.iter().enumerate() {
+                    let row = (y + j as i64 - 1).clamp(0, height - 1);
+                    for (i, wx) in FOOTPRINT.iter().enumerate() {
+                        let column = (x + i as i64 - 1).rem_euclid(width);
+                        integral += wx * wy * self.texels[(row * width + column) as usize].as_dvec3();
+                    }
+                }
+                let luminance = integral.dot(DVec3::new(0.2126, 0.7152, 0.0722));
+                weights.push((luminance * sin_theta) as f32);
+            }
+        }
+        weights
     }
 
     /// Half the size (rounded up), each texel the mean of the 2 x 2 (or fewer, at an odd edge)

@@ -136,17 +136,34 @@ def scene_dict(path, res, max_depth, spp, twosided=False):
     if isinstance(environment, dict):
         # Mitsuba's envmap takes u = atan2(x, -z) / 2 pi and v = acos(y) / pi as wavetrace does
         # (`environment.glsl`), and its right-handed turn about +Y is wavetrace's --env-rotation.
-        # wavetrace shows each texel's value across the texel, where Mitsuba interpolates
-        # between texel centres (a sun 6-15 degrees wide in view came out 1.5% apart): Mitsuba
-        # gets the map with every texel repeated 4 x 4, whose interpolation is the same steps.
+        # Both interpolate bilinearly, but Mitsuba 3.9.1 puts its rows at v = j / (H - 1), from
+        # pole to pole, where wavetrace puts them at texel centres, (j + 0.5) / H. Mitsuba gets
+        # wavetrace's interpolation sampled 5 times finer on its own lattice (columns at
+        # (i + 0.5) / 5W, which an odd factor puts on every wavetrace centre).
         sky = np.array(mi.Bitmap(os.path.join(os.path.dirname(os.path.abspath(path)), environment["map"])))
-        steps = os.path.join(folder, "sky-steps.exr")
-        mi.Bitmap(np.repeat(np.repeat(sky[:, :, :3], 4, axis=0), 4, axis=1).astype(np.float32)).write(steps)
-        d["environment"] = {"type": "envmap", "scale": environment["strength"], "filename": steps,
+        resampled = os.path.join(folder, "sky-resampled.exr")
+        mi.Bitmap(resample_for_mitsuba(sky[:, :, :3], 5).astype(np.float32)).write(resampled)
+        d["environment"] = {"type": "envmap", "scale": environment["strength"], "filename": resampled,
                             "to_world": mi.ScalarTransform4f().rotate([0, 1, 0], environment["rotation"])}
     elif environment:
         d["environment"] = {"type": "constant", "radiance": {"type": "rgb", "value": environment}}
     return d
+
+
+def resample_for_mitsuba(sky, factor):
+    """wavetrace's interpolation of an H x W x 3 map (environment.glsl: between texel centres, u
+    wrapping, v clamped) at Mitsuba's lattice of a map `factor` times larger."""
+    height, width = sky.shape[:2]
+    u = (np.arange(width * factor) + 0.5) / (width * factor)
+    v = np.arange(height * factor) / (height * factor - 1)
+    px, py = u * width - 0.5, v * height - 0.5
+    cx, cy = np.floor(px), np.floor(py)
+    tx, ty = (px - cx)[None, :, None], (py - cy)[:, None, None]
+    xa, xb = cx.astype(int) % width, (cx.astype(int) + 1) % width
+    ya, yb = np.clip(cy.astype(int), 0, height - 1), np.clip(cy.astype(int) + 1, 0, height - 1)
+    upper = sky[ya][:, xa] * (1 - tx) + sky[ya][:, xb] * tx
+    lower = sky[yb][:, xa] * (1 - tx) + sky[yb][:, xb] * tx
+    return upper * (1 - ty) + lower * ty
 
 
 def rewrite_ply(filename, acc, p, m, uses_uv):
