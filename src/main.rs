@@ -259,6 +259,11 @@ struct RenderOptions {
     /// the chains in proportion to their contribution.
     #[arg(long, default_value_t = MltSettings::default().bootstrap, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
     mlt_bootstrap: u32,
+    /// pmlt: at most this many rounds of --mlt-bootstrap samples: another round while a path
+    /// length's brightness has a standard error above 2% (light that few samples find); 1 =
+    /// one round.
+    #[arg(long, default_value_t = MltSettings::default().bootstrap_rounds, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=i64::from(wavetrace::integrator::pmlt::start::MAX_BOOTSTRAP_ROUNDS)))]
+    mlt_bootstrap_rounds: u32,
     /// pmlt: iterations (default: enough for --spp path evaluations per pixel).
     #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
     mlt_iterations: Option<u32>,
@@ -809,6 +814,7 @@ fn render_settings(
             chains: args.mlt_chains,
             proposals: args.mlt_proposals,
             bootstrap: args.mlt_bootstrap,
+            bootstrap_rounds: args.mlt_bootstrap_rounds,
             iterations: args.mlt_iterations,
             time_seconds: args.time,
             small_step: args.mlt_small_step,
@@ -1000,7 +1006,7 @@ fn print_stats(settings: &RenderSettings, stats: &RenderStats) {
 fn print_pmlt_stats(pmlt: &wavetrace::integrator::PmltStats) {
     println!(
         "pmlt: {} chains x {} proposals, {} iterations in {:.3} s ({:.1} iterations/s, {:.1} M splats/s); \
-         bootstrap {} samples in {:.3} s ({:.3} s of it starting the chains on the host)",
+         bootstrap {} samples in {} round(s), {:.3} s ({:.3} s of it starting the chains on the host)",
         pmlt.chains,
         pmlt.proposals,
         pmlt.iterations,
@@ -1008,6 +1014,7 @@ fn print_pmlt_stats(pmlt: &wavetrace::integrator::PmltStats) {
         pmlt.iterations_per_second,
         pmlt.splats_per_second / 1e6,
         pmlt.bootstrap_samples,
+        pmlt.bootstrap_rounds,
         pmlt.bootstrap_seconds,
         pmlt.chain_start_seconds
     );

@@ -632,11 +632,12 @@ fn chains_started_on_the_gpu_are_their_host_twins() {
             let mean = ys.iter().sum::<f64>() / n;
             let spread = (ys.iter().map(|y| y * y).sum::<f64>() / n - mean * mean).max(0.0);
             let error = if mean > 0.0 { (spread / n).sqrt() / mean } else { 0.0 };
-            assert!((plan.b[k] - mean).abs() <= 1e-12 * mean.max(1e-30), "{what}: b_{k}");
+            let (b, errors) = (plan.tally.b(), plan.tally.relative_errors());
+            assert!((b[k] - mean).abs() <= 1e-12 * mean.max(1e-30), "{what}: b_{k}");
             assert!(
-                (plan.b_relative_error[k] - error).abs() <= 1e-9 * error.max(1e-12),
+                (errors[k] - error).abs() <= 1e-9 * error.max(1e-12),
                 "{what}: b_{k}'s error {} against {error}",
-                plan.b_relative_error[k]
+                errors[k]
             );
         }
         assert_eq!(plan.chains_per_length.iter().sum::<u32>(), chains, "{what}");
@@ -661,10 +662,96 @@ fn chains_started_on_the_gpu_are_their_host_twins() {
     };
     let plan = start::plan(&[], &dark).unwrap();
     assert!(plan.is_dark());
-    assert_eq!(plan.b, vec![0.0; 2]);
-    assert_eq!(plan.b_relative_error, vec![0.0; 2]);
+    assert_eq!(plan.tally.b(), vec![0.0; 2]);
+    assert_eq!(plan.tally.relative_errors(), vec![0.0; 2]);
     assert_eq!(plan.chains_per_length, vec![0; 2]);
     gpu.finish();
+}
+
+/// Where few uniform samples carry a length's light, its b_k is uncertain, and every pixel of
+/// that length with it. The bootstrap then takes further rounds under keys of their own until
+/// each b_k with chains is known within 2% (or the rounds run out): b_k moves (a round that
+/// repeated the first one's samples would leave it where it was), its error falls, and the
+/// samples counted are the rounds'.
+#[test]
+fn an_uncertain_b_k_takes_bootstrap_rounds_of_fresh_samples() {
+    let gpu = common::gpu();
+    let scene = common::load_scene("ajar");
+    let bootstrap = 1 << 12;
+    let run = |rounds: u32| {
+        let mut settings = pmlt_settings(&gpu, 32, 1024, 2, bootstrap);
+        settings.mlt.bootstrap_rounds = rounds;
+        let mut renderer = Renderer::new(&gpu.context, &scene, &settings).unwrap();
+        let (image, stats) = renderer.render_with_progress(|_| {}).unwrap();
+        assert!(!image.has_non_finite());
+        stats.pmlt.expect("pmlt stats")
+    };
+    let worst = |pmlt: &wavetrace::integrator::PmltStats| {
+        pmlt.lengths
+            .iter()
+            .filter(|length| length.chains > 0)
+            .map(|length| length.b_relative_error)
+            .fold(0.0f64, f64::max)
+    };
+    let one = run(1);
+    assert_eq!(one.bootstrap_rounds, 1);
+    assert!(worst(&one) > 0.02, "the test needs an uncertain b_k: {:?}", one.lengths);
+    let limit = 12;
+    let many = run(limit);
+    let what = format!("{} rounds: {:?}", many.bootstrap_rounds, many.lengths);
+    eprintln!("one round, worst b_k error {:.4}; {what}", worst(&one));
+    assert!(many.bootstrap_rounds > 1, "{what}");
+    assert!(worst(&many) <= 0.02 || many.bootstrap_rounds == limit, "{what}");
+    assert!(worst(&many) < worst(&one), "{what}");
+    assert_eq!(
+        many.bootstrap_samples,
+        u64::from(many.bootstrap_rounds) * u64::from(bootstrap) * 8,
+        "{what}"
+    );
+    for (first, all) in one.lengths.iter().zip(&many.lengths) {
+        // The first round is the same in both renders, and so is the chains' allotment.
+        assert_eq!(first.chains, all.chains, "{what}");
+        if first.b > 0.0 && first.b_relative_error > 0.02 {
+            assert_ne!(
+                first.b, all.b,
+                "length {}: later rounds repeated the first: {what}",
+                first.length
+            );
+        }
+    }
+    gpu.finish();
+}
+
+/// b_k and its error pooled over rounds are those of one round holding all their samples.
+#[test]
+fn a_tally_of_two_rounds_is_the_tally_of_their_samples_together() {
+    let mut rng = SmallRng::seed_from_u64(3);
+    let depth = 3;
+    let round = |rng: &mut SmallRng| -> Vec<start::LitRecord> {
+        (0..600u32)
+            .filter_map(|record| {
+                let y = rng.random::<f32>() * 5.0;
+                (rng.random::<f32>() < 0.3).then_some([record, y.to_bits()])
+            })
+            .collect()
+    };
+    let (a, b) = (round(&mut rng), round(&mut rng));
+    let mut pooled = start::BootstrapTally::new(depth);
+    pooled.add(&a, 200);
+    pooled.add(&b, 200);
+    // The second round's records as if they followed the first's.
+    let mut together: Vec<start::LitRecord> = a.clone();
+    together.extend(b.iter().map(|&[record, bits]| [record + 600, bits]));
+    let mut one = start::BootstrapTally::new(depth);
+    one.add(&together, 400);
+    assert_eq!(pooled.samples, one.samples);
+    assert_eq!(pooled.lit, one.lit);
+    for (x, y) in pooled.b().iter().zip(one.b()) {
+        assert!((x - y).abs() <= 1e-12 * y, "{x} {y}");
+    }
+    for (x, y) in pooled.relative_errors().iter().zip(one.relative_errors()) {
+        assert!((x - y).abs() <= 1e-9 * y, "{x} {y}");
+    }
 }
 
 /// A scene without light is a black image, as every other integrator renders it, not an

@@ -138,7 +138,8 @@ pub struct PmltStats {
     pub chains: u32,
     pub proposals: u32,
     pub iterations: u32,
-    /// The bootstrap's uniform samples (all lengths) and its seconds.
+    /// The bootstrap's rounds, its uniform samples (all rounds and lengths) and its seconds.
+    pub bootstrap_rounds: u32,
     pub bootstrap_samples: u64,
     pub bootstrap_seconds: f64,
     /// Of those, the seconds spent reading the bootstrap's records back and starting the chains

@@ -7,7 +7,9 @@
 //!    one strategy each (mlt.glsl chooses it from the sample's first number); b_k is their mean
 //!    Y*. Chains are allotted to lengths in proportion to b_k, and each chain's first state is
 //!    drawn from its length's samples in proportion to Y*: chains start in their stationary
-//!    distribution (no start-up bias).
+//!    distribution (no start-up bias). While a length's b_k has a standard error above 2%
+//!    (rare light), further rounds of as many samples under keys of their own refine every
+//!    b_k, up to `bootstrap_rounds` rounds: b_k scales all of a length's light.
 //! 2. **Iterations**: every chain's `proposals` proposals are one batch of the BDPT kernels
 //!    (their numbers recomputed from the chains' ids, `sample.rs`), each proposal's
 //!    contribution lands in its record; then `pmlt/accept.comp`, a run of lanes a chain, splats
@@ -26,7 +28,7 @@ use std::time::Instant;
 use crate::gpu::shaders::ids;
 use crate::gpu::{
     Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, MemoryLocation,
-    Profiler,
+    Profiler, ScopeTiming,
 };
 use crate::interface::{
     MltChain, MltControl, MltRecord, MltScale, MltStatsPush, PassConstants, QueueState, WavefrontPush,
@@ -41,7 +43,7 @@ use super::contract::{render_before_record, Frame, Integrator, PassSamples, Pass
 use super::settings::{MltSettings, RenderSettings, SplatFilm};
 use super::stats::{LengthStats, PmltStats, RenderStats};
 use super::wavefront::path_state;
-use start::{bootstrap_key, ChainStarter, StartSetup};
+use start::{bootstrap_key, BootstrapTally, ChainStarter, StartPlan, StartSetup, MAX_BOOTSTRAP_ROUNDS};
 
 /// The seed of the pass that starts at `first_sample`: the render's own for a whole render (and
 /// a split render's first pass), a distinct one for every other start (an odd multiplier is a
@@ -57,9 +59,10 @@ const MAX_ITERATIONS_PER_SUBMISSION: u32 = 16;
 const PROPOSALS_PER_SUBMISSION: u64 = 1 << 21;
 /// Dispatch groups along x; chains beyond go along y.
 const MAX_GROUPS_X: u32 = 65_535;
-/// A b_k standard error (over b_k) above which a render warns that its bootstrap is too small:
-/// the conventions' tolerance for an image's mean (REFERENCE.md).
-const B_ERROR_WARNING: f64 = 0.02;
+/// A b_k standard error (over b_k) above which the bootstrap takes another round, and after its
+/// last round warns that it was too small: the conventions' tolerance for an image's mean
+/// (REFERENCE.md).
+const B_ERROR_TARGET: f64 = 0.02;
 
 pub struct Pmlt {
     bdpt: Bdpt,
@@ -121,6 +124,15 @@ impl Pmlt {
             return invalid(
                 "Metropolis light transport chooses lights by power alone (use --light-culling off)".into(),
             );
+        }
+        if !(1..=MAX_BOOTSTRAP_ROUNDS).contains(&mlt.bootstrap_rounds) {
+            return Err(GpuError::InvalidUse {
+                name: "pmlt".into(),
+                problem: format!(
+                    "--mlt-bootstrap-rounds {}: between 1 and {MAX_BOOTSTRAP_ROUNDS}",
+                    mlt.bootstrap_rounds
+                ),
+            });
         }
         if mlt.chains == 0 || mlt.proposals == 0 || mlt.proposals > MLT_MAX_PROPOSALS || mlt.bootstrap == 0 {
             return invalid(format!(
@@ -279,12 +291,20 @@ impl Pmlt {
         }
     }
 
-    /// The phase of the pass under `seed` (`pass_seed`).
-    fn write_control(&mut self, seed: u32, proposals: u32, bootstrap: bool, resolve_scale: f32) -> GpuResult<()> {
+    /// The phase of the pass under `seed` (`pass_seed`), in bootstrap round `round` (0 outside
+    /// the bootstrap: the chains' first ids are round 0's).
+    fn write_control(
+        &mut self,
+        seed: u32,
+        round: u32,
+        proposals: u32,
+        bootstrap: bool,
+        resolve_scale: f32,
+    ) -> GpuResult<()> {
         self.control.write(
             0,
             &[MltControl {
-                bootstrap_key: bootstrap_key(seed),
+                bootstrap_key: bootstrap_key(seed, round),
                 proposals,
                 bootstrap: u32::from(bootstrap),
                 resolve_scale,
@@ -310,26 +330,78 @@ impl Pmlt {
         Ok(commands)
     }
 
-    /// From the bootstrap's records: b_k per length, the chains each length gets (in proportion
-    /// to b_k, largest remainders), and each chain's first state drawn in proportion to Y*
-    /// among its length's samples (`start`). False where no sample carried light: then no
-    /// chain starts, and the image is black.
-    fn start_chains(&mut self, context: &Context, seed: u32) -> GpuResult<bool> {
-        let setup = StartSetup {
+    fn start_setup(&self, seed: u32) -> StartSetup {
+        StartSetup {
             seed,
             how: self.mlt.start,
             depth: self.max_depth,
             bootstrap: self.mlt.bootstrap,
             chains: self.mlt.chains,
-        };
-        let plan = self.starter.start(context, &self.records, &self.chains, &setup)?;
+        }
+    }
+
+    /// One round of the bootstrap: `bootstrap` uniform samples a length under round `round`'s
+    /// key, their records left in `records`.
+    fn run_bootstrap_round(
+        &mut self,
+        context: &Context,
+        seed: u32,
+        round: u32,
+        timings: &mut Vec<ScopeTiming>,
+        submissions: &mut u64,
+    ) -> GpuResult<()> {
+        self.write_control(seed, round, self.bootstrap_samples(), true, 0.0)?;
+        let samples = u64::from(self.bootstrap_samples());
+        let recorded = self.recorded.as_mut().ok_or_else(render_before_record)?;
+        recorded.bootstrap_start.submit_and_wait(context)?;
+        recorded.bootstrap.status.write(0, &[QueueState::default()])?;
+        loop {
+            let status: QueueState = recorded.bootstrap.status.read::<QueueState>(0, 1)?[0];
+            if status.next_camera_path >= samples {
+                return Ok(());
+            }
+            recorded.bootstrap.batches.submit_and_wait(context)?;
+            timings.extend(recorded.bootstrap.profiler.resolve()?);
+            *submissions += 1;
+        }
+    }
+
+    /// Further bootstrap rounds while a length with chains has a b_k less certain than
+    /// `B_ERROR_TARGET`, each adding its samples to `tally`. The chains have started from round
+    /// 0's records, which these overwrite; only b_k, and so each length's scale, changes.
+    fn refine_bootstrap(
+        &mut self,
+        context: &Context,
+        seed: u32,
+        plan: &StartPlan,
+        timings: &mut Vec<ScopeTiming>,
+        submissions: &mut u64,
+    ) -> GpuResult<BootstrapTally> {
+        let mut tally = plan.tally.clone();
+        let setup = self.start_setup(seed);
+        for round in 1..self.mlt.bootstrap_rounds {
+            match tally.worst_relative_error(&plan.chains_per_length) {
+                Some((_, error)) if error > B_ERROR_TARGET => {}
+                _ => break,
+            }
+            self.run_bootstrap_round(context, seed, round, timings, submissions)?;
+            let lit = self.starter.lit_of_round(context, &self.records, &setup)?;
+            tally.add(&lit, self.mlt.bootstrap);
+        }
+        Ok(tally)
+    }
+
+    /// Each length's splat scales from its b_k (all rounds) and its chains (allotted from round
+    /// 0), and `--stats`' per-length figures; a warning where a b_k stays uncertain.
+    fn apply_bootstrap(&mut self, plan: &StartPlan, tally: &BootstrapTally) -> GpuResult<()> {
         let pixels = f64::from(self.width) * f64::from(self.height);
         let uniform_samples = match self.mlt.large_step_mis {
             true => f64::from(self.mlt.proposals) * f64::from(1.0 - self.mlt.small_step),
             false => 0.0,
         };
-        let scales: Vec<MltScale> = plan
-            .b
+        let b = tally.b();
+        let errors = tally.relative_errors();
+        let scales: Vec<MltScale> = b
             .iter()
             .zip(&plan.chains_per_length)
             .map(|(&b, &count)| match count {
@@ -341,32 +413,33 @@ impl Pmlt {
             })
             .collect();
         self.scales.write(0, &scales)?;
+        let samples = tally.samples.max(1) as f64;
         self.stats.lengths = (0..self.max_depth as usize)
             .map(|k| LengthStats {
                 length: k as u32 + 1,
-                b: plan.b[k],
-                b_relative_error: plan.b_relative_error[k],
-                nonzero_share: plan.nonzero[k] as f64 / f64::from(self.mlt.bootstrap),
+                b: b[k],
+                b_relative_error: errors[k],
+                nonzero_share: tally.lit[k] as f64 / samples,
                 chains: plan.chains_per_length[k],
                 ..LengthStats::default()
             })
             .collect();
         // b_k scales all of a length's light: an error there moves the whole image at once,
         // which no number of iterations averages out (docs/PMLT.md, "Bootstrap").
-        let worst = (0..plan.b.len())
-            .filter(|&k| plan.chains_per_length[k] > 0)
-            .max_by(|&i, &j| plan.b_relative_error[i].total_cmp(&plan.b_relative_error[j]));
-        if let Some(k) = worst.filter(|&k| plan.b_relative_error[k] > B_ERROR_WARNING) {
+        if let Some((k, error)) = tally
+            .worst_relative_error(&plan.chains_per_length)
+            .filter(|&(_, error)| error > B_ERROR_TARGET)
+        {
             log::warn!(
                 "pmlt: b_k of paths of length {} rests on {} lit samples of the bootstrap's {}: their light, and so \
-                 the image's, may be {:.1}% off (a standard error); raise --mlt-bootstrap",
+                 the image's, may be {:.1}% off (a standard error); raise --mlt-bootstrap or --mlt-bootstrap-rounds",
                 k + 1,
-                plan.nonzero[k],
-                self.mlt.bootstrap,
-                100.0 * plan.b_relative_error[k]
+                tally.lit[k],
+                tally.samples,
+                100.0 * error
             );
         }
-        Ok(!plan.is_dark())
+        Ok(())
     }
 
     /// `count` iterations in one command buffer: each a BDPT batch of every chain's proposals,
@@ -554,37 +627,28 @@ impl Integrator for Pmlt {
         let seed = pass_seed(self.seed, pass.first_sample);
 
         let started = Instant::now();
-        self.write_control(seed, self.bootstrap_samples(), true, 0.0)?;
-        let samples = u64::from(self.bootstrap_samples());
-        {
-            let recorded = self.recorded.as_mut().ok_or_else(render_before_record)?;
-            recorded.bootstrap_start.submit_and_wait(context)?;
-            recorded.bootstrap.status.write(0, &[QueueState::default()])?;
-            loop {
-                let status: QueueState = recorded.bootstrap.status.read::<QueueState>(0, 1)?[0];
-                if status.next_camera_path >= samples {
-                    break;
-                }
-                recorded.bootstrap.batches.submit_and_wait(context)?;
-                timings.extend(recorded.bootstrap.profiler.resolve()?);
-                submissions += 1;
-            }
-        }
+        self.run_bootstrap_round(context, seed, 0, &mut timings, &mut submissions)?;
         let starting = Instant::now();
-        let lit = self.start_chains(context, seed)?;
+        let setup = self.start_setup(seed);
+        let plan = self.starter.start(context, &self.records, &self.chains, &setup)?;
+        self.stats.chain_start_seconds = starting.elapsed().as_secs_f64();
+        let lit = !plan.is_dark();
         if !lit {
             // The estimate a Metropolis render can give then: b_k = 0 for every length. A
             // scene whose light is rarer than one sample in the bootstrap's comes out black too.
             log::warn!(
-                "pmlt: none of the bootstrap's {samples} uniform samples carries light, so the image is black \
-                 (raise --mlt-bootstrap if the scene has light)"
+                "pmlt: none of the bootstrap's {} uniform samples carries light, so the image is black \
+                 (raise --mlt-bootstrap if the scene has light)",
+                self.bootstrap_samples()
             );
         }
-        self.stats.chain_start_seconds = starting.elapsed().as_secs_f64();
-        self.stats.bootstrap_samples = samples;
+        let tally = self.refine_bootstrap(context, seed, &plan, &mut timings, &mut submissions)?;
+        self.apply_bootstrap(&plan, &tally)?;
+        self.stats.bootstrap_rounds = (tally.samples / u64::from(self.mlt.bootstrap)) as u32;
+        self.stats.bootstrap_samples = tally.samples * u64::from(self.max_depth);
         self.stats.bootstrap_seconds = started.elapsed().as_secs_f64();
 
-        self.write_control(seed, self.proposals(), false, 0.0)?;
+        self.write_control(seed, 0, self.proposals(), false, 0.0)?;
         let planned = if lit { self.planned_iterations(spp) } else { 0 };
         let budget = self.mlt.time_seconds;
         let iterating = Instant::now();
@@ -614,7 +678,7 @@ impl Integrator for Pmlt {
 
         // The film divides by spp; the splats were scaled per iteration's sample.
         let resolve_scale = spp as f32 / done.max(1) as f32;
-        self.write_control(seed, self.proposals(), false, resolve_scale)?;
+        self.write_control(seed, 0, self.proposals(), false, resolve_scale)?;
         let recorded = self.recorded.as_mut().ok_or_else(render_before_record)?;
         if let Some(resolve) = recorded.bootstrap.resolve.as_mut() {
             resolve.submit_and_wait(context)?;

@@ -21,6 +21,9 @@ use crate::rng::{squares_key, squares_uniform};
 const BOOTSTRAP_KEY_CHAIN: u32 = u32::MAX;
 /// The draw of the chains' first states, apart from every path's numbers.
 const START_DRAW_KEY_CHAIN: u32 = u32::MAX - 1;
+/// Rounds a bootstrap may have: their keys' chain numbers lie just below the start draw's, far
+/// above any chain's.
+pub const MAX_BOOTSTRAP_ROUNDS: u32 = 64;
 
 /// What the chains start from: `bootstrap` samples a length for lengths 1 to `depth`, sample i
 /// of length k + 1 at record k + i depth (mlt.glsl's `mlt_path_length`).
@@ -39,27 +42,97 @@ impl StartSetup {
     }
 
     fn bootstrap_key(&self) -> u64 {
-        bootstrap_key(self.seed)
+        bootstrap_key(self.seed, 0)
     }
 }
 
-/// The key the bootstrap's uniform samples are drawn under, and so every chain's first ids.
-pub fn bootstrap_key(seed: u32) -> u64 {
-    squares_key(seed, BOOTSTRAP_KEY_CHAIN)
+/// The key a bootstrap round's uniform samples are drawn under. The chains start from round
+/// 0's samples, so it is also every chain's first ids; later rounds only refine b_k.
+pub fn bootstrap_key(seed: u32, round: u32) -> u64 {
+    debug_assert!(round < MAX_BOOTSTRAP_ROUNDS);
+    let chain = match round {
+        0 => BOOTSTRAP_KEY_CHAIN,
+        later => START_DRAW_KEY_CHAIN - later,
+    };
+    squares_key(seed, chain)
 }
 
 /// A bootstrap record that carries light: its index and its Y*'s bits.
 pub type LitRecord = [u32; 2];
 
-/// The host's half of a start: per length, b_k (the mean Y* of its samples), how many of its
-/// samples carry light and how many chains it gets; and each chain's entry of the lit list.
+/// The bootstrap's uniform samples summed per path length, over one round or several: b_k (the
+/// mean Y* of a length's samples) and its standard error.
 #[derive(Clone, Debug, PartialEq)]
-pub struct StartPlan {
-    pub b: Vec<f64>,
+pub struct BootstrapTally {
+    /// Samples each length has had.
+    pub samples: u64,
+    /// Per length: the sum of the samples' Y*, of their squares, and how many carry light.
+    pub sums: Vec<f64>,
+    pub squares: Vec<f64>,
+    pub lit: Vec<u64>,
+}
+
+impl BootstrapTally {
+    pub fn new(depth: u32) -> Self {
+        Self {
+            samples: 0,
+            sums: vec![0.0; depth as usize],
+            squares: vec![0.0; depth as usize],
+            lit: vec![0; depth as usize],
+        }
+    }
+
+    /// Adds a round of `samples` samples a length whose lit records are `lit` (record i is of
+    /// length i mod depth + 1), summed in record order.
+    pub fn add(&mut self, lit: &[LitRecord], samples: u32) {
+        let depth = self.sums.len();
+        for &[record, bits] in lit {
+            let k = record as usize % depth;
+            let y = f64::from(f32::from_bits(bits));
+            self.sums[k] += y;
+            self.squares[k] += y * y;
+            self.lit[k] += 1;
+        }
+        self.samples += u64::from(samples);
+    }
+
+    pub fn b(&self) -> Vec<f64> {
+        let n = self.samples.max(1) as f64;
+        self.sums.iter().map(|&sum| sum / n).collect()
+    }
+
     /// Each b_k's standard error over b_k, from the spread of its samples' Y* (0 where b_k is).
     /// It scales the whole length's light in the image: a render is that far off for it.
-    pub b_relative_error: Vec<f64>,
-    pub nonzero: Vec<u64>,
+    pub fn relative_errors(&self) -> Vec<f64> {
+        let n = self.samples.max(1) as f64;
+        self.sums
+            .iter()
+            .zip(&self.squares)
+            .map(|(&sum, &squares)| {
+                let mean = sum / n;
+                match mean > 0.0 {
+                    true => ((squares / n - mean * mean).max(0.0) / n).sqrt() / mean,
+                    false => 0.0,
+                }
+            })
+            .collect()
+    }
+
+    /// The largest relative error among the lengths `counted` (those with chains).
+    pub fn worst_relative_error(&self, counted: &[u32]) -> Option<(usize, f64)> {
+        self.relative_errors()
+            .into_iter()
+            .enumerate()
+            .filter(|&(k, _)| counted[k] > 0)
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+    }
+}
+
+/// The host's half of a start: the bootstrap's first round per length, how many chains each
+/// length gets and each chain's entry of the lit list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StartPlan {
+    pub tally: BootstrapTally,
     pub chains_per_length: Vec<u32>,
     pub chosen: Vec<u32>,
 }
@@ -70,8 +143,6 @@ struct StartingLength {
     /// Entries of the lit list, and the running sum of their Y*.
     entries: Vec<u32>,
     cumulative: Vec<f64>,
-    /// The sum of their Y* squared.
-    squares: f64,
 }
 
 impl StartingLength {
@@ -102,11 +173,11 @@ pub fn plan(lit: &[LitRecord], setup: &StartSetup) -> GpuResult<StartPlan> {
             setup.bootstrap, setup.depth
         )));
     }
+    let mut tally = BootstrapTally::new(setup.depth);
+    tally.add(lit, setup.bootstrap);
     if lit.is_empty() {
         return Ok(StartPlan {
-            b: vec![0.0; depth],
-            b_relative_error: vec![0.0; depth],
-            nonzero: vec![0; depth],
+            tally,
             chains_per_length: vec![0; depth],
             chosen: Vec::new(),
         });
@@ -114,23 +185,11 @@ pub fn plan(lit: &[LitRecord], setup: &StartSetup) -> GpuResult<StartPlan> {
     let mut lengths: Vec<StartingLength> = (0..depth).map(|_| StartingLength::default()).collect();
     for (entry, &[record, bits]) in lit.iter().enumerate() {
         let length = &mut lengths[record as usize % depth];
-        let y = f64::from(f32::from_bits(bits));
-        let sum = length.sum() + y;
+        let sum = length.sum() + f64::from(f32::from_bits(bits));
         length.entries.push(entry as u32);
         length.cumulative.push(sum);
-        length.squares += y * y;
     }
-    let samples = f64::from(setup.bootstrap);
-    let b: Vec<f64> = lengths.iter().map(|l| l.sum() / samples).collect();
-    let b_relative_error = lengths
-        .iter()
-        .zip(&b)
-        .map(|(l, &mean)| match mean > 0.0 {
-            true => ((l.squares / samples - mean * mean).max(0.0) / samples).sqrt() / mean,
-            false => 0.0,
-        })
-        .collect();
-    let chains_per_length = allot(setup.chains, &b);
+    let chains_per_length = allot(setup.chains, &tally.b());
     let draw_key = squares_key(setup.seed, START_DRAW_KEY_CHAIN);
     let mut chosen = vec![0u32; setup.chains as usize];
     // Each chain's length: the lengths take consecutive chains in order.
@@ -166,9 +225,7 @@ pub fn plan(lit: &[LitRecord], setup: &StartSetup) -> GpuResult<StartPlan> {
         }
     });
     Ok(StartPlan {
-        b,
-        b_relative_error,
-        nonzero: lengths.iter().map(|l| l.entries.len() as u64).collect(),
+        tally,
         chains_per_length,
         chosen,
     })
@@ -277,10 +334,7 @@ impl ChainStarter {
         chains: &Buffer,
         setup: &StartSetup,
     ) -> GpuResult<StartPlan> {
-        let count = u32::try_from(setup.records()).map_err(|_| GpuError::InvalidUse {
-            name: "pmlt".into(),
-            problem: format!("{} bootstrap records exceed 32-bit indices", setup.records()),
-        })?;
+        let count = Self::record_count(setup)?;
         let mut push = MltStartPush {
             records: records.address(),
             luminances: self.luminances.address(),
@@ -295,21 +349,7 @@ impl ChainStarter {
             seed: setup.seed,
             pad0: 0,
         };
-        context.run_once("mlt start lit records", |commands| {
-            let grid = self.grid(count)?;
-            commands.dispatch(&self.luminance, &push, grid);
-            commands.compute_barrier();
-            self.scan.record(
-                commands,
-                &self.positions,
-                &self.positions,
-                u64::from(count),
-                &self.scratch,
-            )?;
-            commands.dispatch(&self.compact, &push, grid);
-            commands.compute_barrier();
-            Ok(())
-        })?;
+        self.list_lit(context, &push)?;
         let plan = plan(&self.lit_records(context)?, setup)?;
         if plan.is_dark() {
             return Ok(plan);
@@ -322,6 +362,54 @@ impl ChainStarter {
             Ok(())
         })?;
         Ok(plan)
+    }
+
+    /// The lit records among the first `setup.records()` of `records` (a later bootstrap round's),
+    /// read back, for `BootstrapTally::add`.
+    pub fn lit_of_round(
+        &mut self,
+        context: &Context,
+        records: &Buffer,
+        setup: &StartSetup,
+    ) -> GpuResult<Vec<LitRecord>> {
+        let push = MltStartPush {
+            records: records.address(),
+            luminances: self.luminances.address(),
+            positions: self.positions.address(),
+            lit: self.lit.address(),
+            lit_count: self.lit_count.address(),
+            count: Self::record_count(setup)?,
+            depth: setup.depth,
+            ..MltStartPush::default()
+        };
+        self.list_lit(context, &push)?;
+        self.lit_records(context)
+    }
+
+    /// start_luminance, the prefix sum of its flags and start_compact over `push.count` records.
+    fn list_lit(&self, context: &Context, push: &MltStartPush) -> GpuResult<()> {
+        context.run_once("mlt start lit records", |commands| {
+            let grid = self.grid(push.count)?;
+            commands.dispatch(&self.luminance, push, grid);
+            commands.compute_barrier();
+            self.scan.record(
+                commands,
+                &self.positions,
+                &self.positions,
+                u64::from(push.count),
+                &self.scratch,
+            )?;
+            commands.dispatch(&self.compact, push, grid);
+            commands.compute_barrier();
+            Ok(())
+        })
+    }
+
+    fn record_count(setup: &StartSetup) -> GpuResult<u32> {
+        u32::try_from(setup.records()).map_err(|_| GpuError::InvalidUse {
+            name: "pmlt".into(),
+            problem: format!("{} bootstrap records exceed 32-bit indices", setup.records()),
+        })
     }
 
     fn grid(&self, items: u32) -> GpuResult<DispatchSize> {
