@@ -281,6 +281,11 @@ struct RenderOptions {
     /// by the balance heuristic (Kelemen et al. 2002); off: the chains' samples alone.
     #[arg(long, value_enum, default_value_t = if MltSettings::default().large_step_mis { Switch::On } else { Switch::Off })]
     mlt_large_step_mis: Switch,
+    /// pmlt: the chains' target is the path's luminance over its pixel's brightness as the
+    /// bootstrap saw it, so that dark pixels get about the same relative effort as bright ones
+    /// (Hoberock and Hart 2010); off: the luminance alone.
+    #[arg(long, value_enum, default_value_t = if MltSettings::default().pixel_importance { Switch::On } else { Switch::Off })]
+    mlt_pixel_importance: Switch,
     /// Shader execution reordering (VK_NV_ray_tracing_invocation_reorder) in the extend kernel
     /// (wavefront, bdpt), where the device has it: threads regrouped by the instance they hit
     /// where the device regroups (`wavetrace info` says; the H100 does not, and there the hit
@@ -819,6 +824,7 @@ fn render_settings(
             time_seconds: args.time,
             small_step: args.mlt_small_step,
             large_step_mis: args.mlt_large_step_mis == Switch::On,
+            pixel_importance: args.mlt_pixel_importance == Switch::On,
             sigma: args.mlt_sigma,
             start: MltStart::Bootstrap,
         },

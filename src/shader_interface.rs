@@ -1073,9 +1073,11 @@ gpu_structs! {
     /// Push constants of the chains' start (pmlt/start.rs) over `count` bootstrap records
     /// (start_luminance, start_compact) or `count` chains (start_chains): each record's Y* in
     /// `luminances` and whether it carries light in `positions` (1 or 0, then their inclusive
-    /// prefix sums); the lit records in record order as (record, Y* bits) pairs in `lit`, their
-    /// number in `lit_count`; each chain's entry of `lit` in `chosen`; the chains' states in
-    /// `chains`, under `seed`'s keys and the bootstrap's.
+    /// prefix sums); the lit records in record order as (record, Y* bits, pixel) in `lit`,
+    /// their number in `lit_count`; each chain's entry of `lit` in `chosen`; the chains' states
+    /// in `chains`, under `seed`'s keys and the bootstrap's. Y* here is the chains' target:
+    /// times the record's pixel's factor in `pixel_importance` (`pixels` floats) where that is
+    /// not 0.
     struct MltStartPush {
         records: u64,
         luminances: u64,
@@ -1088,7 +1090,8 @@ gpu_structs! {
         count: u32,
         depth: u32,
         seed: u32,
-        pad0: u32,
+        pixels: u32,
+        pixel_importance: u64,
     }
 
     /// Push constants of `pmlt/chain_stats.comp`: `runs` runs of chains of one length, each
@@ -1106,13 +1109,16 @@ gpu_structs! {
     /// `bootstrap_key`: the key of the bootstrap's samples (each pass's own: pmlt/mod.rs's
     /// `pass_seed`); `proposals`: an iteration's proposals (every chain's), or the bootstrap's
     /// samples; `bootstrap`: 1 while the bootstrap's uniform samples are traced;
-    /// `resolve_scale`: what the splat film is multiplied by as it is added to the film.
+    /// `resolve_scale`: what the splat film is multiplied by as it is added to the film;
+    /// `pixel_importance`: each pixel's factor on Y* in the chains' target (a float a pixel;
+    /// 0: none, the target is Y* itself).
     struct MltControl {
         bootstrap_key: u64,
         proposals: u32,
         bootstrap: u32,
         resolve_scale: f32,
         pad0: u32,
+        pixel_importance: u64,
     }
 
     /// `argument`: the queue `prepare_launch` prepares (unused by the other kernels).

@@ -390,6 +390,10 @@ fn pmlt_settings(
             proposals: 16,
             bootstrap,
             iterations: Some(iterations),
+            // The chains' target is plain luminance here: with a thousand chains, the pixels'
+            // importance (which `pixel_importance_lowers_relative_error_and_keeps_the_means`
+            // tests) moves the image's mean by several percent from seed to seed.
+            pixel_importance: false,
             ..MltSettings::default()
         },
         ..RenderSettings::new(resolution, resolution, 1, 8, backend)
@@ -436,24 +440,89 @@ fn ajar_converges_to_the_reference() {
     converges("ajar", 128, 1024, [8, 32, 128], 1 << 17, 0.02);
 }
 
+/// With each pixel's importance in the target (the default), chains spend their effort evenly
+/// over the pixels' relative error: on ajar's dark corridor, relMSE falls with the budget and
+/// stays below the plain target's at the largest, on the same seed, and the means keep the
+/// reference's. 16,384 chains of one proposal (the shape the defaults have, smaller), since a
+/// thousand chains let the mean wander by several percent. Then the start: see below.
+#[test]
+fn pixel_importance_lowers_relative_error_and_keeps_the_means() {
+    let gpu = common::gpu();
+    let scene = common::load_scene("ajar");
+    let reference = common::reference("ajar", 128, 8);
+    let render = |pixel_importance: bool, iterations: u32| {
+        let mut settings = pmlt_settings(&gpu, 128, 16384, iterations, 1 << 17);
+        settings.mlt.proposals = 1;
+        settings.mlt.pixel_importance = pixel_importance;
+        let c = metrics::compare(&common::render(&gpu.context, &scene, &settings), &reference).unwrap();
+        eprintln!("ajar 128 d8 pmlt, pixel importance {pixel_importance}, {iterations} iterations: {c:?}");
+        c
+    };
+    let budgets = [8, 32, 128];
+    let with: Vec<_> = budgets.iter().map(|&n| render(true, n)).collect();
+    assert!(
+        with[0].rel_mse > with[1].rel_mse && with[1].rel_mse > with[2].rel_mse,
+        "relMSE must fall as iterations grow: {with:?}"
+    );
+    common::assert_means_within(&with[2], 0.03, "ajar, pixel importance, largest budget");
+    let without = render(false, budgets[2]);
+    assert!(
+        with[2].rel_mse < without.rel_mse,
+        "with the pixels' importance {} against {} without",
+        with[2].rel_mse,
+        without.rel_mse
+    );
+
+    // No start-up bias: one iteration of the Cornell box is an estimate of the whole image. Its
+    // relMSE is about half the plain target's, but its mean moves by about 5% from seed to seed
+    // (the chains now sample the bright light seen directly in proportion to its pixels, not
+    // its light), so four seeds' means are averaged.
+    let scene = common::load_scene("cornell-box");
+    let reference = common::reference("cornell-box", 64, 8);
+    let mut sum = [0.0; 3];
+    for seed in 1..=4 {
+        let mut settings = RenderSettings {
+            seed,
+            ..pmlt_settings(&gpu, 64, 4096, 1, 1 << 19)
+        };
+        settings.mlt.pixel_importance = true;
+        let c = metrics::compare(&common::render(&gpu.context, &scene, &settings), &reference).unwrap();
+        eprintln!("cornell box pmlt, pixel importance, one iteration, seed {seed}: {c:?}");
+        assert!(c.block8_rel_mse < START_UP_BLOCK_BOUND, "{c:?}");
+        for (total, ratio) in sum.iter_mut().zip(c.mean_ratio) {
+            *total += ratio / 4.0;
+        }
+    }
+    for ratio in sum {
+        assert!(
+            (ratio - 1.0).abs() < 0.03,
+            "one iteration's mean over four seeds: {sum:?}"
+        );
+    }
+    gpu.finish();
+}
+
 /// Energy kept with either weighing of the large steps (Kelemen's balance, the default, and
-/// the chains' samples alone).
+/// the chains' samples alone), and with the pixels' importance in the target.
 #[test]
 fn furnace_box_matches_the_reference() {
     let gpu = common::gpu();
     let scene = common::load_scene("furnace-box");
-    for large_step_mis in [true, false] {
+    for (large_step_mis, pixel_importance) in [(true, false), (false, false), (true, true)] {
         let settings = pmlt_settings(&gpu, 64, 1024, 32, 1 << 16);
         let settings = RenderSettings {
             mlt: MltSettings {
                 large_step_mis,
+                pixel_importance,
                 ..settings.mlt
             },
             ..settings
         };
         let image = common::render(&gpu.context, &scene, &settings);
         let c = metrics::compare(&image, &common::reference("furnace-box", 64, 8)).unwrap();
-        let what = format!("furnace box pmlt, large steps as uniform samples: {large_step_mis}");
+        let what = format!(
+            "furnace box pmlt, large steps as uniform samples: {large_step_mis}, pixel importance: {pixel_importance}"
+        );
         eprintln!("{what}: {c:?}");
         common::assert_means_within(&c, 0.01, &what);
     }
@@ -577,19 +646,27 @@ fn chains_started_on_the_gpu_are_their_host_twins() {
     let gpu = common::gpu();
     let context = &gpu.context;
     let mut rng = SmallRng::seed_from_u64(14);
+    // The second shape's Y* carries each pixel's importance (pixels 0 to 2999 of the records'
+    // 4096; the rest have none).
+    let pixels = 3000;
+    let factors: Vec<f32> = (0..pixels).map(|_| 10f32.powf(rng.random_range(-1.0..1.0))).collect();
+    let importance = Buffer::from_slice(context, "importance", &factors, BufferUsage::STORAGE).unwrap();
     let shapes = [
-        (1000, 3, 777, MltStart::Bootstrap),
-        (37, 8, 4099, MltStart::Bootstrap),
-        (513, 5, 300, MltStart::FixedState),
-        (1, 1, 1, MltStart::Bootstrap),
+        (1000, 3, 777, MltStart::Bootstrap, false),
+        (37, 8, 4099, MltStart::Bootstrap, true),
+        (513, 5, 300, MltStart::FixedState, false),
+        (1, 1, 1, MltStart::Bootstrap, false),
     ];
-    for (bootstrap, depth, chains, how) in shapes {
+    for (bootstrap, depth, chains, how, with_importance) in shapes {
         let setup = StartSetup {
             seed: rng.random(),
             how,
             depth,
             bootstrap,
             chains,
+            pixels,
+            pixel_importance: if with_importance { importance.address() } else { 0 },
+            ..StartSetup::default()
         };
         let mut records = random_records(setup.records(), &mut rng);
         records[0].contribution = Vec3::ONE;
@@ -609,11 +686,19 @@ fn chains_started_on_the_gpu_are_their_host_twins() {
         let expected: Vec<(u32, f32)> = records
             .iter()
             .enumerate()
-            .map(|(i, record)| (i as u32, sample::luminance(record.contribution.to_array())))
+            .map(|(i, record)| {
+                let y = sample::luminance(record.contribution.to_array());
+                let factor = match with_importance && record.pixel < pixels {
+                    true => factors[record.pixel as usize],
+                    false => 1.0,
+                };
+                (i as u32, y * factor)
+            })
             .filter(|&(_, y)| y.is_finite() && y > 0.0)
             .collect();
         assert_eq!(lit.len(), expected.len(), "{what}: lit records");
-        for (&[record, bits], &(i, host)) in lit.iter().zip(&expected) {
+        for (&[record, bits, pixel], &(i, host)) in lit.iter().zip(&expected) {
+            assert_eq!(pixel, records[i as usize].pixel, "{what}: record {i}'s pixel");
             let y = f32::from_bits(bits);
             assert_eq!(record, i, "{what}: the lit list's order");
             assert!(
@@ -625,8 +710,8 @@ fn chains_started_on_the_gpu_are_their_host_twins() {
         for k in 0..depth as usize {
             let ys: Vec<f64> = lit
                 .iter()
-                .filter(|&&[record, _]| record as usize % depth as usize == k)
-                .map(|&[_, bits]| f64::from(f32::from_bits(bits)))
+                .filter(|&&[record, _, _]| record as usize % depth as usize == k)
+                .map(|&[_, bits, _]| f64::from(f32::from_bits(bits)))
                 .collect();
             let n = f64::from(bootstrap);
             let mean = ys.iter().sum::<f64>() / n;
@@ -659,6 +744,7 @@ fn chains_started_on_the_gpu_are_their_host_twins() {
         depth: 2,
         bootstrap: 100,
         chains: 10,
+        ..StartSetup::default()
     };
     let plan = start::plan(&[], &dark).unwrap();
     assert!(plan.is_dark());
@@ -703,9 +789,11 @@ fn an_uncertain_b_k_takes_bootstrap_rounds_of_fresh_samples() {
     assert!(many.bootstrap_rounds > 1, "{what}");
     assert!(worst(&many) <= 0.02 || many.bootstrap_rounds == limit, "{what}");
     assert!(worst(&many) < worst(&one), "{what}");
+    // The pixels' importance takes a round of its own before the rounds of b_k.
+    let importance_rounds = u64::from(MltSettings::default().pixel_importance);
     assert_eq!(
         many.bootstrap_samples,
-        u64::from(many.bootstrap_rounds) * u64::from(bootstrap) * 8,
+        (u64::from(many.bootstrap_rounds) + importance_rounds) * u64::from(bootstrap) * 8,
         "{what}"
     );
     for (first, all) in one.lengths.iter().zip(&many.lengths) {
@@ -731,7 +819,7 @@ fn a_tally_of_two_rounds_is_the_tally_of_their_samples_together() {
         (0..600u32)
             .filter_map(|record| {
                 let y = rng.random::<f32>() * 5.0;
-                (rng.random::<f32>() < 0.3).then_some([record, y.to_bits()])
+                (rng.random::<f32>() < 0.3).then_some([record, y.to_bits(), record % 7])
             })
             .collect()
     };
@@ -741,7 +829,7 @@ fn a_tally_of_two_rounds_is_the_tally_of_their_samples_together() {
     pooled.add(&b, 200);
     // The second round's records as if they followed the first's.
     let mut together: Vec<start::LitRecord> = a.clone();
-    together.extend(b.iter().map(|&[record, bits]| [record + 600, bits]));
+    together.extend(b.iter().map(|&[record, bits, pixel]| [record + 600, bits, pixel]));
     let mut one = start::BootstrapTally::new(depth);
     one.add(&together, 400);
     assert_eq!(pooled.samples, one.samples);

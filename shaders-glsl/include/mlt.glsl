@@ -27,9 +27,22 @@ struct MltIds {
     uint64_t offset_index;
 };
 
-// Y*, the scalar contribution a chain's target is proportional to (host: pmlt::luminance).
+layout(buffer_reference, scalar) readonly buffer MltPixelImportance { float v[]; };
+
+// The luminance of a path's contribution (host: pmlt::luminance).
 float mlt_luminance(vec3 contribution) {
     return dot(contribution, vec3(0.2126, 0.7152, 0.0722));
+}
+
+// Y*, the scalar contribution a chain's target is proportional to: the luminance, times the
+// importance of the pixel the path lands on where `importance` (one float for each of
+// `pixels` pixels) is set (pmlt/importance.rs says why; host: pmlt::target).
+float mlt_target(vec3 contribution, uint pixel, uint64_t importance, uint pixels) {
+    float y = mlt_luminance(contribution);
+    if (importance != 0ul && pixel < pixels) {
+        y *= MltPixelImportance(importance).v[pixel];
+    }
+    return y;
 }
 
 // Lanes of the acceptance workgroup one chain takes (host: pmlt::accept_lanes): the least

@@ -66,6 +66,8 @@ void main() {
     uint iteration = 0;
     MltScale scale = MltScale(0.0, 0.0);
     float share = 1.0 / float(proposals);
+    uint64_t importance = mlt_control(c).pixel_importance;
+    uint pixels = c.width * c.height;
     // A large step's proposal is a uniform sample too (a whole one) where the balance weighs it.
     float uniform_sample = 0.0;
 
@@ -84,7 +86,7 @@ void main() {
         }
         for (uint j = begin; j < end; ++j) {
             MltRecord record = records.v[first + j];
-            float y = mlt_luminance(record.contribution);
+            float y = mlt_target(record.contribution, record.pixel, importance, pixels);
             float a = acceptance(chain.luminance, y) * share;
             splat(c, scale, record.pixel, record.contribution, y, a + uniform_sample);
             sum += a;
@@ -134,7 +136,7 @@ void main() {
         chain.offset_key = chain.key;
         chain.offset_index = index;
         chain.contribution = record.contribution;
-        chain.luminance = mlt_luminance(record.contribution);
+        chain.luminance = mlt_target(record.contribution, record.pixel, importance, pixels);
         chain.pixel = record.pixel;
         chain.moves += 1;
     }

@@ -20,14 +20,14 @@ layout(push_constant, scalar) uniform PushBlock {
 };
 
 layout(buffer_reference, scalar) readonly buffer Words { uint v[]; };
-layout(buffer_reference, scalar) readonly buffer Pairs { uvec2 v[]; };
+layout(buffer_reference, scalar) readonly buffer Triples { uvec3 v[]; };
 
 void main() {
     uint chain = flat_workgroup_index(gl_NumWorkGroups.x) * MLT_START_GROUP + gl_LocalInvocationID.x;
     if (chain >= push.count) {
         return;
     }
-    uvec2 entry = Pairs(push.lit).v[Words(push.chosen).v[chain]];
+    uvec3 entry = Triples(push.lit).v[Words(push.chosen).v[chain]];
     uint record_index = entry.x;
     MltRecord record = MltRecords(push.records).v[record_index];
     MltChain state;

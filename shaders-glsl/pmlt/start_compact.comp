@@ -1,13 +1,14 @@
 #version 460
 //
-// The chains' start, second step: the lit records, in record order, as (record, Y* bits)
-// pairs, placed by the prefix sum of start_luminance's flags; the last thread writes their
+// The chains' start, second step: the lit records, in record order, as (record, Y* bits,
+// pixel), placed by the prefix sum of start_luminance's flags; the last thread writes their
 // number. Only 2-6% of uniform samples carry light, so the host reads back a few megabytes
 // where the records are 134 (pmlt/start.rs).
 #extension GL_GOOGLE_include_directive : require
 
 #include "common.glsl"
 #include "dispatch.glsl"
+#include "mlt.glsl"
 
 layout(local_size_x = MLT_START_GROUP) in;
 
@@ -17,7 +18,7 @@ layout(push_constant, scalar) uniform PushBlock {
 
 layout(buffer_reference, scalar) readonly buffer Floats { float v[]; };
 layout(buffer_reference, scalar) readonly buffer Words { uint v[]; };
-layout(buffer_reference, scalar) writeonly buffer Pairs { uvec2 v[]; };
+layout(buffer_reference, scalar) writeonly buffer Triples { uvec3 v[]; };
 layout(buffer_reference, scalar) writeonly buffer Count { uint v; };
 
 void main() {
@@ -29,7 +30,8 @@ void main() {
     uint position = positions.v[record];
     uint before = record > 0 ? positions.v[record - 1] : 0u;
     if (position > before) {
-        Pairs(push.lit).v[before] = uvec2(record, floatBitsToUint(Floats(push.luminances).v[record]));
+        Triples(push.lit).v[before] = uvec3(record, floatBitsToUint(Floats(push.luminances).v[record]),
+                                            MltRecords(push.records).v[record].pixel);
     }
     if (record == push.count - 1) {
         Count(push.lit_count).v = position;

@@ -89,6 +89,10 @@ pub struct MltSettings {
     /// Large steps' proposals count as uniform samples of their own besides the chains', the
     /// two weighed by the balance heuristic (Kelemen et al. 2002); else the chains alone.
     pub large_step_mis: bool,
+    /// The chains' target is Y* times each pixel's importance, the inverse of its brightness
+    /// as the bootstrap saw it (Hoberock and Hart 2010): chains spend about the same relative
+    /// effort on every pixel instead of effort in proportion to brightness (pmlt/importance.rs).
+    pub pixel_importance: bool,
     /// Where chains start.
     pub start: MltStart,
 }
@@ -126,6 +130,7 @@ impl Default for MltSettings {
             // Cornell box at equal time; 1/256 and 1/32 were worse on ajar (docs/BENCHMARKS.md).
             sigma: 1.0 / 128.0,
             large_step_mis: true,
+            pixel_importance: true,
             start: MltStart::Bootstrap,
         }
     }

@@ -20,6 +20,7 @@
 //! float splat film and scaled by the resolve (docs/PMLT.md); with `large_step_mis`, Y* in
 //! that sum becomes Y* + N p_large b_k and a large step's proposals weigh one more each.
 
+pub mod importance;
 pub mod sample;
 pub mod start;
 
@@ -74,6 +75,10 @@ pub struct Pmlt {
     seed: u32,
     chains: Buffer,
     records: Buffer,
+    /// Each pixel's factor on Y* (`--mlt-pixel-importance`), built from each pass's bootstrap.
+    pixel_importance: Option<Buffer>,
+    /// Its address while the current pass uses it, else 0.
+    importance_address: u64,
     starter: ChainStarter,
     chain_stats: ComputePipeline<MltStatsPush>,
     scales: Buffer,
@@ -225,6 +230,14 @@ impl Pmlt {
             std::mem::size_of::<MltControl>() as u64,
             MemoryLocation::CpuToGpu,
         )?;
+        let pixel_importance = match mlt.pixel_importance {
+            true => Some(storage(
+                "mlt pixel importance",
+                u64::from(settings.width) * u64::from(settings.height) * 4,
+                MemoryLocation::CpuToGpu,
+            )?),
+            false => None,
+        };
         let groups = sample::accept_workgroups(mlt.chains, mlt.proposals);
         let groups_x = groups.min(MAX_GROUPS_X);
         let accept_groups = Buffer::from_slice(
@@ -256,6 +269,8 @@ impl Pmlt {
             max_depth: settings.max_depth,
             seed: settings.seed,
             chains,
+            pixel_importance,
+            importance_address: 0,
             starter: ChainStarter::new(context, bootstrap_samples as usize, mlt.chains)?,
             chain_stats: ComputePipeline::new(context, ids::PMLT_CHAIN_STATS, &[])?,
             records,
@@ -309,6 +324,7 @@ impl Pmlt {
                 bootstrap: u32::from(bootstrap),
                 resolve_scale,
                 pad0: 0,
+                pixel_importance: self.importance_address,
             }],
         )
     }
@@ -330,14 +346,43 @@ impl Pmlt {
         Ok(commands)
     }
 
+    /// The first bootstrap round b_k counts and the chains start from: round 0 is the pixels'
+    /// importance's where that is on, so that b_k is measured on samples the importance was not
+    /// built from (with the same samples, a block lit by one bright sample got a target that
+    /// tamed that very sample, and b_k came out low: ajar 2.4% dark).
+    fn start_round(&self) -> u32 {
+        u32::from(self.pixel_importance.is_some())
+    }
+
     fn start_setup(&self, seed: u32) -> StartSetup {
         StartSetup {
             seed,
+            round: self.start_round(),
             how: self.mlt.start,
             depth: self.max_depth,
             bootstrap: self.mlt.bootstrap,
             chains: self.mlt.chains,
+            pixels: self.width * self.height,
+            pixel_importance: self.importance_address,
         }
+    }
+
+    /// Where `--mlt-pixel-importance` is on: each pixel's factor on Y* from round 0's records
+    /// (read as plain luminance), for every later use of Y*.
+    fn build_pixel_importance(&mut self, context: &Context, seed: u32) -> GpuResult<()> {
+        self.importance_address = 0;
+        let Some(buffer) = &self.pixel_importance else {
+            return Ok(());
+        };
+        let address = buffer.address();
+        let setup = self.start_setup(seed);
+        let lit = self.starter.lit_of_round(context, &self.records, &setup)?;
+        let factors = importance::pixel_importance(&lit, self.width, self.height);
+        if let Some(buffer) = &mut self.pixel_importance {
+            buffer.write(0, &factors)?;
+        }
+        self.importance_address = address;
+        Ok(())
     }
 
     /// One round of the bootstrap: `bootstrap` uniform samples a length under round `round`'s
@@ -379,7 +424,8 @@ impl Pmlt {
     ) -> GpuResult<BootstrapTally> {
         let mut tally = plan.tally.clone();
         let setup = self.start_setup(seed);
-        for round in 1..self.mlt.bootstrap_rounds {
+        let first = setup.round;
+        for round in first + 1..first + self.mlt.bootstrap_rounds {
             match tally.worst_relative_error(&plan.chains_per_length) {
                 Some((_, error)) if error > B_ERROR_TARGET => {}
                 _ => break,
@@ -628,6 +674,10 @@ impl Integrator for Pmlt {
 
         let started = Instant::now();
         self.run_bootstrap_round(context, seed, 0, &mut timings, &mut submissions)?;
+        self.build_pixel_importance(context, seed)?;
+        if self.start_round() > 0 {
+            self.run_bootstrap_round(context, seed, self.start_round(), &mut timings, &mut submissions)?;
+        }
         let starting = Instant::now();
         let setup = self.start_setup(seed);
         let plan = self.starter.start(context, &self.records, &self.chains, &setup)?;
@@ -645,7 +695,8 @@ impl Integrator for Pmlt {
         let tally = self.refine_bootstrap(context, seed, &plan, &mut timings, &mut submissions)?;
         self.apply_bootstrap(&plan, &tally)?;
         self.stats.bootstrap_rounds = (tally.samples / u64::from(self.mlt.bootstrap)) as u32;
-        self.stats.bootstrap_samples = tally.samples * u64::from(self.max_depth);
+        let importance_samples = u64::from(self.start_round()) * u64::from(self.mlt.bootstrap);
+        self.stats.bootstrap_samples = (tally.samples + importance_samples) * u64::from(self.max_depth);
         self.stats.bootstrap_seconds = started.elapsed().as_secs_f64();
 
         self.write_control(seed, 0, self.proposals(), false, 0.0)?;

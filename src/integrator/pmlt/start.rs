@@ -21,19 +21,25 @@ use crate::rng::{squares_key, squares_uniform};
 const BOOTSTRAP_KEY_CHAIN: u32 = u32::MAX;
 /// The draw of the chains' first states, apart from every path's numbers.
 const START_DRAW_KEY_CHAIN: u32 = u32::MAX - 1;
-/// Rounds a bootstrap may have: their keys' chain numbers lie just below the start draw's, far
-/// above any chain's.
+/// Rounds a bootstrap may have for b_k (one more may go to the pixels' importance): their keys'
+/// chain numbers lie just below the start draw's, far above any chain's.
 pub const MAX_BOOTSTRAP_ROUNDS: u32 = 64;
 
 /// What the chains start from: `bootstrap` samples a length for lengths 1 to `depth`, sample i
-/// of length k + 1 at record k + i depth (mlt.glsl's `mlt_path_length`).
-#[derive(Clone, Copy, Debug)]
+/// of length k + 1 at record k + i depth (mlt.glsl's `mlt_path_length`). Y* is the record's
+/// luminance times its pixel's factor in `pixel_importance` (the address of `pixels` floats),
+/// or the luminance alone where that is 0.
+#[derive(Clone, Copy, Debug, Default)]
 pub struct StartSetup {
     pub seed: u32,
+    /// The bootstrap round whose records the chains start from.
+    pub round: u32,
     pub how: MltStart,
     pub depth: u32,
     pub bootstrap: u32,
     pub chains: u32,
+    pub pixels: u32,
+    pub pixel_importance: u64,
 }
 
 impl StartSetup {
@@ -42,14 +48,14 @@ impl StartSetup {
     }
 
     fn bootstrap_key(&self) -> u64 {
-        bootstrap_key(self.seed, 0)
+        bootstrap_key(self.seed, self.round)
     }
 }
 
-/// The key a bootstrap round's uniform samples are drawn under. The chains start from round
-/// 0's samples, so it is also every chain's first ids; later rounds only refine b_k.
+/// The key a bootstrap round's uniform samples are drawn under, and so the first ids of the
+/// chains that start from that round's samples.
 pub fn bootstrap_key(seed: u32, round: u32) -> u64 {
-    debug_assert!(round < MAX_BOOTSTRAP_ROUNDS);
+    debug_assert!(round <= MAX_BOOTSTRAP_ROUNDS);
     let chain = match round {
         0 => BOOTSTRAP_KEY_CHAIN,
         later => START_DRAW_KEY_CHAIN - later,
@@ -57,8 +63,8 @@ pub fn bootstrap_key(seed: u32, round: u32) -> u64 {
     squares_key(seed, chain)
 }
 
-/// A bootstrap record that carries light: its index and its Y*'s bits.
-pub type LitRecord = [u32; 2];
+/// A bootstrap record that carries light: its index, its Y*'s bits and its pixel.
+pub type LitRecord = [u32; 3];
 
 /// The bootstrap's uniform samples summed per path length, over one round or several: b_k (the
 /// mean Y* of a length's samples) and its standard error.
@@ -86,7 +92,7 @@ impl BootstrapTally {
     /// length i mod depth + 1), summed in record order.
     pub fn add(&mut self, lit: &[LitRecord], samples: u32) {
         let depth = self.sums.len();
-        for &[record, bits] in lit {
+        for &[record, bits, _] in lit {
             let k = record as usize % depth;
             let y = f64::from(f32::from_bits(bits));
             self.sums[k] += y;
@@ -167,7 +173,7 @@ pub fn plan(lit: &[LitRecord], setup: &StartSetup) -> GpuResult<StartPlan> {
         name: "pmlt".into(),
         problem,
     };
-    if depth == 0 || lit.iter().any(|&[record, _]| record as usize >= setup.records()) {
+    if depth == 0 || lit.iter().any(|&[record, _, _]| record as usize >= setup.records()) {
         return Err(invalid(format!(
             "a lit record outside the {} samples at {} lengths",
             setup.bootstrap, setup.depth
@@ -183,7 +189,7 @@ pub fn plan(lit: &[LitRecord], setup: &StartSetup) -> GpuResult<StartPlan> {
         });
     }
     let mut lengths: Vec<StartingLength> = (0..depth).map(|_| StartingLength::default()).collect();
-    for (entry, &[record, bits]) in lit.iter().enumerate() {
+    for (entry, &[record, bits, _]) in lit.iter().enumerate() {
         let length = &mut lengths[record as usize % depth];
         let sum = length.sum() + f64::from(f32::from_bits(bits));
         length.entries.push(entry as u32);
@@ -266,7 +272,7 @@ pub fn host_chain(
     plan: &StartPlan,
     chain: u32,
 ) -> MltChain {
-    let [p, bits] = lit[plan.chosen[chain as usize] as usize];
+    let [p, bits, _] = lit[plan.chosen[chain as usize] as usize];
     let record = records[p as usize];
     let index = u64::from(p) + 1;
     MltChain {
@@ -313,7 +319,7 @@ impl ChainStarter {
             scratch: PrefixSum::new_scratch(context, records.max(1))?,
             luminances: storage("mlt start luminances", records, MemoryLocation::GpuOnly)?,
             positions: storage("mlt start positions", records, MemoryLocation::GpuOnly)?,
-            lit: storage("mlt start lit records", 2 * records, MemoryLocation::GpuOnly)?,
+            lit: storage("mlt start lit records", 3 * records, MemoryLocation::GpuOnly)?,
             lit_count: storage("mlt start lit count", 1, MemoryLocation::GpuOnly)?,
             chosen: storage("mlt start chosen", u64::from(chains), MemoryLocation::CpuToGpu)?,
             max_groups_x: context.adapter().capabilities.max_compute_workgroup_count[0],
@@ -347,7 +353,8 @@ impl ChainStarter {
             count,
             depth: setup.depth,
             seed: setup.seed,
-            pad0: 0,
+            pixels: setup.pixels,
+            pixel_importance: setup.pixel_importance,
         };
         self.list_lit(context, &push)?;
         let plan = plan(&self.lit_records(context)?, setup)?;
@@ -364,8 +371,8 @@ impl ChainStarter {
         Ok(plan)
     }
 
-    /// The lit records among the first `setup.records()` of `records` (a later bootstrap round's),
-    /// read back, for `BootstrapTally::add`.
+    /// The lit records among the first `setup.records()` of `records` (a bootstrap round's),
+    /// read back, for `BootstrapTally::add` or `importance::pixel_importance`.
     pub fn lit_of_round(
         &mut self,
         context: &Context,
@@ -380,6 +387,8 @@ impl ChainStarter {
             lit_count: self.lit_count.address(),
             count: Self::record_count(setup)?,
             depth: setup.depth,
+            pixels: setup.pixels,
+            pixel_importance: setup.pixel_importance,
             ..MltStartPush::default()
         };
         self.list_lit(context, &push)?;
