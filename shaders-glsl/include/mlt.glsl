@@ -36,7 +36,7 @@ float mlt_luminance(vec3 contribution) {
 
 // Y*, the scalar contribution a chain's target is proportional to: the luminance, times the
 // importance of the pixel the path lands on where `importance` (one float for each of
-// `pixels` pixels) is set (pmlt/importance.rs says why; host: pmlt::target).
+// `pixels` pixels) is set (src/integrator/pmlt/importance.rs builds it and says why).
 float mlt_target(vec3 contribution, uint pixel, uint64_t importance, uint pixels) {
     float y = mlt_luminance(contribution);
     if (importance != 0ul && pixel < pixels) {
