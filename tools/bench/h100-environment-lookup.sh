@@ -3,11 +3,12 @@
 # the lent H100: the environment and all-features tests with validation (current binary), then
 # samples/s of the textured many-material scene and all-features under tools/scenes/sky.py's
 # map, both binaries run by run in turn. Expects .device/ from tools/device-bundle.sh with the
-# earlier binary copied to .device/wavetrace-nearest; writes under $OUT.
+# earlier binary copied to .device/wavetrace-nearest (or BINARIES="old new", names under
+# .device/; TESTS=0 skips the tests); writes under $OUT.
 set -u
 . "$(dirname "$0")/device.sh"
 device_setup
-run_tests environment all_features
+[ "${TESTS:-1}" = 1 ] && run_tests environment all_features
 python3 tools/scenes/many_materials.py /tmp/many --textured > "$OUT/scenes.txt" 2>&1
 python3 tools/scenes/sky.py /tmp/sky.hdr 2048 >> "$OUT/scenes.txt" 2>&1
 S=tests/scenes
@@ -21,7 +22,7 @@ one() {
     --env /tmp/sky.hdr "$@" 2>&1 | grep -E "Msamples|shade_surface|extend|connect"
 }
 for run in $(seq "${RUNS:-3}"); do
-  for binary in wavetrace-nearest wavetrace; do
+  for binary in ${BINARIES:-wavetrace-nearest wavetrace}; do
     one $binary textured $T
     one $binary textured $T --integrator megakernel
     one $binary all-features $S/all-features/all-features.gltf --env-strength 0.5
@@ -29,5 +30,5 @@ for run in $(seq "${RUNS:-3}"); do
 done > "$OUT/renders.txt" 2>&1
 .device/wavetrace render $S/all-features/all-features.gltf -o "$OUT/all-features.png" --res 512 512 --spp 1024 \
   --env /tmp/sky.hdr --env-strength 0.5 > /dev/null 2>&1
-cat "$OUT/tests-summary.txt"
+cat "$OUT/tests-summary.txt" 2> /dev/null
 grep -E "^==|Msamples" "$OUT/renders.txt"
