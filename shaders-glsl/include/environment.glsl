@@ -53,11 +53,11 @@ vec3 environment_interpolated(PassConstants c, vec2 uv) {
     vec2 p = uv * vec2(width, height) - 0.5;
     vec2 corner = floor(p);
     vec2 t = p - corner;
-    // corner.x is at least -1 for u in [0, 1]; the clamp keeps a NaN direction's index inside
-    // the map, and adding width keeps the remainder's operand non-negative.
+    // corner.x is in [-1, width - 1] for u in [0, 1] (the clamp keeps a NaN direction's index
+    // inside the map), so one wrap each way suffices, without an integer division.
     int x0 = clamp(int(corner.x), -1, width - 1);
-    int xa = (x0 + width) % width;
-    int xb = (x0 + 1 + width) % width;
+    int xa = x0 < 0 ? x0 + width : x0;
+    int xb = x0 + 1 >= width ? x0 + 1 - width : x0 + 1;
     int ya = clamp(int(corner.y), 0, height - 1) * width;
     int yb = clamp(int(corner.y) + 1, 0, height - 1) * width;
     EnvironmentTexels texels = EnvironmentTexels(c.environment_texels);
