@@ -230,11 +230,12 @@ impl Pmlt {
             std::mem::size_of::<MltControl>() as u64,
             MemoryLocation::CpuToGpu,
         )?;
+        // Device-local: every proposal of every iteration reads it.
         let pixel_importance = match mlt.pixel_importance {
-            true => Some(storage(
+            true => Some(Buffer::gpu_storage(
+                context,
                 "mlt pixel importance",
                 u64::from(settings.width) * u64::from(settings.height) * 4,
-                MemoryLocation::CpuToGpu,
             )?),
             false => None,
         };
@@ -378,8 +379,8 @@ impl Pmlt {
         let setup = self.start_setup(seed);
         let lit = self.starter.lit_of_round(context, &self.records, &setup)?;
         let factors = importance::pixel_importance(&lit, self.width, self.height);
-        if let Some(buffer) = &mut self.pixel_importance {
-            buffer.write(0, &factors)?;
+        if let Some(buffer) = &self.pixel_importance {
+            buffer.upload(context, &factors)?;
         }
         self.importance_address = address;
         Ok(())
