@@ -9,7 +9,9 @@
 //!    drawn from its length's samples in proportion to Y*: chains start in their stationary
 //!    distribution (no start-up bias). While a length's b_k has a standard error above 2%
 //!    (rare light), further rounds of as many samples under keys of their own refine every
-//!    b_k, up to `bootstrap_rounds` rounds: b_k scales all of a length's light.
+//!    b_k, up to `bootstrap_rounds` rounds: b_k scales all of a length's light. With
+//!    `pixel_importance`, Y* is the luminance times the pixel's importance (`importance.rs`),
+//!    built from a round of its own before these.
 //! 2. **Iterations**: every chain's `proposals` proposals are one batch of the BDPT kernels
 //!    (their numbers recomputed from the chains' ids, `sample.rs`), each proposal's
 //!    contribution lands in its record; then `pmlt/accept.comp`, a run of lanes a chain, splats
@@ -307,8 +309,8 @@ impl Pmlt {
         }
     }
 
-    /// The phase of the pass under `seed` (`pass_seed`), in bootstrap round `round` (0 outside
-    /// the bootstrap: the chains' first ids are round 0's).
+    /// The phase of the pass under `seed` (`pass_seed`), in bootstrap round `round` (outside the
+    /// bootstrap no kernel reads the round's key: 0).
     fn write_control(
         &mut self,
         seed: u32,
@@ -371,18 +373,18 @@ impl Pmlt {
     /// Where `--mlt-pixel-importance` is on: each pixel's factor on Y* from round 0's records
     /// (read as plain luminance), for every later use of Y*.
     fn build_pixel_importance(&mut self, context: &Context, seed: u32) -> GpuResult<()> {
+        // Round 0's Y* read without the last pass's map.
         self.importance_address = 0;
-        let Some(buffer) = &self.pixel_importance else {
+        if self.pixel_importance.is_none() {
             return Ok(());
-        };
-        let address = buffer.address();
+        }
         let setup = self.start_setup(seed);
         let lit = self.starter.lit_of_round(context, &self.records, &setup)?;
         let factors = importance::pixel_importance(&lit, self.width, self.height);
         if let Some(buffer) = &self.pixel_importance {
             buffer.upload(context, &factors)?;
+            self.importance_address = buffer.address();
         }
-        self.importance_address = address;
         Ok(())
     }
 
@@ -413,8 +415,9 @@ impl Pmlt {
     }
 
     /// Further bootstrap rounds while a length with chains has a b_k less certain than
-    /// `B_ERROR_TARGET`, each adding its samples to `tally`. The chains have started from round
-    /// 0's records, which these overwrite; only b_k, and so each length's scale, changes.
+    /// `B_ERROR_TARGET`, each adding its samples to `tally`. The chains have started from the
+    /// start round's records, which these overwrite; only b_k, and so each length's scale,
+    /// changes.
     fn refine_bootstrap(
         &mut self,
         context: &Context,
@@ -438,8 +441,8 @@ impl Pmlt {
         Ok(tally)
     }
 
-    /// Each length's splat scales from its b_k (all rounds) and its chains (allotted from round
-    /// 0), and `--stats`' per-length figures; a warning where a b_k stays uncertain.
+    /// Each length's splat scales from its b_k (all rounds) and its chains (allotted from the
+    /// start round), and `--stats`' per-length figures; a warning where a b_k stays uncertain.
     fn apply_bootstrap(&mut self, plan: &StartPlan, tally: &BootstrapTally) -> GpuResult<()> {
         let pixels = f64::from(self.width) * f64::from(self.height);
         let uniform_samples = match self.mlt.large_step_mis {

@@ -2,7 +2,7 @@
 //! their stationary distribution (docs/PMLT.md, "Bootstrap").
 //!
 //! The GPU computes each record's Y* (`pmlt/start_luminance.comp`) and lists the records that
-//! carry light, in order, with their Y* (a prefix sum, then `pmlt/start_compact.comp`). The
+//! carry light, in order, with their Y* and pixel (a prefix sum, then `pmlt/start_compact.comp`). The
 //! host reads that list back (2-6% of uniform samples carry light), sums it per path length
 //! in f64 (b_k, and the running sums the draws search), allots chains to lengths and draws
 //! each chain's entry; then the GPU builds each chain's state from its record and its key
