@@ -764,47 +764,52 @@ fn an_uncertain_b_k_takes_bootstrap_rounds_of_fresh_samples() {
     let gpu = common::gpu();
     let scene = common::load_scene("ajar");
     let bootstrap = 1 << 12;
-    let run = |rounds: u32| {
-        let mut settings = pmlt_settings(&gpu, 32, 1024, 2, bootstrap);
-        settings.mlt.bootstrap_rounds = rounds;
-        let mut renderer = Renderer::new(&gpu.context, &scene, &settings).unwrap();
-        let (image, stats) = renderer.render_with_progress(|_| {}).unwrap();
-        assert!(!image.has_non_finite());
-        stats.pmlt.expect("pmlt stats")
-    };
-    let worst = |pmlt: &wavetrace::integrator::PmltStats| {
-        pmlt.lengths
-            .iter()
-            .filter(|length| length.chains > 0)
-            .map(|length| length.b_relative_error)
-            .fold(0.0f64, f64::max)
-    };
-    let one = run(1);
-    assert_eq!(one.bootstrap_rounds, 1);
-    assert!(worst(&one) > 0.02, "the test needs an uncertain b_k: {:?}", one.lengths);
-    let limit = 12;
-    let many = run(limit);
-    let what = format!("{} rounds: {:?}", many.bootstrap_rounds, many.lengths);
-    eprintln!("one round, worst b_k error {:.4}; {what}", worst(&one));
-    assert!(many.bootstrap_rounds > 1, "{what}");
-    assert!(worst(&many) <= 0.02 || many.bootstrap_rounds == limit, "{what}");
-    assert!(worst(&many) < worst(&one), "{what}");
-    // The pixels' importance takes a round of its own before the rounds of b_k.
-    let importance_rounds = u64::from(MltSettings::default().pixel_importance);
-    assert_eq!(
-        many.bootstrap_samples,
-        (u64::from(many.bootstrap_rounds) + importance_rounds) * u64::from(bootstrap) * 8,
-        "{what}"
-    );
-    for (first, all) in one.lengths.iter().zip(&many.lengths) {
-        // The first round is the same in both renders, and so is the chains' allotment.
-        assert_eq!(first.chains, all.chains, "{what}");
-        if first.b > 0.0 && first.b_relative_error > 0.02 {
-            assert_ne!(
-                first.b, all.b,
-                "length {}: later rounds repeated the first: {what}",
-                first.length
-            );
+    // With the pixels' importance, its round comes first and the rounds of b_k after it.
+    for pixel_importance in [false, true] {
+        let run = |rounds: u32| {
+            let mut settings = pmlt_settings(&gpu, 32, 1024, 2, bootstrap);
+            settings.mlt.bootstrap_rounds = rounds;
+            settings.mlt.pixel_importance = pixel_importance;
+            let mut renderer = Renderer::new(&gpu.context, &scene, &settings).unwrap();
+            let (image, stats) = renderer.render_with_progress(|_| {}).unwrap();
+            assert!(!image.has_non_finite());
+            stats.pmlt.expect("pmlt stats")
+        };
+        let worst = |pmlt: &wavetrace::integrator::PmltStats| {
+            pmlt.lengths
+                .iter()
+                .filter(|length| length.chains > 0)
+                .map(|length| length.b_relative_error)
+                .fold(0.0f64, f64::max)
+        };
+        let one = run(1);
+        assert_eq!(one.bootstrap_rounds, 1);
+        assert!(worst(&one) > 0.02, "the test needs an uncertain b_k: {:?}", one.lengths);
+        let limit = 12;
+        let many = run(limit);
+        let what = format!(
+            "pixel importance {pixel_importance}, {} rounds: {:?}",
+            many.bootstrap_rounds, many.lengths
+        );
+        eprintln!("one round, worst b_k error {:.4}; {what}", worst(&one));
+        assert!(many.bootstrap_rounds > 1, "{what}");
+        assert!(worst(&many) <= 0.02 || many.bootstrap_rounds == limit, "{what}");
+        assert!(worst(&many) < worst(&one), "{what}");
+        assert_eq!(
+            many.bootstrap_samples,
+            (u64::from(many.bootstrap_rounds) + u64::from(pixel_importance)) * u64::from(bootstrap) * 8,
+            "{what}"
+        );
+        for (first, all) in one.lengths.iter().zip(&many.lengths) {
+            // The first round is the same in both renders, and so is the chains' allotment.
+            assert_eq!(first.chains, all.chains, "{what}");
+            if first.b > 0.0 && first.b_relative_error > 0.02 {
+                assert_ne!(
+                    first.b, all.b,
+                    "length {}: later rounds repeated the first: {what}",
+                    first.length
+                );
+            }
         }
     }
     gpu.finish();
