@@ -340,29 +340,20 @@ impl ChainStarter {
         chains: &Buffer,
         setup: &StartSetup,
     ) -> GpuResult<StartPlan> {
-        let count = Self::record_count(setup)?;
-        let mut push = MltStartPush {
-            records: records.address(),
-            luminances: self.luminances.address(),
-            positions: self.positions.address(),
-            lit: self.lit.address(),
-            lit_count: self.lit_count.address(),
-            chosen: self.chosen.address(),
-            chains: chains.address(),
-            bootstrap_key: setup.bootstrap_key(),
-            count,
-            depth: setup.depth,
-            seed: setup.seed,
-            pixels: setup.pixels,
-            pixel_importance: setup.pixel_importance,
-        };
-        self.list_lit(context, &push)?;
-        let plan = plan(&self.lit_records(context)?, setup)?;
+        let lit = self.lit_of_round(context, records, setup)?;
+        let plan = plan(&lit, setup)?;
         if plan.is_dark() {
             return Ok(plan);
         }
         self.chosen.write(0, &plan.chosen)?;
-        push.count = setup.chains;
+        let push = MltStartPush {
+            chosen: self.chosen.address(),
+            chains: chains.address(),
+            bootstrap_key: setup.bootstrap_key(),
+            count: setup.chains,
+            seed: setup.seed,
+            ..self.push(records, setup)?
+        };
         context.run_once("mlt start chains", |commands| {
             commands.dispatch(&self.fetch, &push, self.grid(setup.chains)?);
             commands.compute_barrier();
@@ -372,14 +363,21 @@ impl ChainStarter {
     }
 
     /// The lit records among the first `setup.records()` of `records` (a bootstrap round's),
-    /// read back, for `BootstrapTally::add` or `importance::pixel_importance`.
+    /// read back: for `plan`, `BootstrapTally::add` or `importance::pixel_importance`.
     pub fn lit_of_round(
         &mut self,
         context: &Context,
         records: &Buffer,
         setup: &StartSetup,
     ) -> GpuResult<Vec<LitRecord>> {
-        let push = MltStartPush {
+        let push = self.push(records, setup)?;
+        self.list_lit(context, &push)?;
+        self.lit_records(context)
+    }
+
+    /// The push constants of the lit list's kernels over `setup.records()` of `records`.
+    fn push(&self, records: &Buffer, setup: &StartSetup) -> GpuResult<MltStartPush> {
+        Ok(MltStartPush {
             records: records.address(),
             luminances: self.luminances.address(),
             positions: self.positions.address(),
@@ -390,9 +388,7 @@ impl ChainStarter {
             pixels: setup.pixels,
             pixel_importance: setup.pixel_importance,
             ..MltStartPush::default()
-        };
-        self.list_lit(context, &push)?;
-        self.lit_records(context)
+        })
     }
 
     /// start_luminance, the prefix sum of its flags and start_compact over `push.count` records.
