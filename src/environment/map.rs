@@ -146,8 +146,8 @@ impl EnvironmentMap {
                         integral += wx * wy * self.texels[(row * width + column) as usize].as_dvec3();
                     }
                 }
-                let luminance = integral.dot(DVec3::new(0.2126, 0.7152, 0.0722));
-                weights.push((luminance * sin_theta) as f32);
+                let luminance = crate::lights::emissive::luminance(integral.as_vec3());
+                weights.push((f64::from(luminance) * sin_theta) as f32);
             }
         }
         weights

@@ -39,20 +39,20 @@ pub fn pixel_importance(lit: &[LitRecord], width: u32, height: u32) -> Vec<f32> 
             sums[block_of(pixel) as usize] += f64::from(f32::from_bits(bits));
         }
     }
-    // A block's brightness: its sum over the pixels it covers (edge blocks cover fewer).
-    let mut areas = vec![0u32; sums.len()];
-    for pixel in 0..pixels as u32 {
-        areas[block_of(pixel) as usize] += 1;
-    }
     let total: f64 = sums.iter().sum();
     if total <= 0.0 {
         return vec![1.0; pixels];
     }
     let mean = total / pixels as f64;
+    // A block's brightness: its sum over the pixels it covers (edge blocks cover fewer).
+    let area = |b: usize| {
+        let (bx, by) = (b as u32 % blocks_x, b as u32 / blocks_x);
+        f64::from(block.min(width - bx * block) * block.min(height - by * block))
+    };
     let factors: Vec<f64> = sums
         .iter()
-        .zip(&areas)
-        .map(|(&sum, &area)| 1.0 / (sum / f64::from(area.max(1)) / mean + FLOOR))
+        .enumerate()
+        .map(|(b, &sum)| 1.0 / (sum / area(b) / mean + FLOOR))
         .collect();
     (0..pixels as u32)
         .map(|pixel| factors[block_of(pixel) as usize] as f32)
