@@ -248,6 +248,10 @@ struct RenderOptions {
     /// subpath vertices (the camera included).
     #[arg(long, num_args = 2, value_names = ["S", "T"], allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..))]
     strategy: Option<Vec<u32>>,
+    /// bdpt: camera subpaths that connect to each light subpath (1, 2 or 4), in pixels far
+    /// apart: fewer light subpaths, fewer rays a sample, with MIS counting them.
+    #[arg(long, default_value_t = wavetrace::integrator::DEFAULT_BDPT_LIGHT_SHARE, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
+    bdpt_light_share: u32,
     /// pmlt: Markov chains, each of one path length (allotted to lengths by their brightness).
     #[arg(long, default_value_t = MltSettings::default().chains, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
     mlt_chains: u32,
@@ -810,6 +814,7 @@ fn render_settings(
         },
         splat_film: args.splat_film,
         strategy: args.strategy.as_deref().map(|st| (st[0], st[1])),
+        bdpt_light_share: args.bdpt_light_share,
         general_kernels: args.general_kernels,
         ray_log_capacity: 0,
         merge_instances: args.merge_instances,

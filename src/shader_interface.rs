@@ -599,6 +599,13 @@ gpu_structs! {
         mlt_large_step: f32,
         mlt_sigma: f32,
         light_vertex_low_planes: u32,
+        // Bidirectional path tracing: the pixels a group whose camera subpaths share a light
+        // subpath each sample (1, 2 or 4; bdpt.glsl's light_subpath_pixel), the light
+        // subpaths of a render per camera subpath (groups over pixels), and each slot's slot
+        // whose light subpath it connects to.
+        light_share: u32,
+        light_subpath_ratio: f32,
+        light_subpath_slots: u64,
     }
 
     /// Queue counters and the indirect arguments made from them; all GPU-written. Queue

@@ -41,9 +41,14 @@ void main() {
     if (!started) {
         return;
     }
-    // One light subpath per camera subpath: a light vertex seen by the camera lands anywhere on
-    // the image, so the camera's density of directions is over the whole image.
-    SubpathMis mis = mis_leave_camera(camera_direction_pdf(c, dot(direction, c.camera_forward)), 1.0);
+    // A light vertex seen by the camera lands anywhere on the image, so the camera's density
+    // of directions is over the whole image, and the light tracing strategy has as many
+    // samples as there are light subpaths (one per camera path unless groups share them).
+    float direction_pdf = camera_direction_pdf(c, dot(direction, c.camera_forward));
+    SubpathMis mis = mis_leave_camera(direction_pdf, 1.0);
+    if (c.light_share > 1) {
+        mis = mis_leave_camera(direction_pdf, c.light_subpath_ratio);
+    }
     Vec3s(c.ray_origins).v[slot] = origin;
     Vec3s(c.ray_directions).v[slot] = direction;
     Vec4s(c.throughputs).v[slot] = vec4(1.0, 1.0, 1.0, 0.0);

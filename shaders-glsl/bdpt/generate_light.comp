@@ -1,7 +1,7 @@
 #version 460
 //
 // Starts the batch's light subpaths, one per camera path (slot i's light subpath pairs with
-// slot i's camera subpath), from a point and direction of emission (emission.glsl) with the
+// slot i's camera subpath) or one per group of pixels (light_subpath_pixel), from a point and direction of emission (emission.glsl) with the
 // MIS scalars of their start, and queues them for extend.
 #extension GL_GOOGLE_include_directive : require
 
@@ -41,7 +41,14 @@ void main() {
         // At depth 1 only emitters seen directly count: no light subpath is needed.
         wanted = c.max_depth > 1;
     }
-    PathNumbers numbers = path_numbers(c, pixel, sample_index);
+    // A camera path that shares its group's light subpath with a slot of the batch traces none
+    // (shade_camera reads the tracer's slot only where groups are shared).
+    if (c.light_share > 1) {
+        uint tracer = light_subpath_tracer(c, slot, pixel, sample_index);
+        Uints(c.light_subpath_slots).v[slot] = tracer;
+        wanted = wanted && tracer == slot;
+    }
+    PathNumbers numbers = path_numbers(c, light_subpath_pixel(c, pixel), sample_index);
     uint bounce = LIGHT_SUBPATH_BOUNCE;
     float u_light = path_random(c, numbers, bounce, 0);
     vec2 u_point = vec2(path_random(c, numbers, bounce, 1), path_random(c, numbers, bounce, 2));

@@ -30,14 +30,14 @@ struct Connection {
     vec3 contribution;
 };
 
-Connection light_vertex_connection(PassConstants c, uint path, uint i, uint t, uint connectable, BdptVertex v,
-                                   vec3 throughput, vec3 absorption, SubpathMis mis) {
+Connection light_vertex_connection(PassConstants c, uint path, uint light_slot, uint i, uint t, uint connectable,
+                                   BdptVertex v, vec3 throughput, vec3 absorption, SubpathMis mis) {
     uint s = i + 2;
     Connection connection = Connection(false, vec3(0.0), vec3(1.0), vec3(0.0));
     if (i >= connectable || !strategy_wanted(c, path, s, t)) {
         return connection;
     }
-    LightVertex stored_light = load_light_vertex(c, path, i);
+    LightVertex stored_light = load_light_vertex(c, light_slot, i);
     BdptVertex l = bdpt_vertex_of(stored_light);
     vec3 between = l.position - v.position;
     float distance2 = dot(between, between);
@@ -207,12 +207,15 @@ void main() {
     // Two a round, so that one atomic reserves both rounds' shadow paths; as many rounds as the
     // shortest camera subpath (t = 2) needs, the same for the whole workgroup, whose appends
     // meet at barriers.
-    uint light_vertices = connects ? Uints(c.light_vertex_counts).v[path] : 0;
+    uint light_slot = c.light_share == 1 ? path : Uints(c.light_subpath_slots).v[path];
+    uint light_vertices = connects ? Uints(c.light_vertex_counts).v[light_slot] : 0;
     uint connectable = t < c.max_depth ? min(light_vertices, c.max_depth - t) : 0;
     uint target = shadow_target(c, pixel);
     for (uint i = 0; i + 2 < c.max_depth; i += 2) {
-        Connection first = light_vertex_connection(c, path, i, t, connectable, v, throughput.xyz, absorption, mis);
-        Connection second = light_vertex_connection(c, path, i + 1, t, connectable, v, throughput.xyz, absorption, mis);
+        Connection first =
+            light_vertex_connection(c, path, light_slot, i, t, connectable, v, throughput.xyz, absorption, mis);
+        Connection second =
+            light_vertex_connection(c, path, light_slot, i + 1, t, connectable, v, throughput.xyz, absorption, mis);
         uvec2 slots = enqueue_two(QUEUE_CONNECT, first.wanted, second.wanted);
         store_shadow(c, slots.x, first.wanted, first.from, first.to, first.contribution, target);
         store_shadow(c, slots.y, second.wanted, second.from, second.to, second.contribution, target);

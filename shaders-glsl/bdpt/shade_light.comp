@@ -37,7 +37,9 @@ void main() {
         packed_sample = Uints(c.path_samples).v[path];
         uint sample_index = path_sample(packed_sample);
         segments = path_bounce(packed_sample) + 1;
-        PathNumbers numbers = path_numbers(c, pixel, sample_index);
+        // The subpath of the pixel's group, which the group's first pixel alone splats.
+        uint group_pixel = light_subpath_pixel(c, pixel);
+        PathNumbers numbers = path_numbers(c, group_pixel, sample_index);
         PathHit stored = Hits(c.hits).v[path];
         origin = Vec3s(c.ray_origins).v[path];
         direction = Vec3s(c.ray_directions).v[path];
@@ -72,18 +74,24 @@ void main() {
             uint s = segments + 1;
             vec2 image;
             float cos_camera;
-            if (bsdf_has_density(bsdf) && strategy_wanted(c, path, s, 1) && camera_project(c, surface.point, image, cos_camera)) {
+            if (group_pixel == pixel && bsdf_has_density(bsdf) && strategy_wanted(c, path, s, 1)
+                && camera_project(c, surface.point, image, cos_camera)) {
                 vec3 to_camera = c.camera_origin - surface.point;
                 float distance2 = dot(to_camera, to_camera);
                 vec3 w = to_camera / sqrt(distance2);
                 float pdf;
                 float back_pdf;
                 vec3 f = vertex_eval(v, w, true, pdf, back_pdf);
+                // Over the render's light subpaths, this estimates each pixel's mean radiance
+                // (the film divides by the samples per pixel) once the camera's density over the
+                // image is divided by their number per camera path, which also counts them in
+                // MIS (only where groups share them: a light subpath each keeps its bits).
                 float camera_pdf = camera_direction_pdf(c, cos_camera);
+                if (c.light_share > 1) {
+                    camera_pdf /= c.light_subpath_ratio;
+                }
                 float camera_area_pdf = camera_pdf * geometric_cos(v, w) / distance2;
                 float weight = strategy_weight(c, path, s, 1, mis_camera_connection_weight(mis, camera_area_pdf, back_pdf));
-                // One light subpath per camera path: over all of them, this estimates each pixel's
-                // mean radiance (the film divides by the samples per pixel).
                 splat_contribution = throughput.xyz * f * (camera_pdf / distance2) * weight;
                 splat = any(greaterThan(splat_contribution, vec3(0.0)));
                 splat_from = segment_end(v, w, sqrt(distance2));

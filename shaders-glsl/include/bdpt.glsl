@@ -61,6 +61,65 @@ Vec4s light_vertex_plane(PassConstants c, uint plane) {
     return Vec4s(base + uint64_t(low ? plane : plane - c.light_vertex_low_planes) * plane_bytes);
 }
 
+// Camera subpaths may share light subpaths: a pixel's group is the `light_share` pixels (1,
+// 2 or 4) LIGHT_SHARE_APART columns (and, for 4, rows) apart within a square of twice that,
+// and each sample of a group connects to one light subpath, drawn from the numbers of the
+// group's first pixel, which alone splats it (t = 1). Whichever slot traces it, it is the
+// same subpath, so that passes, chunks and tiles of a render add up to the render's bits;
+// where a group is split between batches or tiles, each part traces it and only the first
+// pixel's splats. src/integrator/bdpt/mod.rs's `light_groups` counts the groups.
+const uint LIGHT_SHARE_APART = 8;
+const uint NOT_IN_BATCH = 0xffffffffu;
+
+uint light_subpath_pixel(PassConstants c, uint pixel) {
+    if (c.light_share == 1) {
+        return pixel;
+    }
+    uint y = pixel / c.width;
+    uint x = (pixel - y * c.width) & ~LIGHT_SHARE_APART;
+    if (c.light_share == 4) {
+        y &= ~LIGHT_SHARE_APART;
+    }
+    return y * c.width + x;
+}
+
+// The slot of camera path (x, y, sample_index) in the current batch, or NOT_IN_BATCH.
+uint batch_slot(PassConstants c, uint x, uint y, uint sample_index) {
+    if (x < c.crop_x || y < c.crop_y || x - c.crop_x >= c.crop_width || y - c.crop_y >= c.crop_height) {
+        return NOT_IN_BATCH;
+    }
+    uint64_t camera_path =
+        uint64_t(sample_index - c.first_sample) * crop_pixels(c) + tiled_index(c, x - c.crop_x, y - c.crop_y);
+    Queues queues = Queues(c.queues);
+    uint64_t first = queues.q.first_new_camera_path;
+    if (camera_path < first || camera_path - first >= uint64_t(queues.q.new_paths)) {
+        return NOT_IN_BATCH;
+    }
+    return uint(camera_path - first);
+}
+
+// The slot that traces the light subpath of `slot`'s camera path (pixel, sample_index): the
+// first of its group's pixels in the batch.
+uint light_subpath_tracer(PassConstants c, uint slot, uint pixel, uint sample_index) {
+    uint first = light_subpath_pixel(c, pixel);
+    uint y0 = first / c.width;
+    uint x0 = first - y0 * c.width;
+    for (uint member = 0; member < c.light_share; ++member) {
+        uint x = x0 + (member & 1u) * LIGHT_SHARE_APART;
+        uint y = y0 + (member >> 1) * LIGHT_SHARE_APART;
+        if (y * c.width + x == pixel) {
+            return slot;
+        }
+        if (x < c.width && y < c.height) {
+            uint tracer = batch_slot(c, x, y, sample_index);
+            if (tracer != NOT_IN_BATCH) {
+                return tracer;
+            }
+        }
+    }
+    return slot;
+}
+
 uint light_vertex_index(PassConstants c, uint slot, uint index) {
     return index * c.path_slots + slot;
 }

@@ -62,6 +62,18 @@ uint tiled_pixel(PassConstants c, uint within_sample) {
     return y * c.width + x;
 }
 
+// Where pixel (x, y) of the crop (counted from its corner) comes in tile order: tiled_pixel's
+// inverse. The twin of wavefront/kernels.rs's `tiled_index`.
+uint tiled_index(PassConstants c, uint x, uint y) {
+    uint tile = c.tile_size;
+    uint tile_row = y / tile;
+    uint tile_column = x / tile;
+    uint tile_height = min(tile, c.crop_height - tile_row * tile);
+    uint tile_width = min(tile, c.crop_width - tile_column * tile);
+    return tile_row * tile * c.crop_width + tile_column * tile * tile_height + (y - tile_row * tile) * tile_width
+           + (x - tile_column * tile);
+}
+
 // Camera paths a sample has: the crop's pixels.
 uint64_t crop_pixels(PassConstants c) {
     return uint64_t(c.crop_width) * c.crop_height;

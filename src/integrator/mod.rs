@@ -22,7 +22,7 @@ pub use kernel_features::KernelFeatures;
 pub use renderer::{PassReport, Renderer, TILE_SIZE};
 pub use scene_resources::SceneResources;
 pub use settings::{
-    Crop, IntegratorKind, MltSettings, MltStart, RenderSettings, Sampler, Schedule, SplatFilm, DEFAULT_RR_DEPTH,
-    RAY_SORT_AUTO_TRIANGLES,
+    Crop, IntegratorKind, MltSettings, MltStart, RenderSettings, Sampler, Schedule, SplatFilm,
+    DEFAULT_BDPT_LIGHT_SHARE, DEFAULT_RR_DEPTH, RAY_SORT_AUTO_TRIANGLES,
 };
 pub use stats::{BdptStats, KernelStats, LengthStats, PmltStats, RenderStats, StrategyCount};

@@ -47,6 +47,10 @@ pub struct RenderSettings {
     /// Bidirectional path tracing: render strategy (s, t) alone, unweighted (`None`: every
     /// strategy, weighted by MIS).
     pub strategy: Option<(u32, u32)>,
+    /// Bidirectional path tracing: the camera subpaths that connect to each light subpath,
+    /// pixels of a group 8 apart (1, 2 or 4; `bdpt::light_groups`). Fewer light subpaths trace
+    /// fewer rays a sample; MIS counts them (docs/BDPT.md).
+    pub bdpt_light_share: u32,
     /// Kernels that handle every scene feature, instead of kernels specialised to what the
     /// scene uses (`KernelFeatures`).
     pub general_kernels: bool,
@@ -202,6 +206,7 @@ impl RenderSettings {
             environment: None,
             splat_film: SplatFilm::default(),
             strategy: None,
+            bdpt_light_share: DEFAULT_BDPT_LIGHT_SHARE,
             general_kernels: false,
             ray_log_capacity: 0,
             merge_instances: false,
@@ -216,6 +221,9 @@ impl RenderSettings {
         self.crop.unwrap_or(Crop::whole(self.width, self.height))
     }
 }
+
+/// Camera subpaths a light subpath serves in bidirectional path tracing, by default.
+pub const DEFAULT_BDPT_LIGHT_SHARE: u32 = 2;
 
 /// Mitsuba's default `rr_depth`.
 pub const DEFAULT_RR_DEPTH: u32 = 5;

@@ -22,9 +22,10 @@
 //! which cancel. A punctual light cannot be found by a camera subpath (s = 0 is impossible),
 //! and no camera can be found by a light subpath (t = 0 is never used).
 //!
-//! One light subpath is traced per `light_paths` camera subpaths' worth of image: a light
-//! vertex connected to the camera lands anywhere on the image, so the camera's density of
-//! the direction to it is divided by that count (`SubpathMis::leave_camera`).
+//! `light_paths` light subpaths are traced per camera subpath (1, or fewer where camera
+//! subpaths share them): a light vertex connected to the camera lands anywhere on the image,
+//! so the camera's density of the direction to it, over the whole image, counts every light
+//! subpath's chance (`SubpathMis::leave_camera`).
 
 /// The power heuristic's exponent, applied to every ratio of densities.
 fn mis(ratio: f64) -> f64 {
@@ -132,7 +133,8 @@ impl SubpathMis {
     }
 
     /// A camera subpath leaving the camera in a direction of solid-angle density
-    /// `direction_pdf`, with one light subpath traced per `light_paths` camera subpaths' image.
+    /// `direction_pdf` (over the whole image), with `light_paths` light subpaths traced per
+    /// camera subpath.
     pub fn leave_camera(direction_pdf: f64, light_paths: f64) -> Self {
         Self {
             d_vcm: mis(light_paths / direction_pdf),

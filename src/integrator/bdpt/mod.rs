@@ -8,7 +8,8 @@
 //! stored (`LightVertex`) and splatted to the camera (t = 1); then every slot's camera
 //! subpath (`generate_camera`, then `extend` -> `shade_camera` -> `connect`), whose vertices
 //! add emission (s = 0), next-event estimation (s = 1) and a connection to each stored vertex
-//! of the same slot's light subpath (s >= 2). All launches are indirect from the queue
+//! of the same slot's light subpath (s >= 2), or of the slot that traced the light subpath
+//! its pixel's group shares (`light_groups`). All launches are indirect from the queue
 //! counters, as the path tracer's are; the extend and connect kernels are the path tracer's.
 //! docs/BDPT.md has the conventions and what was measured.
 
@@ -46,6 +47,34 @@ const MAX_DEFAULT_SLOTS: u32 = 1 << 23;
 /// waiting for each submission costs little.
 const PATHS_PER_SUBMISSION: u64 = 1 << 20;
 const MAX_BATCHES_PER_SUBMISSION: u32 = 16;
+
+/// The most camera subpaths that may share a light subpath (`RenderSettings::bdpt_light_share`).
+pub const MAX_LIGHT_SHARE: u32 = 4;
+/// How far apart, in columns (and rows), the pixels of a group that shares light subpaths lie
+/// (bdpt.glsl's LIGHT_SHARE_APART): half a tile, so that a group's camera paths come close
+/// together in tile order and nearly always in one batch, but never in one 8 x 8 block.
+pub const LIGHT_SHARE_APART: u32 = 8;
+
+/// The groups of pixels that share a light subpath each sample, over an image of `width` x
+/// `height`: pixels whose coordinates agree but for the bit `LIGHT_SHARE_APART` of x (and,
+/// when `share` is 4, of y). Each group's first pixel has that bit clear.
+pub fn light_groups(share: u32, width: u32, height: u32) -> u64 {
+    let firsts = |n: u32| {
+        let period = 2 * LIGHT_SHARE_APART;
+        u64::from(n / period * LIGHT_SHARE_APART + (n % period).min(LIGHT_SHARE_APART))
+    };
+    match share {
+        1 => u64::from(width) * u64::from(height),
+        2 => firsts(width) * u64::from(height),
+        _ => firsts(width) * firsts(height),
+    }
+}
+
+/// Light subpaths a render traces per camera subpath: the light tracing strategy's (t = 1)
+/// share of samples, by which MIS counts it and each splat is divided.
+pub fn light_subpath_ratio(share: u32, width: u32, height: u32) -> f32 {
+    (light_groups(share, width, height) as f64 / (f64::from(width) * f64::from(height))) as f32
+}
 
 /// A stored light vertex (bdpt.glsl's store_light_vertex and load_light_vertex, which say why
 /// the rest is not stored): the offset epsilon from the position; without glossy lobes
@@ -184,6 +213,12 @@ impl Bdpt {
             })
         };
         Wavefront::check(settings)?;
+        let share = settings.bdpt_light_share;
+        if !(share.is_power_of_two() && share <= MAX_LIGHT_SHARE) {
+            return invalid(format!(
+                "--bdpt-light-share {share}: camera subpaths a light subpath serves must be 1, 2 or {MAX_LIGHT_SHARE}"
+            ));
+        }
         if settings.light_culling.format != CullingFormat::Off {
             // Light subpaths start from lights chosen by power, and MIS needs the same choice
             // from every vertex: a choice that depends on the shading point's cell has no place.
@@ -235,6 +270,7 @@ impl Bdpt {
         };
         let light_vertices = LightVertexPlanes::new(context, shadow_slots, planes)?;
         let light_vertex_counts = storage("light vertex counts", u64::from(slots) * 4)?;
+        let light_subpath_slots = storage("light subpath slots", u64::from(slots) * 4)?;
         let subpath_mis = storage("subpath MIS", u64::from(slots) * 8)?;
         let kernel_counters = Buffer::from_slice(
             context,
@@ -278,6 +314,9 @@ impl Bdpt {
         let (s, t) = settings.strategy.unwrap_or((BDPT_ALL_STRATEGIES, BDPT_ALL_STRATEGIES));
         constants.strategy_s = s;
         constants.strategy_t = t;
+        constants.light_share = settings.bdpt_light_share;
+        constants.light_subpath_ratio = light_subpath_ratio(settings.bdpt_light_share, settings.width, settings.height);
+        constants.light_subpath_slots = light_subpath_slots.address();
         let batches_per_submission =
             (PATHS_PER_SUBMISSION / u64::from(slots)).clamp(1, u64::from(MAX_BATCHES_PER_SUBMISSION)) as u32;
         Ok(Self {
@@ -288,7 +327,10 @@ impl Bdpt {
             splat_film,
             lambertian,
             sort_rays,
-            _by_address: [subpath_mis, kernel_counters].into_iter().chain(splats).collect(),
+            _by_address: [subpath_mis, kernel_counters, light_subpath_slots]
+                .into_iter()
+                .chain(splats)
+                .collect(),
             batches_per_submission,
             recorded: None,
         })
@@ -424,5 +466,38 @@ impl Integrator for Bdpt {
         stats.sort_rays = self.sort_rays;
         stats.bdpt = Some(self.read_counters(context)?);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{light_groups, LIGHT_SHARE_APART};
+
+    #[test]
+    fn light_groups_count_the_pixels_that_start_one() {
+        let bit = LIGHT_SHARE_APART;
+        for (width, height) in [
+            (1, 1),
+            (7, 3),
+            (8, 9),
+            (9, 8),
+            (16, 16),
+            (17, 31),
+            (24, 24),
+            (100, 33),
+            (1024, 768),
+        ] {
+            for share in [1, 2, 4] {
+                let firsts = (0..height)
+                    .flat_map(|y| (0..width).map(move |x| (x, y)))
+                    .filter(|&(x, y)| (share == 1 || x & bit == 0) && (share != 4 || y & bit == 0))
+                    .count() as u64;
+                assert_eq!(
+                    light_groups(share, width, height),
+                    firsts,
+                    "{width}x{height}, share {share}"
+                );
+            }
+        }
     }
 }

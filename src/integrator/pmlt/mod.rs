@@ -185,6 +185,8 @@ impl Pmlt {
             SplatFilm::Fixed | SplatFilm::FloatAtomic => SplatFilm::FloatAtomic,
         };
         bdpt.rr_depth = 0;
+        // A proposal's light subpath is its own primary sample's.
+        bdpt.bdpt_light_share = 1;
         // Off unless asked: an iteration's launches hold a million proposals at most, too few
         // for 512 buckets of rays to be coherent. On the H100 the sort cost 16-17% of the
         // iterations a second on ajar and on the 1.02 M-triangle many-materials scene, where

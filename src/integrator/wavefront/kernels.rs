@@ -411,10 +411,38 @@ pub fn tiled_pixel(image_width: u32, crop: Crop, tile: u32, index: u32) -> u32 {
     y * image_width + x
 }
 
+/// Where pixel (`x`, `y`) of `crop` (counted from the crop's corner) comes in tile order:
+/// `tiled_pixel`'s inverse, the CPU twin of wavefront.glsl's `tiled_index`.
+pub fn tiled_index(crop: Crop, tile: u32, x: u32, y: u32) -> u32 {
+    let (tile_row, tile_column) = (y / tile, x / tile);
+    let tile_height = tile.min(crop.height - tile_row * tile);
+    let tile_width = tile.min(crop.width - tile_column * tile);
+    tile_row * tile * crop.width + tile_column * tile * tile_height + (y - tile_row * tile) * tile_width + x
+        - tile_column * tile
+}
+
 #[cfg(test)]
 mod tests {
-    use super::tiled_pixel;
+    use super::{tiled_index, tiled_pixel};
     use crate::integrator::Crop;
+
+    #[test]
+    fn tiled_index_inverts_tiled_pixel() {
+        for (width, height, tile) in [(1, 1, 16), (17, 5, 16), (64, 48, 16), (33, 70, 8), (100, 1, 16)] {
+            let image_width = width + 5;
+            let crop = Crop {
+                x: 3,
+                y: 2,
+                width,
+                height,
+            };
+            for index in 0..width * height {
+                let pixel = tiled_pixel(image_width, crop, tile, index);
+                let (x, y) = (pixel % image_width - crop.x, pixel / image_width - crop.y);
+                assert_eq!(tiled_index(crop, tile, x, y), index, "{width}x{height} tile {tile}");
+            }
+        }
+    }
 
     #[test]
     fn tile_order_visits_every_pixel_once() {
