@@ -250,7 +250,7 @@ struct RenderOptions {
     strategy: Option<Vec<u32>>,
     /// bdpt: camera subpaths that connect to each light subpath (1, 2 or 4), in pixels far
     /// apart: fewer light subpaths, fewer rays a sample, with MIS counting them.
-    #[arg(long, default_value_t = wavetrace::integrator::DEFAULT_BDPT_LIGHT_SHARE, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = wavetrace::integrator::DEFAULT_BDPT_LIGHT_SHARE, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=i64::from(wavetrace::integrator::bdpt::MAX_LIGHT_SHARE)))]
     bdpt_light_share: u32,
     /// pmlt: Markov chains, each of one path length (allotted to lengths by their brightness).
     #[arg(long, default_value_t = MltSettings::default().chains, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]

@@ -212,3 +212,26 @@ fn more_bdpt_shadow_paths_than_32_bit_offsets_reach_are_a_clear_error() {
         "{text}"
     );
 }
+
+#[test]
+fn a_light_share_other_than_1_2_or_4_is_a_clear_error() {
+    let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/cornell-box/cornell-box.gltf");
+    let out = std::env::temp_dir().join(format!("wavetrace-cli-share-{}.exr", std::process::id()));
+    for (share, needle) in [
+        ("3", "must be 1, 2 or 4"),
+        ("8", "--bdpt-light-share"),
+        ("0", "--bdpt-light-share"),
+    ] {
+        let output = wavetrace()
+            .args(["render", scene, "--res", "8", "8", "--spp", "1", "--integrator", "bdpt"])
+            .args(["--bdpt-light-share", share, "-o"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            !output.status.success() && text.contains(needle) && !text.contains("panicked"),
+            "--bdpt-light-share {share}: {text}"
+        );
+    }
+}
