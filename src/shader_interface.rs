@@ -149,6 +149,11 @@ gpu_constants! {
     const SPLAT_PIXEL: u32 = 1 << 31;
     /// `PassConstants::strategy_s`/`strategy_t` when every strategy is MIS-weighted.
     const BDPT_ALL_STRATEGIES: u32 = 0xffff_ffff;
+    /// How far apart, in columns (and rows), the pixels of a group that shares BDPT's light
+    /// subpaths lie (bdpt.glsl's light_subpath_pixel, `bdpt::light_groups`): half a tile, so
+    /// that a group's camera paths come close together in tile order and nearly always in one
+    /// batch, but never in one 8 x 8 block.
+    const LIGHT_SHARE_APART: u32 = 8;
     /// Metropolis (integrator/pmlt/): a shadow path whose pixel has this bit carries the
     /// contribution of proposal `pixel & !MLT_RECORD` to its record, not to the film.
     const MLT_RECORD: u32 = 1 << 30;

@@ -15,7 +15,7 @@ use wavetrace::integrator::wavefront::tiled_pixel;
 use wavetrace::integrator::{
     Crop, IntegratorKind, RenderSettings, Renderer, Sampler, SplatFilm, DEFAULT_RR_DEPTH, TILE_SIZE,
 };
-use wavetrace::interface::{LightVertex, LIGHT_VERTEX_CONNECTABLE, LIGHT_VERTEX_FRONT};
+use wavetrace::interface::{LightVertex, LIGHT_SHARE_APART, LIGHT_VERTEX_CONNECTABLE, LIGHT_VERTEX_FRONT};
 use wavetrace::lights::LightSelection;
 use wavetrace::scene::{PinholeCamera, Scene};
 
@@ -563,7 +563,7 @@ fn splats_equal_a_cpu_splat(gpu: &common::TestGpu, name: &str, share: u32) {
             let pixel = tiled_pixel(size, Crop::whole(size, size), TILE_SIZE, slot as u32);
             let x = pixel % size;
             assert!(
-                count == 0 || share == 1 || x & bdpt::LIGHT_SHARE_APART == 0,
+                count == 0 || share == 1 || x & LIGHT_SHARE_APART == 0,
                 "{name}: the slot of pixel {pixel} traced a light subpath its group's first pixel traces"
             );
             let index = (s - 2) as usize;

@@ -68,7 +68,6 @@ Vec4s light_vertex_plane(PassConstants c, uint plane) {
 // same subpath, so that passes, chunks and tiles of a render add up to the render's bits;
 // where a group is split between batches or tiles, each part traces it and only the first
 // pixel's splats. src/integrator/bdpt/mod.rs's `light_groups` counts the groups.
-const uint LIGHT_SHARE_APART = 8;
 const uint NOT_IN_BATCH = 0xffffffffu;
 
 uint light_subpath_pixel(PassConstants c, uint pixel) {

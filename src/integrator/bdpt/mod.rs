@@ -20,7 +20,8 @@ pub mod mis;
 use crate::gpu::{Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult};
 use crate::interface::{
     KernelCounters, LightVertex, PassConstants, QueueState, BDPT_ALL_STRATEGIES, BDPT_COUNTED, BDPT_COUNTERS,
-    LIGHT_VERTEX_CONNECTABLE, LIGHT_VERTEX_FRONT, LIGHT_VERTEX_GLOSSY_PLANES, LIGHT_VERTEX_LAMBERTIAN_PLANES,
+    LIGHT_SHARE_APART, LIGHT_VERTEX_CONNECTABLE, LIGHT_VERTEX_FRONT, LIGHT_VERTEX_GLOSSY_PLANES,
+    LIGHT_VERTEX_LAMBERTIAN_PLANES,
 };
 use crate::lights::CullingFormat;
 use crate::scene::Material;
@@ -50,10 +51,6 @@ const MAX_BATCHES_PER_SUBMISSION: u32 = 16;
 
 /// The most camera subpaths that may share a light subpath (`RenderSettings::bdpt_light_share`).
 pub const MAX_LIGHT_SHARE: u32 = 4;
-/// How far apart, in columns (and rows), the pixels of a group that shares light subpaths lie
-/// (bdpt.glsl's LIGHT_SHARE_APART): half a tile, so that a group's camera paths come close
-/// together in tile order and nearly always in one batch, but never in one 8 x 8 block.
-pub const LIGHT_SHARE_APART: u32 = 8;
 
 /// The groups of pixels that share a light subpath each sample, over an image of `width` x
 /// `height`: pixels whose coordinates agree but for the bit `LIGHT_SHARE_APART` of x (and,
