@@ -248,7 +248,7 @@ struct RenderOptions {
     /// subpath vertices (the camera included).
     #[arg(long, num_args = 2, value_names = ["S", "T"], allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..))]
     strategy: Option<Vec<u32>>,
-    /// bdpt: camera subpaths that connect to each light subpath (1, 2 or 4), in pixels far
+    /// bdpt: camera subpaths that connect to each light subpath (1, 2 or 4), of pixels 8
     /// apart: fewer light subpaths, fewer rays a sample, with MIS counting them.
     #[arg(long, default_value_t = wavetrace::integrator::DEFAULT_BDPT_LIGHT_SHARE, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=i64::from(wavetrace::integrator::bdpt::MAX_LIGHT_SHARE)))]
     bdpt_light_share: u32,

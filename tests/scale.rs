@@ -238,6 +238,20 @@ fn parts_of_other_settings_twice_held_samples_and_gaps_are_refused() {
         }
         other => panic!("parts of other seeds merged: {other:?}"),
     }
+    // BDPT's parts hold other samples where their pixels share light subpaths otherwise.
+    let sharing = |share| {
+        let bdpt = RenderSettings {
+            integrator: IntegratorKind::Bdpt,
+            bdpt_light_share: share,
+            ..settings.clone()
+        };
+        Fingerprint::of(&scene, scene.camera.as_ref(), &bdpt)
+    };
+    let differences = sharing(2).differences(&sharing(4));
+    assert!(
+        differences.iter().any(|line| line.contains("light_share 2")),
+        "{differences:?}"
+    );
     let overlapping = partial(context, &scene, &settings, part(1, 3), &folder, 2);
     assert!(matches!(
         scale::merge(vec![a.clone(), overlapping]),

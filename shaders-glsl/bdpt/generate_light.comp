@@ -1,8 +1,9 @@
 #version 460
 //
 // Starts the batch's light subpaths, one per camera path (slot i's light subpath pairs with
-// slot i's camera subpath) or one per group of pixels (light_subpath_pixel), from a point and direction of emission (emission.glsl) with the
-// MIS scalars of their start, and queues them for extend.
+// slot i's camera subpath) or one per group of pixels (light_subpath_pixel), from a point and
+// direction of emission (emission.glsl) with the MIS scalars of their start, and queues them
+// for extend.
 #extension GL_GOOGLE_include_directive : require
 
 #define SUBGROUP_APPEND

@@ -43,8 +43,8 @@ impl Fingerprint {
             format!("seed {} sampler {:?}", s.seed, s.sampler),
             format!("backend {:?}", s.backend),
             format!(
-                "integrator {:?} strategy {:?} splat_film {:?}",
-                s.integrator, s.strategy, s.splat_film
+                "integrator {:?} strategy {:?} splat_film {:?} light_share {}",
+                s.integrator, s.strategy, s.splat_film, s.bdpt_light_share
             ),
             format!("lights {:?} rebuilt {}", s.light_selection, s.rebuild_lights_every_pass),
             format!("light_culling {:?}", s.light_culling),
