@@ -7,6 +7,23 @@ fn wavetrace() -> Command {
     Command::new(env!("CARGO_BIN_EXE_wavetrace"))
 }
 
+/// `wavetrace render SCENE ARGS -o OUT` fails, without a panic, with an error that contains
+/// `needle`.
+fn assert_render_refused(scene: &str, args: &[&str], out: &std::path::Path, needle: &str) {
+    let output = wavetrace()
+        .args(["render", scene])
+        .args(args)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !output.status.success() && text.contains(needle) && !text.contains("panicked"),
+        "{args:?}: {text}"
+    );
+}
+
 #[test]
 fn info_json_lists_devices_with_their_backends() {
     let output = wavetrace().args(["info", "--json"]).output().unwrap();
@@ -179,18 +196,8 @@ fn environment_options_render_and_bad_ones_are_clear_errors() {
             "--env-strength",
         ),
     ] {
-        let output = wavetrace()
-            .args(["render", scene, "--res", "8", "8", "--spp", "1"])
-            .args(&args)
-            .arg("-o")
-            .arg(&exr)
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&output.stderr);
-        assert!(
-            !output.status.success() && text.contains(needle) && !text.contains("panicked"),
-            "{args:?}: {text}"
-        );
+        let args: Vec<&str> = ["--res", "8", "8", "--spp", "1"].into_iter().chain(args).collect();
+        assert_render_refused(scene, &args, &exr, needle);
     }
 }
 
@@ -200,17 +207,20 @@ fn more_bdpt_shadow_paths_than_32_bit_offsets_reach_are_a_clear_error() {
     // pass 4 GiB, where the shaders' offsets wrap. Refused before anything is allocated.
     let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/cornell-box/cornell-box.gltf");
     let out = std::env::temp_dir().join(format!("wavetrace-cli-slots-{}.exr", std::process::id()));
-    let output = wavetrace()
-        .args(["render", scene, "--res", "8", "8", "--spp", "1", "--max-depth", "8"])
-        .args(["--integrator", "bdpt", "--path-slots", "67108864", "-o"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        !output.status.success() && text.contains("67108864 path slots at depth 8") && !text.contains("panicked"),
-        "{text}"
-    );
+    let args = [
+        "--res",
+        "8",
+        "8",
+        "--spp",
+        "1",
+        "--max-depth",
+        "8",
+        "--integrator",
+        "bdpt",
+        "--path-slots",
+        "67108864",
+    ];
+    assert_render_refused(scene, &args, &out, "67108864 path slots at depth 8");
 }
 
 #[test]
@@ -222,16 +232,17 @@ fn a_light_share_other_than_1_2_or_4_is_a_clear_error() {
         ("8", "--bdpt-light-share"),
         ("0", "--bdpt-light-share"),
     ] {
-        let output = wavetrace()
-            .args(["render", scene, "--res", "8", "8", "--spp", "1", "--integrator", "bdpt"])
-            .args(["--bdpt-light-share", share, "-o"])
-            .arg(&out)
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&output.stderr);
-        assert!(
-            !output.status.success() && text.contains(needle) && !text.contains("panicked"),
-            "--bdpt-light-share {share}: {text}"
-        );
+        let args = [
+            "--res",
+            "8",
+            "8",
+            "--spp",
+            "1",
+            "--integrator",
+            "bdpt",
+            "--bdpt-light-share",
+            share,
+        ];
+        assert_render_refused(scene, &args, &out, needle);
     }
 }
