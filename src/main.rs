@@ -15,7 +15,7 @@ use wavetrace::integrator::Renderer;
 use wavetrace::integrator::{
     Crop, IntegratorKind, MltSettings, MltStart, RenderSettings, RenderStats, Sampler, Schedule, SplatFilm,
 };
-use wavetrace::lights::{CullingFormat, CullingSettings, LightSelection};
+use wavetrace::lights::{BitsBuild, CullingFormat, CullingSettings, LightSelection};
 use wavetrace::scale::{render_split, Chunks, Fingerprint, Part, PartialFilm};
 use wavetrace::scene::{ImportOptions, Scene};
 
@@ -202,6 +202,11 @@ struct RenderOptions {
     /// tracer's lanes seldom share a cell: docs/LIGHT_CULLING.md).
     #[arg(long)]
     cull_scalarise: bool,
+    /// How bit arrays are built (--light-culling bits): lights (each light marks the cells its
+    /// footprint touches, with global atomics) or cells (each cell tests every light in shared
+    /// memory, as compaction builds index lists).
+    #[arg(long, default_value = "lights")]
+    cull_bits_build: BitsBuild,
     /// Rebuild the lights' selection structure at the start of every pass (megakernel) or
     /// scheduler submission (wavefront), as changing emission would, so that --stats shows its
     /// cost.
@@ -801,6 +806,7 @@ fn render_settings(
             grid_cells: args.light_grid_cells,
             depth_mask: !args.no_depth_mask,
             scalarise: args.cull_scalarise,
+            bits_build: args.cull_bits_build,
         },
         environment,
         rebuild_lights_every_pass: args.rebuild_lights,

@@ -246,3 +246,26 @@ fn a_light_share_other_than_1_2_or_4_is_a_clear_error() {
         assert_render_refused(scene, &args, &out, needle);
     }
 }
+
+#[test]
+fn an_unknown_bit_array_build_is_a_clear_error() {
+    let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/cornell-box/cornell-box.gltf");
+    let out = std::env::temp_dir().join(format!("wavetrace-cli-bits-build-{}.exr", std::process::id()));
+    let args = [
+        "--res",
+        "8",
+        "8",
+        "--spp",
+        "1",
+        "--light-culling",
+        "bits",
+        "--cull-bits-build",
+        "tiles",
+    ];
+    assert_render_refused(
+        scene,
+        &args,
+        &out,
+        "unknown bit array build 'tiles' (one of: cells, lights)",
+    );
+}

@@ -17,7 +17,7 @@ use wavetrace::integrator::{IntegratorKind, RenderSettings, Renderer};
 use wavetrace::interface::{GpuCullLight, GpuLightTile, LIGHT_CULLING_DEPTH_BINS, LIGHT_CULLING_NO_DEPTH};
 use wavetrace::lights::culling::reference::{self, CullGrid};
 use wavetrace::lights::culling::{CellContents, CullLayout};
-use wavetrace::lights::{CullingFormat, CullingSettings, LightCulling};
+use wavetrace::lights::{BitsBuild, CullingFormat, CullingSettings, LightCulling};
 use wavetrace::scene::{Instance, Material, Mesh, PinholeCamera, PunctualKind, PunctualLight, Scene};
 
 const WIDTH: u32 = 40;
@@ -125,6 +125,7 @@ fn cull(
     depths: &[f32],
     format: CullingFormat,
     list_capacity: u32,
+    bits_build: BitsBuild,
 ) -> (LightCulling, CellContents) {
     let settings = CullingSettings {
         format,
@@ -133,6 +134,7 @@ fn cull(
         grid_cells: 500,
         depth_mask: true,
         scalarise: false,
+        bits_build,
     };
     let culling = LightCulling::new(
         context,
@@ -144,14 +146,19 @@ fn cull(
     )
     .unwrap()
     .expect("the scene has ranged lights");
-    let staging = Buffer::from_slice(context, "test corner depths", depths, BufferUsage::STORAGE).unwrap();
-    context
-        .run_once("light culling test", |commands| {
-            commands.copy_buffer(&staging, 0, culling.corner_depths(), 0, staging.size());
-            commands.compute_barrier();
-            culling.record_cells(commands, None)
-        })
-        .unwrap();
+    // A first cull of other depths (every tile hit at depth 10) leaves cells that the second
+    // must not keep: whatever a build does not overwrite, it has to clear.
+    let other = vec![10.0f32; depths.len()];
+    for depths in [&other[..], depths] {
+        let staging = Buffer::from_slice(context, "test corner depths", depths, BufferUsage::STORAGE).unwrap();
+        context
+            .run_once("light culling test", |commands| {
+                commands.copy_buffer(&staging, 0, culling.corner_depths(), 0, staging.size());
+                commands.compute_barrier();
+                culling.record_cells(commands, None)
+            })
+            .unwrap();
+    }
     let cells = culling.read_cells(context).unwrap();
     (culling, cells)
 }
@@ -261,9 +268,42 @@ fn check_conservative_and_tight(count: usize, seed: u64) {
     let (scene, camera) = random_lights(count, seed);
     let mut rng = SmallRng::seed_from_u64(seed ^ 0x5eed);
     let depths = random_corner_depths(&mut rng);
-    let (bits, bit_cells) = cull(context, &scene, camera, &depths, CullingFormat::Bits, 1024);
-    let (_, list_cells) = cull(context, &scene, camera, &depths, CullingFormat::Lists, 1024);
-    let (_, small_lists) = cull(context, &scene, camera, &depths, CullingFormat::Lists, 3);
+    let (bits, bit_cells) = cull(
+        context,
+        &scene,
+        camera,
+        &depths,
+        CullingFormat::Bits,
+        1024,
+        BitsBuild::Cells,
+    );
+    let (_, scattered) = cull(
+        context,
+        &scene,
+        camera,
+        &depths,
+        CullingFormat::Bits,
+        1024,
+        BitsBuild::Lights,
+    );
+    let (_, list_cells) = cull(
+        context,
+        &scene,
+        camera,
+        &depths,
+        CullingFormat::Lists,
+        1024,
+        BitsBuild::Cells,
+    );
+    let (_, small_lists) = cull(
+        context,
+        &scene,
+        camera,
+        &depths,
+        CullingFormat::Lists,
+        3,
+        BitsBuild::Cells,
+    );
     let layout = *bits.layout();
     let lights = bits.lights(context).unwrap();
     assert_eq!(lights.len(), count);
@@ -346,10 +386,21 @@ fn check_conservative_and_tight(count: usize, seed: u64) {
         assert_eq!(bit_cells.summaries[cell], expected, "cell {cell}");
     }
 
-    // Bits and lists hold the same sets, counted alike; small lists overflow exactly where a
-    // cell holds more.
+    // Bits built by cell and by light, and lists, hold the same sets, counted alike (the lights'
+    // build reduces the tiles' bounds in a kernel of its own, to the same bits, and clears the
+    // cells itself); small lists overflow exactly where a cell holds more.
     assert_eq!(bit_cells.counts, list_cells.counts);
     assert_eq!(bit_cells.lights, list_cells.lights);
+    let tile_bits = |tiles: &[GpuLightTile]| -> Vec<(u32, u32, u32)> {
+        tiles
+            .iter()
+            .map(|t| (t.z_min.to_bits(), t.z_max.to_bits(), t.mask))
+            .collect()
+    };
+    assert_eq!(tile_bits(&scattered.tiles), tile_bits(&bit_cells.tiles));
+    assert_eq!(scattered.counts, bit_cells.counts);
+    assert_eq!(scattered.lights, bit_cells.lights);
+    assert_eq!(scattered.summaries, bit_cells.summaries);
     for (cell, &count) in bit_cells.counts.iter().enumerate() {
         assert_eq!(count as usize, bit_cells.lights[cell].len());
         assert_eq!(small_lists.counts[cell], count);
@@ -378,9 +429,37 @@ fn bit_arrays_past_one_shared_chunk_match_lists() {
     let (scene, camera) = random_lights(70_001, 4);
     let mut rng = SmallRng::seed_from_u64(4);
     let depths = random_corner_depths(&mut rng);
-    let (_, bits) = cull(context, &scene, camera, &depths, CullingFormat::Bits, 1024);
-    let (_, lists) = cull(context, &scene, camera, &depths, CullingFormat::Lists, 1024);
+    let (_, bits) = cull(
+        context,
+        &scene,
+        camera,
+        &depths,
+        CullingFormat::Bits,
+        1024,
+        BitsBuild::Cells,
+    );
+    let (_, lists) = cull(
+        context,
+        &scene,
+        camera,
+        &depths,
+        CullingFormat::Lists,
+        1024,
+        BitsBuild::Cells,
+    );
+    let (_, scattered) = cull(
+        context,
+        &scene,
+        camera,
+        &depths,
+        CullingFormat::Bits,
+        1024,
+        BitsBuild::Lights,
+    );
     assert_eq!(bits.counts, lists.counts);
+    assert_eq!(scattered.counts, bits.counts);
+    assert_eq!(scattered.lights, bits.lights);
+    assert_eq!(scattered.summaries, bits.summaries);
     for (cell, (b, l)) in bits.lights.iter().zip(&lists.lights).enumerate() {
         if bits.counts[cell] <= 1024 {
             assert_eq!(b, l, "cell {cell}");

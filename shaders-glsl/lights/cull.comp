@@ -3,6 +3,9 @@
 // variant: tiles_lists TILES
 // variant: grid_bits FORMAT_BITS
 // variant: grid_lists
+// variant: scatter_prepare TILES SCATTER_PREPARE
+// variant: scatter_tiles TILES FORMAT_BITS SCATTER
+// variant: scatter_grid FORMAT_BITS SCATTER
 //
 // Light culling: one workgroup per cell (a screen tile with TILES, else a cell of the world
 // grid) tests every light of finite range against the cell, conservatively, and writes the
@@ -13,12 +16,29 @@
 // order whatever order subgroups appended in, and renders are deterministic). A tile first
 // reduces its primary hits' depths (from the depth kernel's pixel corners) to its depth
 // bounds and 2.5D mask.
+//
+// Bit arrays can also be built the other way round (SCATTER, `--cull-bits-build lights`, Drobot
+// 2017's binning): one workgroup per light marks the cells of its footprint (a screen rectangle
+// of tiles, or a box of grid cells) that pass the same test, with global atomicOr into bit
+// arrays cleared beforehand. A light then costs its footprint, not every cell; the bits hold the
+// same sets whichever order the atomics land in, which is what index lists cannot offer
+// without sorting. SCATTER_PREPARE writes the tiles' depth bounds and masks for it (a workgroup
+// of BOUNDS_GROUP threads a tile, each reducing BOUNDS_RUN pixels of a row first) and zeroes
+// every cell's bits, summary and count.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_ballot : require
 
 #include "common.glsl"
 
+#ifdef SCATTER_PREPARE
+// Pixels of a row each thread reduces before the workgroup does (a quarter of the threads'
+// loads of a pixel a thread; 8 pixels, or 8 tiles a workgroup, measured no faster).
+const uint BOUNDS_RUN = 4u;
+const uint BOUNDS_GROUP = LIGHT_CULLING_TILE * LIGHT_CULLING_TILE / BOUNDS_RUN;
+layout(local_size_x = BOUNDS_GROUP) in;
+#else
 layout(local_size_x = LIGHT_CULLING_GROUP) in;
+#endif
 
 layout(push_constant, scalar) uniform PushBlock {
     LightCullingPush push;
@@ -28,10 +48,15 @@ layout(buffer_reference, scalar) readonly buffer Lights { GpuCullLight v[]; };
 layout(buffer_reference, scalar) readonly buffer Spheres { vec4 v[]; };
 layout(buffer_reference, scalar) readonly buffer Depths { float v[]; };
 layout(buffer_reference, scalar) writeonly buffer Tiles { GpuLightTile v[]; };
+layout(buffer_reference, scalar) readonly buffer TileBounds { GpuLightTile v[]; };
 layout(buffer_reference, scalar) writeonly buffer Words { uint v[]; };
+layout(buffer_reference, scalar) buffer AtomicWords { uint v[]; };
 
+#if !defined(SCATTER)
 shared uint shared_count;
-#ifdef FORMAT_BITS
+#endif
+#if defined(SCATTER) || defined(SCATTER_PREPARE)
+#elif defined(FORMAT_BITS)
 shared uint shared_bits[LIGHT_CULLING_SHARED_WORDS];
 // A bit per word of shared_bits that holds any light, set with the light's bit (hits are few,
 // so the second atomic costs less than a pass over the words after them).
@@ -47,9 +72,11 @@ vec3 box_upper;
 vec3 sphere_center;
 float sphere_radius;
 #ifdef TILES
+#ifndef SCATTER
 shared uint shared_z_min;
 shared uint shared_z_max;
 shared uint shared_mask;
+#endif
 vec3 planes[4];
 GpuLightTile bounds;
 
@@ -77,67 +104,118 @@ float image_y(float y) {
     return (1.0 - 2.0 * y / float(push.height)) * push.tan_half_yfov;
 }
 
-// The tile's depth bounds and mask from its pixels' corners (each pixel: the interval its
-// corners' hits span, widened by the margin, so points offset off a surface stay inside),
-// then its planes and box. False for a tile with no primary hit.
-bool tile_volume(uint tile) {
+#ifndef SCATTER
+// The interval a pixel's corners' hits span, widened by the margin (so points offset off a
+// surface stay inside); false when no corner hit anything.
+bool pixel_interval(float corners[4], out float lo, out float hi) {
+    lo = uintBitsToFloat(0x7f800000u);
+    hi = 0.0;
+    for (int i = 0; i < 4; ++i) {
+        if (corners[i] >= 0.0) {
+            lo = min(lo, corners[i]);
+            hi = max(hi, corners[i]);
+        }
+    }
+    if (!(lo <= hi)) {
+        return false;
+    }
+    lo = max(lo - push.margin, 0.0);
+    hi += push.margin;
+    return true;
+}
+
+// The slices of `bounds` a pixel marks in the tile's mask. A pixel whose corners lie within
+// two slices marks the slices between them (a surface across the pixel); one whose corners are
+// further apart straddles a silhouette and marks only its corners' own slices, so the gap
+// behind an edge stays out of the mask.
+uint pixel_bins(float corners[4], float lo, float hi) {
+    if (hi - lo <= 2.0 * (bounds.z_max - bounds.z_min) / float(LIGHT_CULLING_DEPTH_BINS)) {
+        return bin_span(tile_bin(lo), tile_bin(hi));
+    }
+    uint corner_bins = 0u;
+    for (int i = 0; i < 4; ++i) {
+        if (corners[i] >= 0.0) {
+            corner_bins |= bin_span(tile_bin(max(corners[i] - push.margin, 0.0)), tile_bin(corners[i] + push.margin));
+        }
+    }
+    return corner_bins;
+}
+
+float corner_depth(uint x, uint y) {
+    return Depths(push.corner_depths).v[y * (push.width + 1u) + x];
+}
+
+#ifdef SCATTER_PREPARE
+const uint PIXELS = BOUNDS_RUN;
+#else
+const uint PIXELS = 1u;
+#endif
+
+// The tile's depth bounds and mask from its pixels' corners into `bounds` and the tiles'
+// buffer; all threads of the workgroup call it, each for PIXELS pixels of a row.
+void tile_reduce_bounds(uint tile) {
     uint tx = tile % push.tiles_x;
     uint ty = tile / push.tiles_x;
-    uint x = tx * LIGHT_CULLING_TILE + gl_LocalInvocationID.x % LIGHT_CULLING_TILE;
-    uint y = ty * LIGHT_CULLING_TILE + gl_LocalInvocationID.x / LIGHT_CULLING_TILE;
+    uint runs = LIGHT_CULLING_TILE / PIXELS;
+    uint x = tx * LIGHT_CULLING_TILE + gl_LocalInvocationID.x % runs * PIXELS;
+    uint y = ty * LIGHT_CULLING_TILE + gl_LocalInvocationID.x / runs;
     if (gl_LocalInvocationID.x == 0u) {
         shared_z_min = 0x7f800000u;
         shared_z_max = 0u;
         shared_mask = 0u;
     }
     barrier();
-    float lo = uintBitsToFloat(0x7f800000u);
-    float hi = 0.0;
-    float corners[4] = float[4](-1.0, -1.0, -1.0, -1.0);
-    if (x < push.width && y < push.height) {
-        uint row = push.width + 1u;
-        corners = float[4](Depths(push.corner_depths).v[y * row + x], Depths(push.corner_depths).v[y * row + x + 1u],
-                           Depths(push.corner_depths).v[(y + 1u) * row + x],
-                           Depths(push.corner_depths).v[(y + 1u) * row + x + 1u]);
-        for (int i = 0; i < 4; ++i) {
-            if (corners[i] >= 0.0) {
-                lo = min(lo, corners[i]);
-                hi = max(hi, corners[i]);
-            }
+    // A run's corners: the row above its pixels and the row below, PIXELS + 1 each.
+    float above[PIXELS + 1u];
+    float below[PIXELS + 1u];
+    for (uint i = 0u; i <= PIXELS; ++i) {
+        bool inside = x + i <= push.width && y < push.height;
+        above[i] = inside ? corner_depth(x + i, y) : -1.0;
+        below[i] = inside ? corner_depth(x + i, y + 1u) : -1.0;
+    }
+    float lo[PIXELS];
+    float hi[PIXELS];
+    bool hit[PIXELS];
+    float run_lo = uintBitsToFloat(0x7f800000u);
+    float run_hi = 0.0;
+    for (uint i = 0u; i < PIXELS; ++i) {
+        float corners[4] = float[4](above[i], above[i + 1u], below[i], below[i + 1u]);
+        hit[i] = x + i < push.width && pixel_interval(corners, lo[i], hi[i]);
+        if (hit[i]) {
+            run_lo = min(run_lo, lo[i]);
+            run_hi = max(run_hi, hi[i]);
         }
-        if (lo <= hi) {
-            lo = max(lo - push.margin, 0.0);
-            hi += push.margin;
-            atomicMin(shared_z_min, floatBitsToUint(lo));
-            atomicMax(shared_z_max, floatBitsToUint(hi));
-        }
+    }
+    if (run_lo <= run_hi) {
+        atomicMin(shared_z_min, floatBitsToUint(run_lo));
+        atomicMax(shared_z_max, floatBitsToUint(run_hi));
     }
     barrier();
     bounds = GpuLightTile(uintBitsToFloat(shared_z_min), uintBitsToFloat(shared_z_max), 0u, 0u);
-    // A pixel whose corners lie within two slices marks the slices between them (a surface
-    // across the pixel); one whose corners are further apart straddles a silhouette and marks
-    // only its corners' own slices, so the gap behind an edge stays out of the mask.
-    if (lo <= hi) {
-        if (hi - lo <= 2.0 * (bounds.z_max - bounds.z_min) / float(LIGHT_CULLING_DEPTH_BINS)) {
-            atomicOr(shared_mask, bin_span(tile_bin(lo), tile_bin(hi)));
-        } else {
-            uint corner_bins = 0u;
-            for (int i = 0; i < 4; ++i) {
-                if (corners[i] >= 0.0) {
-                    corner_bins |= bin_span(tile_bin(max(corners[i] - push.margin, 0.0)), tile_bin(corners[i] + push.margin));
-                }
-            }
-            atomicOr(shared_mask, corner_bins);
+    uint bins = 0u;
+    for (uint i = 0u; i < PIXELS; ++i) {
+        if (hit[i]) {
+            bins |= pixel_bins(float[4](above[i], above[i + 1u], below[i], below[i + 1u]), lo[i], hi[i]);
         }
+    }
+    if (bins != 0u) {
+        atomicOr(shared_mask, bins);
     }
     barrier();
     bounds.mask = push.depth_mask != 0u ? shared_mask : 0xffffffffu;
     if (gl_LocalInvocationID.x == 0u) {
         Tiles(push.tiles).v[tile] = bounds;
     }
+}
+#endif
+
+// The tile's four planes and box from `bounds`. False for a tile with no primary hit.
+bool tile_frustum(uint tile) {
     if (!(bounds.z_min <= bounds.z_max)) {
         return false;
     }
+    uint tx = tile % push.tiles_x;
+    uint ty = tile / push.tiles_x;
     float x0 = image_x(float(tx * LIGHT_CULLING_TILE));
     float x1 = image_x(float(min((tx + 1u) * LIGHT_CULLING_TILE, push.width)));
     float y0 = image_y(float(ty * LIGHT_CULLING_TILE));
@@ -165,6 +243,11 @@ bool grid_volume(uint cell) {
     box_upper = push.grid_lower + vec3(g + 1u) / push.grid_scale;
     return true;
 }
+#endif
+
+#ifdef SCATTER
+// The light a scatter workgroup marks cells for, loaded once up front.
+GpuCullLight scatter_light;
 #endif
 
 // Whether the light can send anything to a point of the cell: its range sphere (widened by
@@ -196,7 +279,11 @@ bool touches(uint index, vec4 sphere) {
         return false;
     }
 #endif
+#ifdef SCATTER
+    GpuCullLight light = scatter_light;
+#else
     GpuCullLight light = Lights(push.lights).v[index];
+#endif
     if (light.cone != 0u) {
         // The distance from the sphere's centre to the cone's side, in the plane through the
         // axis: a lower bound on its distance to the cone (Wronski 2017), so the test errs
@@ -213,6 +300,7 @@ bool touches(uint index, vec4 sphere) {
     return true;
 }
 
+#if !defined(SCATTER) && !defined(SCATTER_PREPARE)
 #ifndef FORMAT_BITS
 // One ballot per subgroup: the lanes that hit are counted with one shared atomic, and each
 // gets its place among them.
@@ -298,7 +386,8 @@ void main() {
 #endif
     // The shared state above is cleared before the volume's barriers, which publish it.
 #ifdef TILES
-    bool any = tile_volume(cell);
+    tile_reduce_bounds(cell);
+    bool any = tile_frustum(cell);
 #else
     bool any = grid_volume(cell);
     barrier();
@@ -353,3 +442,118 @@ void main() {
     }
 #endif
 }
+#elif defined(SCATTER_PREPARE)
+// The tiles' depth bounds and masks, and every cell's bits, summary and count zeroed by all
+// threads of the launch together (one launch instead of a bounds kernel and three fills).
+void main() {
+    uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * push.groups_x;
+    if (group < push.tiles_x * push.tiles_y) {
+        tile_reduce_bounds(group);
+    }
+    uint threads = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_WorkGroupSize.x;
+    uint thread = group * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+    uint cells = push.tiles_x * push.tiles_y + push.grid_x * push.grid_y * push.grid_z;
+    for (uint i = thread; i < cells * push.words; i += threads) {
+        Words(push.bits).v[i] = 0u;
+    }
+    for (uint i = thread; i < cells * push.summary_words; i += threads) {
+        Words(push.summaries).v[i] = 0u;
+    }
+    for (uint i = thread; i < cells; i += threads) {
+        Words(push.counts).v[i] = 0u;
+    }
+}
+#else
+#ifdef TILES
+// The first and last column (or row) of tiles whose wedge between two planes through the
+// camera a sphere can reach. `a` is the sphere centre's coordinate across the wedges, `z`
+// its depth (more than `r`, so the whole sphere is in front), `r` its radius; `scale` maps
+// image coordinates (tangents) to pixels from the image's edge. The tangent planes from the
+// camera to the sphere bound the tangents it spans: tan(alpha +- beta), alpha the centre's
+// angle and beta = asin(r / distance). Widened by a tile either way against rounding:
+// touches() decides each tile of the span exactly.
+ivec2 tile_span(float a, float z, float r, float half_extent, float pixels, uint tiles, bool flip) {
+    float l = sqrt(max(a * a + z * z - r * r, 0.0));
+    float t_lo = (a * l - r * z) / (z * l + a * r);
+    float t_hi = (a * l + r * z) / (z * l - a * r);
+    if (!(z * l - a * r > 0.0) || !(z * l + a * r > 0.0)) {
+        return ivec2(0, int(tiles) - 1);
+    }
+    float p_lo = (t_lo / half_extent + 1.0) * 0.5 * pixels;
+    float p_hi = (t_hi / half_extent + 1.0) * 0.5 * pixels;
+    if (flip) {
+        float p = pixels - p_hi;
+        p_hi = pixels - p_lo;
+        p_lo = p;
+    }
+    float edge = float(LIGHT_CULLING_TILE);
+    float first = floor(clamp(p_lo, -edge, pixels + edge) / edge) - 1.0;
+    float last = floor(clamp(p_hi, -edge, pixels + edge) / edge) + 1.0;
+    return ivec2(max(int(first), 0), min(int(last), int(tiles) - 1));
+}
+#endif
+
+// One workgroup per light: the cells of its footprint that pass touches() get its bit.
+void main() {
+    uint light = gl_WorkGroupID.x + gl_WorkGroupID.y * push.groups_x;
+    if (light >= push.count) {
+        return;
+    }
+    vec4 sphere = Spheres(push.spheres).v[light];
+    scatter_light = Lights(push.lights).v[light];
+    float r = sphere.w + push.margin;
+#ifdef TILES
+    vec3 d = sphere.xyz - push.camera_origin;
+    float z = dot(d, push.camera_forward);
+    ivec2 columns = ivec2(0, int(push.tiles_x) - 1);
+    ivec2 rows = ivec2(0, int(push.tiles_y) - 1);
+    // A sphere that reaches the camera's plane spans every tile it can (planes through the
+    // camera bound nothing behind it).
+    if (z > r * 1.001) {
+        columns = tile_span(dot(d, push.camera_right), z, r, push.tan_half_yfov * push.aspect, float(push.width),
+                            push.tiles_x, false);
+        rows = tile_span(dot(d, push.camera_up), z, r, push.tan_half_yfov, float(push.height), push.tiles_y, true);
+    }
+    if (columns.x > columns.y || rows.x > rows.y) {
+        return;
+    }
+    uint width = uint(columns.y - columns.x + 1);
+    uint span = width * uint(rows.y - rows.x + 1);
+    uint cell_base = 0u;
+#else
+    ivec3 dims = ivec3(push.grid_x, push.grid_y, push.grid_z);
+    vec3 lo = clamp(floor((sphere.xyz - r - push.grid_lower) * push.grid_scale) - 1.0, vec3(-1.0), vec3(dims));
+    vec3 hi = clamp(floor((sphere.xyz + r - push.grid_lower) * push.grid_scale) + 1.0, vec3(-1.0), vec3(dims));
+    ivec3 first = max(ivec3(lo), ivec3(0));
+    ivec3 last = min(ivec3(hi), dims - 1);
+    if (any(greaterThan(first, last))) {
+        return;
+    }
+    uvec3 extent = uvec3(last - first + 1);
+    uint span = extent.x * extent.y * extent.z;
+    uint cell_base = push.tiles_x * push.tiles_y;
+#endif
+    for (uint i = gl_LocalInvocationID.x; i < span; i += gl_WorkGroupSize.x) {
+#ifdef TILES
+        uint cell = (uint(rows.x) + i / width) * push.tiles_x + uint(columns.x) + i % width;
+        bounds = TileBounds(push.tiles).v[cell];
+        if (!tile_frustum(cell)) {
+            continue;
+        }
+#else
+        uvec3 g = uvec3(first) + uvec3(i % extent.x, (i / extent.x) % extent.y, i / (extent.x * extent.y));
+        uint cell = (g.z * push.grid_y + g.y) * push.grid_x + g.x;
+        grid_volume(cell);
+#endif
+        sphere_center = 0.5 * (box_lower + box_upper);
+        sphere_radius = 0.5 * length(box_upper - box_lower);
+        if (touches(light, sphere)) {
+            uint out_cell = cell_base + cell;
+            uint word = light / 32u;
+            atomicOr(AtomicWords(push.bits).v[out_cell * push.words + word], 1u << (light % 32u));
+            atomicOr(AtomicWords(push.summaries).v[out_cell * push.summary_words + word / 32u], 1u << (word % 32u));
+            atomicAdd(AtomicWords(push.counts).v[out_cell], 1u);
+        }
+    }
+}
+#endif

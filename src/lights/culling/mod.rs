@@ -4,9 +4,12 @@
 //! next-event estimation chooses among those of the shading point's cell
 //! (light_culling.glsl). docs/LIGHT_CULLING.md compares the two list formats.
 //!
-//! Built on the GPU in three dispatches, all replayed when lights or the camera move: the
-//! depth of the primary hit through every pixel corner (`cull_depth`, either trace backend),
-//! then one workgroup per tile and one per grid cell (`cull_tiles_*`, `cull_grid_*`).
+//! Built on the GPU, all replayed when lights or the camera move: the depth of the primary hit
+//! through every pixel corner (`cull_depth`, either trace backend), then either one workgroup
+//! per tile and one per grid cell testing every light (`cull_tiles_*`, `cull_grid_*`), or, for
+//! bit arrays by default, the tiles' depth bounds and every cell cleared
+//! (`cull_scatter_prepare`), then one workgroup per light marking the tiles and grid cells of
+//! its footprint (`cull_scatter_tiles`, `cull_scatter_grid`; [`BitsBuild`]).
 
 pub mod reference;
 
@@ -71,6 +74,43 @@ impl std::str::FromStr for CullingFormat {
     }
 }
 
+/// How bit arrays are built (`--cull-bits-build`); index lists are always compacted per cell.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BitsBuild {
+    /// Each cell tests every light and sets the bits of those that touch it in shared memory
+    /// (the seed's way, as compaction does for lists): cells x lights tests.
+    Cells,
+    /// Each light tests the cells of its footprint (a screen rectangle of tiles from its
+    /// tangent planes, a box of grid cells) and sets its bit in those it touches with global
+    /// atomics (Drobot 2017's binning): only what the footprints hold is tested. Bits are
+    /// order-free, so the arrays come out the same; a list's order is not.
+    #[default]
+    Lights,
+}
+
+impl BitsBuild {
+    pub const ALL: [BitsBuild; 2] = [Self::Cells, Self::Lights];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Cells => "cells",
+            Self::Lights => "lights",
+        }
+    }
+}
+
+impl std::str::FromStr for BitsBuild {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|b| b.name() == text)
+            .ok_or_else(|| format!("unknown bit array build '{text}' (one of: cells, lights)"))
+    }
+}
+
 /// Light culling's settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct CullingSettings {
@@ -88,6 +128,8 @@ pub struct CullingSettings {
     /// lanes are rarely in one cell, and on the H100 the union walk costs up to twice the
     /// shading time (docs/LIGHT_CULLING.md).
     pub scalarise: bool,
+    /// How bit arrays are built.
+    pub bits_build: BitsBuild,
 }
 
 impl Default for CullingSettings {
@@ -99,6 +141,7 @@ impl Default for CullingSettings {
             grid_cells: DEFAULT_GRID_CELLS,
             depth_mask: true,
             scalarise: false,
+            bits_build: BitsBuild::default(),
         }
     }
 }
@@ -172,8 +215,7 @@ pub struct LightCulling {
     lists: Option<Buffer>,
     counts: Buffer,
     depth: TraceKernel<LightCullingPush>,
-    cull_tiles: ComputePipeline<LightCullingPush>,
-    cull_grid: ComputePipeline<LightCullingPush>,
+    cells: CellKernels,
     backend: TraceBackend,
     max_groups_x: u32,
 }
@@ -227,10 +269,7 @@ impl LightCulling {
         let corners = (u64::from(width) + 1) * (u64::from(height) + 1);
         let summary_words = words.div_ceil(32);
         let (bits, summaries, lists) = cell_buffers(context, &settings, cells, words)?;
-        let kernels = |bits: ShaderId, lists: ShaderId| match settings.format {
-            CullingFormat::Bits => bits,
-            _ => lists,
-        };
+        let cells_kernels = CellKernels::new(context, &settings)?;
         Ok(Some(Self {
             settings,
             layout,
@@ -256,16 +295,7 @@ impl LightCulling {
             lists,
             counts: storage("light culling counts", cells * 4)?,
             depth: depth_kernel(context, backend)?,
-            cull_tiles: ComputePipeline::new(
-                context,
-                kernels(ids::LIGHTS_CULL_TILES_BITS, ids::LIGHTS_CULL_TILES_LISTS),
-                &[],
-            )?,
-            cull_grid: ComputePipeline::new(
-                context,
-                kernels(ids::LIGHTS_CULL_GRID_BITS, ids::LIGHTS_CULL_GRID_LISTS),
-                &[],
-            )?,
+            cells: cells_kernels,
             backend,
             max_groups_x: context.adapter().capabilities.max_compute_workgroup_count[0],
         }))
@@ -368,18 +398,38 @@ impl LightCulling {
         self.record_cells(commands, profiler)
     }
 
-    /// Records the tiles' cull (from the corner depths) and the grid's, then a barrier.
+    /// Records the tiles' cull (from the corner depths) and the grid's, then a barrier. Built
+    /// by light, the tiles' scope also holds the tiles' bounds and the clearing of every cell
+    /// (the grid's included), on which the grid's scatter waits.
     pub fn record_cells(&self, commands: &mut CommandBuffer, mut profiler: Option<&mut Profiler>) -> GpuResult<()> {
         let tile_groups = self.groups(self.layout.tiles())?;
-        let grid_groups = self.groups(self.layout.grid.cells())?;
-        timed(commands, profiler.as_deref_mut(), "light_cull_tiles", &|commands| {
-            commands.dispatch(&self.cull_tiles, &self.cull_push(tile_groups.x), tile_groups);
-            Ok(())
-        })?;
-        timed(commands, profiler, "light_cull_grid", &|commands| {
-            commands.dispatch(&self.cull_grid, &self.cull_push(grid_groups.x), grid_groups);
-            Ok(())
-        })?;
+        match &self.cells {
+            CellKernels::PerCell { tiles, grid } => {
+                let grid_groups = self.groups(self.layout.grid.cells())?;
+                timed(commands, profiler.as_deref_mut(), "light_cull_tiles", &|commands| {
+                    commands.dispatch(tiles, &self.cull_push(tile_groups.x), tile_groups);
+                    Ok(())
+                })?;
+                timed(commands, profiler, "light_cull_grid", &|commands| {
+                    commands.dispatch(grid, &self.cull_push(grid_groups.x), grid_groups);
+                    Ok(())
+                })?;
+            }
+            CellKernels::PerLight { prepare, tiles, grid } => {
+                let light_groups = self.groups(self.count)?;
+                // One scope for the tiles' whole cull, as the cells' build has.
+                timed(commands, profiler.as_deref_mut(), "light_cull_tiles", &|commands| {
+                    commands.dispatch(prepare, &self.cull_push(tile_groups.x), tile_groups);
+                    commands.shader_barrier();
+                    commands.dispatch(tiles, &self.cull_push(light_groups.x), light_groups);
+                    Ok(())
+                })?;
+                timed(commands, profiler, "light_cull_grid", &|commands| {
+                    commands.dispatch(grid, &self.cull_push(light_groups.x), light_groups);
+                    Ok(())
+                })?;
+            }
+        }
         barrier(self.backend, commands);
         Ok(())
     }
@@ -530,6 +580,43 @@ fn ranged_split(scene: &Scene, table: &[GpuCullLight]) -> (Vec<f32>, f32) {
         1.0
     };
     (punctual::normalised_cdf(&powers), choice)
+}
+
+/// The kernels that fill the cells after the depth kernel.
+enum CellKernels {
+    /// A workgroup per cell tests every light: one dispatch for the tiles, one for the grid.
+    PerCell {
+        tiles: ComputePipeline<LightCullingPush>,
+        grid: ComputePipeline<LightCullingPush>,
+    },
+    /// Bit arrays by light: the tiles' bounds and every cell cleared, then a workgroup per
+    /// light for the tiles and one for the grid.
+    PerLight {
+        prepare: ComputePipeline<LightCullingPush>,
+        tiles: ComputePipeline<LightCullingPush>,
+        grid: ComputePipeline<LightCullingPush>,
+    },
+}
+
+impl CellKernels {
+    fn new(context: &Context, settings: &CullingSettings) -> GpuResult<Self> {
+        let pipeline = |id: ShaderId| ComputePipeline::new(context, id, &[]);
+        Ok(match (settings.format, settings.bits_build) {
+            (CullingFormat::Bits, BitsBuild::Lights) => Self::PerLight {
+                prepare: pipeline(ids::LIGHTS_CULL_SCATTER_PREPARE)?,
+                tiles: pipeline(ids::LIGHTS_CULL_SCATTER_TILES)?,
+                grid: pipeline(ids::LIGHTS_CULL_SCATTER_GRID)?,
+            },
+            (CullingFormat::Bits, BitsBuild::Cells) => Self::PerCell {
+                tiles: pipeline(ids::LIGHTS_CULL_TILES_BITS)?,
+                grid: pipeline(ids::LIGHTS_CULL_GRID_BITS)?,
+            },
+            _ => Self::PerCell {
+                tiles: pipeline(ids::LIGHTS_CULL_TILES_LISTS)?,
+                grid: pipeline(ids::LIGHTS_CULL_GRID_LISTS)?,
+            },
+        })
+    }
 }
 
 /// The format's cell storage: bit arrays and their summaries, or index lists.
