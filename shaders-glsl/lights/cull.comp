@@ -23,8 +23,8 @@
 // arrays cleared beforehand. A light then costs its footprint, not every cell; the bits hold the
 // same sets whichever order the atomics land in, which is what index lists cannot offer
 // without sorting. SCATTER_PREPARE writes the tiles' depth bounds and masks for it (a workgroup
-// of BOUNDS_GROUP threads a tile, each reducing BOUNDS_RUN pixels of a row first) and zeroes
-// every cell's bits, summary and count.
+// of BOUNDS_GROUP threads a tile, each reducing BOUNDS_RUN pixels of a row first) and empties
+// every cell.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_ballot : require
 
@@ -443,8 +443,11 @@ void main() {
 #endif
 }
 #elif defined(SCATTER_PREPARE)
-// The tiles' depth bounds and masks, and every cell's bits, summary and count zeroed by all
-// threads of the launch together (one launch instead of a bounds kernel and three fills).
+// The tiles' depth bounds and masks, and every cell emptied by all threads of the launch
+// together. Only the words the last cull's summaries flag can hold bits (the arrays are
+// zeroed once when made, and every cull's summaries flag each word it sets), so those words
+// and the summaries are zeroed, not every word: at 10^5 lights a cell has 3,125 words and a
+// few dozen lights.
 void main() {
     uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * push.groups_x;
     if (group < push.tiles_x * push.tiles_y) {
@@ -453,11 +456,16 @@ void main() {
     uint threads = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_WorkGroupSize.x;
     uint thread = group * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
     uint cells = push.tiles_x * push.tiles_y + push.grid_x * push.grid_y * push.grid_z;
-    for (uint i = thread; i < cells * push.words; i += threads) {
-        Words(push.bits).v[i] = 0u;
-    }
     for (uint i = thread; i < cells * push.summary_words; i += threads) {
-        Words(push.summaries).v[i] = 0u;
+        uint flagged = AtomicWords(push.summaries).v[i];
+        if (flagged != 0u) {
+            uint first = i / push.summary_words * push.words + i % push.summary_words * 32u;
+            while (flagged != 0u) {
+                Words(push.bits).v[first + findLSB(flagged)] = 0u;
+                flagged &= flagged - 1u;
+            }
+            AtomicWords(push.summaries).v[i] = 0u;
+        }
     }
     for (uint i = thread; i < cells; i += threads) {
         Words(push.counts).v[i] = 0u;

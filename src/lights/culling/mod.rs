@@ -270,7 +270,7 @@ impl LightCulling {
         let summary_words = words.div_ceil(32);
         let (bits, summaries, lists) = cell_buffers(context, &settings, cells, words)?;
         let cells_kernels = CellKernels::new(context, &settings)?;
-        Ok(Some(Self {
+        let culling = Self {
             settings,
             layout,
             lights: Buffer::from_slice(context, "culled lights", &table, BufferUsage::STORAGE)?,
@@ -298,7 +298,17 @@ impl LightCulling {
             cells: cells_kernels,
             backend,
             max_groups_x: context.adapter().capabilities.max_compute_workgroup_count[0],
-        }))
+        };
+        if let CellKernels::PerLight { .. } = culling.cells {
+            // Built by light, a cull empties only the words the last one's summaries flag.
+            context.run_once("light culling: empty cells", |commands| {
+                for buffer in [&culling.bits, &culling.summaries].into_iter().flatten() {
+                    commands.fill_buffer(buffer, 0, buffer.size(), 0);
+                }
+                Ok(())
+            })?;
+        }
+        Ok(Some(culling))
     }
 
     pub fn settings(&self) -> &CullingSettings {
