@@ -9,9 +9,17 @@ fn wavetrace() -> Command {
 
 /// `wavetrace render SCENE ARGS -o OUT` fails, without a panic, with an error that contains
 /// `needle`.
+const CORNELL_BOX: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/cornell-box/cornell-box.gltf");
+
+/// An output path of this process's own, so that test binaries running at once do not clash.
+fn scratch_exr(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("wavetrace-cli-{name}-{}.exr", std::process::id()))
+}
+
+/// An 8 x 8 render of one sample a pixel with `args` fails with `needle` in its message.
 fn assert_render_refused(scene: &str, args: &[&str], out: &std::path::Path, needle: &str) {
     let output = wavetrace()
-        .args(["render", scene])
+        .args(["render", scene, "--res", "8", "8", "--spp", "1"])
         .args(args)
         .arg("-o")
         .arg(out)
@@ -93,7 +101,7 @@ fn no_driver_is_a_clear_error() {
 fn render_writes_exr_and_png_and_bad_scenes_are_clear_errors() {
     let dir = std::env::temp_dir().join(format!("wavetrace-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/cornell-box/cornell-box.gltf");
+    let scene = CORNELL_BOX;
     let (exr, png) = (dir.join("out.exr"), dir.join("out.png"));
     let output = wavetrace()
         .args([
@@ -196,7 +204,6 @@ fn environment_options_render_and_bad_ones_are_clear_errors() {
             "--env-strength",
         ),
     ] {
-        let args: Vec<&str> = ["--res", "8", "8", "--spp", "1"].into_iter().chain(args).collect();
         assert_render_refused(scene, &args, &exr, needle);
     }
 }
@@ -205,63 +212,31 @@ fn environment_options_render_and_bad_ones_are_clear_errors() {
 fn more_bdpt_shadow_paths_than_32_bit_offsets_reach_are_a_clear_error() {
     // 2^26 slots at depth 8 are 2^29 shadow paths: their arrays and light vertex planes would
     // pass 4 GiB, where the shaders' offsets wrap. Refused before anything is allocated.
-    let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/cornell-box/cornell-box.gltf");
-    let out = std::env::temp_dir().join(format!("wavetrace-cli-slots-{}.exr", std::process::id()));
-    let args = [
-        "--res",
-        "8",
-        "8",
-        "--spp",
-        "1",
-        "--max-depth",
-        "8",
-        "--integrator",
-        "bdpt",
-        "--path-slots",
-        "67108864",
-    ];
+    let scene = CORNELL_BOX;
+    let out = scratch_exr("slots");
+    let args = ["--max-depth", "8", "--integrator", "bdpt", "--path-slots", "67108864"];
     assert_render_refused(scene, &args, &out, "67108864 path slots at depth 8");
 }
 
 #[test]
 fn a_light_share_other_than_1_2_or_4_is_a_clear_error() {
-    let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/cornell-box/cornell-box.gltf");
-    let out = std::env::temp_dir().join(format!("wavetrace-cli-share-{}.exr", std::process::id()));
+    let scene = CORNELL_BOX;
+    let out = scratch_exr("share");
     for (share, needle) in [
         ("3", "must be 1, 2 or 4"),
         ("8", "--bdpt-light-share"),
         ("0", "--bdpt-light-share"),
     ] {
-        let args = [
-            "--res",
-            "8",
-            "8",
-            "--spp",
-            "1",
-            "--integrator",
-            "bdpt",
-            "--bdpt-light-share",
-            share,
-        ];
+        let args = ["--integrator", "bdpt", "--bdpt-light-share", share];
         assert_render_refused(scene, &args, &out, needle);
     }
 }
 
 #[test]
 fn an_unknown_bit_array_build_is_a_clear_error() {
-    let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/cornell-box/cornell-box.gltf");
-    let out = std::env::temp_dir().join(format!("wavetrace-cli-bits-build-{}.exr", std::process::id()));
-    let args = [
-        "--res",
-        "8",
-        "8",
-        "--spp",
-        "1",
-        "--light-culling",
-        "bits",
-        "--cull-bits-build",
-        "tiles",
-    ];
+    let scene = CORNELL_BOX;
+    let out = scratch_exr("bits-build");
+    let args = ["--light-culling", "bits", "--cull-bits-build", "tiles"];
     assert_render_refused(
         scene,
         &args,

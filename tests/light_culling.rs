@@ -268,42 +268,11 @@ fn check_conservative_and_tight(count: usize, seed: u64) {
     let (scene, camera) = random_lights(count, seed);
     let mut rng = SmallRng::seed_from_u64(seed ^ 0x5eed);
     let depths = random_corner_depths(&mut rng);
-    let (bits, bit_cells) = cull(
-        context,
-        &scene,
-        camera,
-        &depths,
-        CullingFormat::Bits,
-        1024,
-        BitsBuild::Cells,
-    );
-    let (_, scattered) = cull(
-        context,
-        &scene,
-        camera,
-        &depths,
-        CullingFormat::Bits,
-        1024,
-        BitsBuild::Lights,
-    );
-    let (_, list_cells) = cull(
-        context,
-        &scene,
-        camera,
-        &depths,
-        CullingFormat::Lists,
-        1024,
-        BitsBuild::Cells,
-    );
-    let (_, small_lists) = cull(
-        context,
-        &scene,
-        camera,
-        &depths,
-        CullingFormat::Lists,
-        3,
-        BitsBuild::Cells,
-    );
+    let cull_as = |format, capacity, build| cull(context, &scene, camera, &depths, format, capacity, build);
+    let (bits, bit_cells) = cull_as(CullingFormat::Bits, 1024, BitsBuild::Cells);
+    let (_, scattered) = cull_as(CullingFormat::Bits, 1024, BitsBuild::Lights);
+    let (_, list_cells) = cull_as(CullingFormat::Lists, 1024, BitsBuild::Cells);
+    let (_, small_lists) = cull_as(CullingFormat::Lists, 3, BitsBuild::Cells);
     let layout = *bits.layout();
     let lights = bits.lights(context).unwrap();
     assert_eq!(lights.len(), count);
@@ -429,33 +398,10 @@ fn bit_arrays_past_one_shared_chunk_match_lists() {
     let (scene, camera) = random_lights(70_001, 4);
     let mut rng = SmallRng::seed_from_u64(4);
     let depths = random_corner_depths(&mut rng);
-    let (_, bits) = cull(
-        context,
-        &scene,
-        camera,
-        &depths,
-        CullingFormat::Bits,
-        1024,
-        BitsBuild::Cells,
-    );
-    let (_, lists) = cull(
-        context,
-        &scene,
-        camera,
-        &depths,
-        CullingFormat::Lists,
-        1024,
-        BitsBuild::Cells,
-    );
-    let (_, scattered) = cull(
-        context,
-        &scene,
-        camera,
-        &depths,
-        CullingFormat::Bits,
-        1024,
-        BitsBuild::Lights,
-    );
+    let cull_as = |format, build| cull(context, &scene, camera, &depths, format, 1024, build);
+    let (_, bits) = cull_as(CullingFormat::Bits, BitsBuild::Cells);
+    let (_, lists) = cull_as(CullingFormat::Lists, BitsBuild::Cells);
+    let (_, scattered) = cull_as(CullingFormat::Bits, BitsBuild::Lights);
     assert_eq!(bits.counts, lists.counts);
     assert_eq!(scattered.counts, bits.counts);
     assert_eq!(scattered.lights, bits.lights);
