@@ -475,18 +475,19 @@ void main() {
 #ifdef TILES
 // The first and last column (or row) of tiles whose wedge between two planes through the
 // camera a sphere can reach. `a` is the sphere centre's coordinate across the wedges, `z`
-// its depth (more than `r`, so the whole sphere is in front), `r` its radius; `scale` maps
-// image coordinates (tangents) to pixels from the image's edge. The tangent planes from the
-// camera to the sphere bound the tangents it spans: tan(alpha +- beta), alpha the centre's
-// angle and beta = asin(r / distance). Widened by a tile either way against rounding:
-// touches() decides each tile of the span exactly.
+// its depth (more than `r`, so the whole sphere is in front), `r` its radius; `half_extent`
+// is the tangent at the image's edge along that axis, `pixels` the image's size along it, and
+// `flip` says the axis counts pixels the other way (rows, from the top). The tangent planes
+// from the camera to the sphere bound the tangents it spans: tan(alpha +- beta), alpha the
+// centre's angle and beta = asin(r / distance). Widened by a tile either way against
+// rounding: touches() decides each tile of the span exactly.
 ivec2 tile_span(float a, float z, float r, float half_extent, float pixels, uint tiles, bool flip) {
     float l = sqrt(max(a * a + z * z - r * r, 0.0));
-    float t_lo = (a * l - r * z) / (z * l + a * r);
-    float t_hi = (a * l + r * z) / (z * l - a * r);
     if (!(z * l - a * r > 0.0) || !(z * l + a * r > 0.0)) {
         return ivec2(0, int(tiles) - 1);
     }
+    float t_lo = (a * l - r * z) / (z * l + a * r);
+    float t_hi = (a * l + r * z) / (z * l - a * r);
     float p_lo = (t_lo / half_extent + 1.0) * 0.5 * pixels;
     float p_hi = (t_hi / half_extent + 1.0) * 0.5 * pixels;
     if (flip) {

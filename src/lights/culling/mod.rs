@@ -409,7 +409,7 @@ impl LightCulling {
     }
 
     /// Records the tiles' cull (from the corner depths) and the grid's, then a barrier. Built
-    /// by light, the tiles' scope also holds the tiles' bounds and the clearing of every cell
+    /// by light, the tiles' scope also holds the tiles' bounds and the emptying of every cell
     /// (the grid's included), on which the grid's scatter waits.
     pub fn record_cells(&self, commands: &mut CommandBuffer, mut profiler: Option<&mut Profiler>) -> GpuResult<()> {
         let tile_groups = self.groups(self.layout.tiles())?;
@@ -599,7 +599,7 @@ enum CellKernels {
         tiles: ComputePipeline<LightCullingPush>,
         grid: ComputePipeline<LightCullingPush>,
     },
-    /// Bit arrays by light: the tiles' bounds and every cell cleared, then a workgroup per
+    /// Bit arrays by light: the tiles' bounds and every cell emptied, then a workgroup per
     /// light for the tiles and one for the grid.
     PerLight {
         prepare: ComputePipeline<LightCullingPush>,
