@@ -15,7 +15,7 @@ use wavetrace::integrator::Renderer;
 use wavetrace::integrator::{
     Crop, IntegratorKind, MltSettings, MltStart, RenderSettings, RenderStats, Sampler, Schedule, SplatFilm,
 };
-use wavetrace::lights::{BitsBuild, CullingFormat, CullingSettings, LightSelection};
+use wavetrace::lights::{CullBuild, CullingFormat, CullingSettings, LightSelection};
 use wavetrace::scale::{render_split, Chunks, Fingerprint, Part, PartialFilm};
 use wavetrace::scene::{ImportOptions, Scene};
 
@@ -202,11 +202,11 @@ struct RenderOptions {
     /// tracer's lanes seldom share a cell: docs/LIGHT_CULLING.md).
     #[arg(long)]
     cull_scalarise: bool,
-    /// How bit arrays are built (--light-culling bits): lights (each light marks the cells its
-    /// footprint touches, with global atomics) or cells (each cell tests every light in shared
-    /// memory, as compaction builds index lists).
+    /// How culling fills its cells: lights (each light visits the cells of its footprint and
+    /// sets its bit or appends its index, with global atomics; lists are then sorted) or cells
+    /// (each cell tests every light, setting bits or compacting indices in shared memory).
     #[arg(long, default_value = "lights")]
-    cull_bits_build: BitsBuild,
+    cull_build: CullBuild,
     /// Rebuild the lights' selection structure at the start of every pass (megakernel) or
     /// scheduler submission (wavefront), as changing emission would, so that --stats shows its
     /// cost.
@@ -806,7 +806,7 @@ fn render_settings(
             grid_cells: args.light_grid_cells,
             depth_mask: !args.no_depth_mask,
             scalarise: args.cull_scalarise,
-            bits_build: args.cull_bits_build,
+            build: args.cull_build,
         },
         environment,
         rebuild_lights_every_pass: args.rebuild_lights,

@@ -233,14 +233,14 @@ fn a_light_share_other_than_1_2_or_4_is_a_clear_error() {
 }
 
 #[test]
-fn an_unknown_bit_array_build_is_a_clear_error() {
+fn an_unknown_culling_build_is_a_clear_error() {
     let scene = CORNELL_BOX;
-    let out = scratch_exr("bits-build");
-    let args = ["--light-culling", "bits", "--cull-bits-build", "tiles"];
+    let out = scratch_exr("cull-build");
+    let args = ["--light-culling", "bits", "--cull-build", "tiles"];
     assert_render_refused(
         scene,
         &args,
         &out,
-        "unknown bit array build 'tiles' (one of: cells, lights)",
+        "unknown culling build 'tiles' (one of: cells, lights)",
     );
 }

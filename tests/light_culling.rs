@@ -17,7 +17,7 @@ use wavetrace::integrator::{IntegratorKind, RenderSettings, Renderer};
 use wavetrace::interface::{GpuCullLight, GpuLightTile, LIGHT_CULLING_DEPTH_BINS, LIGHT_CULLING_NO_DEPTH};
 use wavetrace::lights::culling::reference::{self, CullGrid};
 use wavetrace::lights::culling::{CellContents, CullLayout};
-use wavetrace::lights::{BitsBuild, CullingFormat, CullingSettings, LightCulling};
+use wavetrace::lights::{CullBuild, CullingFormat, CullingSettings, LightCulling};
 use wavetrace::scene::{Instance, Material, Mesh, PinholeCamera, PunctualKind, PunctualLight, Scene};
 
 const WIDTH: u32 = 40;
@@ -125,7 +125,7 @@ fn cull(
     depths: &[f32],
     format: CullingFormat,
     list_capacity: u32,
-    bits_build: BitsBuild,
+    build: CullBuild,
 ) -> (LightCulling, CellContents) {
     let settings = CullingSettings {
         format,
@@ -134,7 +134,7 @@ fn cull(
         grid_cells: 500,
         depth_mask: true,
         scalarise: false,
-        bits_build,
+        build,
     };
     let culling = LightCulling::new(
         context,
@@ -269,10 +269,12 @@ fn check_conservative_and_tight(count: usize, seed: u64) {
     let mut rng = SmallRng::seed_from_u64(seed ^ 0x5eed);
     let depths = random_corner_depths(&mut rng);
     let cull_as = |format, capacity, build| cull(context, &scene, camera, &depths, format, capacity, build);
-    let (bits, bit_cells) = cull_as(CullingFormat::Bits, 1024, BitsBuild::Cells);
-    let (_, scattered) = cull_as(CullingFormat::Bits, 1024, BitsBuild::Lights);
-    let (_, list_cells) = cull_as(CullingFormat::Lists, 1024, BitsBuild::Cells);
-    let (_, small_lists) = cull_as(CullingFormat::Lists, 3, BitsBuild::Cells);
+    let (bits, bit_cells) = cull_as(CullingFormat::Bits, 1024, CullBuild::Cells);
+    let (_, scattered) = cull_as(CullingFormat::Bits, 1024, CullBuild::Lights);
+    let (_, list_cells) = cull_as(CullingFormat::Lists, 1024, CullBuild::Cells);
+    let (_, scattered_lists) = cull_as(CullingFormat::Lists, 1024, CullBuild::Lights);
+    let (_, small_lists) = cull_as(CullingFormat::Lists, 3, CullBuild::Cells);
+    let (_, small_scattered_lists) = cull_as(CullingFormat::Lists, 3, CullBuild::Lights);
     let layout = *bits.layout();
     let lights = bits.lights(context).unwrap();
     assert_eq!(lights.len(), count);
@@ -355,9 +357,10 @@ fn check_conservative_and_tight(count: usize, seed: u64) {
         assert_eq!(bit_cells.summaries[cell], expected, "cell {cell}");
     }
 
-    // Bits built by cell and by light, and lists, hold the same sets, counted alike (the lights'
-    // build reduces the tiles' bounds in a kernel of its own, to the same bits, and clears the
-    // cells itself); small lists overflow exactly where a cell holds more.
+    // Bits and lists, built by cell and by light, hold the same sets, counted alike and in light
+    // order (the lights' build reduces the tiles' bounds in a kernel of its own, to the same
+    // bits, empties the cells itself and sorts its lists); small lists overflow exactly where a
+    // cell holds more, whichever the build.
     assert_eq!(bit_cells.counts, list_cells.counts);
     assert_eq!(bit_cells.lights, list_cells.lights);
     let tile_bits = |tiles: &[GpuLightTile]| -> Vec<(u32, u32, u32)> {
@@ -370,11 +373,16 @@ fn check_conservative_and_tight(count: usize, seed: u64) {
     assert_eq!(scattered.counts, bit_cells.counts);
     assert_eq!(scattered.lights, bit_cells.lights);
     assert_eq!(scattered.summaries, bit_cells.summaries);
+    assert_eq!(tile_bits(&scattered_lists.tiles), tile_bits(&bit_cells.tiles));
+    assert_eq!(scattered_lists.counts, bit_cells.counts);
+    assert_eq!(scattered_lists.lights, bit_cells.lights);
     for (cell, &count) in bit_cells.counts.iter().enumerate() {
         assert_eq!(count as usize, bit_cells.lights[cell].len());
-        assert_eq!(small_lists.counts[cell], count);
         let expected: &[u32] = if count > 3 { &[] } else { &bit_cells.lights[cell] };
-        assert_eq!(small_lists.lights[cell], expected, "cell {cell}");
+        for small in [&small_lists, &small_scattered_lists] {
+            assert_eq!(small.counts[cell], count);
+            assert_eq!(small.lights[cell], expected, "cell {cell}");
+        }
     }
     if count > 3 {
         assert!(small_lists.counts.iter().any(|&c| c > 3), "some small lists overflow");
@@ -399,10 +407,13 @@ fn bit_arrays_past_one_shared_chunk_match_lists() {
     let mut rng = SmallRng::seed_from_u64(4);
     let depths = random_corner_depths(&mut rng);
     let cull_as = |format, build| cull(context, &scene, camera, &depths, format, 1024, build);
-    let (_, bits) = cull_as(CullingFormat::Bits, BitsBuild::Cells);
-    let (_, lists) = cull_as(CullingFormat::Lists, BitsBuild::Cells);
-    let (_, scattered) = cull_as(CullingFormat::Bits, BitsBuild::Lights);
+    let (_, bits) = cull_as(CullingFormat::Bits, CullBuild::Cells);
+    let (_, lists) = cull_as(CullingFormat::Lists, CullBuild::Cells);
+    let (_, scattered) = cull_as(CullingFormat::Bits, CullBuild::Lights);
+    let (_, scattered_lists) = cull_as(CullingFormat::Lists, CullBuild::Lights);
     assert_eq!(bits.counts, lists.counts);
+    assert_eq!(scattered_lists.counts, lists.counts);
+    assert_eq!(scattered_lists.lights, lists.lights);
     assert_eq!(scattered.counts, bits.counts);
     assert_eq!(scattered.lights, bits.lights);
     assert_eq!(scattered.summaries, bits.summaries);

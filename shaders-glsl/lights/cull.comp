@@ -3,9 +3,14 @@
 // variant: tiles_lists TILES
 // variant: grid_bits FORMAT_BITS
 // variant: grid_lists
-// variant: scatter_prepare TILES SCATTER_PREPARE
-// variant: scatter_tiles TILES FORMAT_BITS SCATTER
-// variant: scatter_grid FORMAT_BITS SCATTER
+// variant: scatter_prepare_bits TILES SCATTER_PREPARE FORMAT_BITS
+// variant: scatter_prepare_lists TILES SCATTER_PREPARE
+// variant: scatter_tiles_bits TILES FORMAT_BITS SCATTER
+// variant: scatter_grid_bits FORMAT_BITS SCATTER
+// variant: scatter_tiles_lists TILES SCATTER
+// variant: scatter_grid_lists SCATTER
+// variant: sort_tiles TILES SORT_LISTS
+// variant: sort_grid SORT_LISTS
 //
 // Light culling: one workgroup per cell (a screen tile with TILES, else a cell of the world
 // grid) tests every light of finite range against the cell, conservatively, and writes the
@@ -17,14 +22,14 @@
 // reduces its primary hits' depths (from the depth kernel's pixel corners) to its depth
 // bounds and 2.5D mask.
 //
-// Bit arrays can also be built the other way round (SCATTER, `--cull-bits-build lights`, Drobot
-// 2017's binning): one workgroup per light marks the cells of its footprint (a screen rectangle
-// of tiles, or a box of grid cells) that pass the same test, with global atomicOr into bit
-// arrays cleared beforehand. A light then costs its footprint, not every cell; the bits hold the
-// same sets whichever order the atomics land in, which is what index lists cannot offer
-// without sorting. SCATTER_PREPARE writes the tiles' depth bounds and masks for it (a workgroup
-// of BOUNDS_GROUP threads a tile, each reducing BOUNDS_RUN pixels of a row first) and empties
-// every cell.
+// Cells can also be filled the other way round (SCATTER, `--cull-build lights`; Drobot 2017
+// bins lights into cells so): one workgroup per light visits the cells of its footprint (a
+// screen rectangle of tiles, or a box of grid cells) and, where the same test passes, sets its
+// bit with global atomics or appends its index with a global atomic on the cell's count. A
+// light then costs its footprint, not every cell. Bits come out the same whichever order the
+// atomics land in; lists are put back in light order by SORT_LISTS, a workgroup per cell.
+// SCATTER_PREPARE writes the tiles' depth bounds and masks first (a workgroup of BOUNDS_GROUP
+// threads a tile, each reducing BOUNDS_RUN pixels of a row) and empties every cell.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_ballot : require
 
@@ -51,6 +56,7 @@ layout(buffer_reference, scalar) writeonly buffer Tiles { GpuLightTile v[]; };
 layout(buffer_reference, scalar) readonly buffer TileBounds { GpuLightTile v[]; };
 layout(buffer_reference, scalar) writeonly buffer Words { uint v[]; };
 layout(buffer_reference, scalar) buffer AtomicWords { uint v[]; };
+layout(buffer_reference, scalar) readonly buffer ReadWords { uint v[]; };
 
 #if !defined(SCATTER)
 shared uint shared_count;
@@ -300,7 +306,7 @@ bool touches(uint index, vec4 sphere) {
     return true;
 }
 
-#if !defined(SCATTER) && !defined(SCATTER_PREPARE)
+#if !defined(SCATTER) && !defined(SCATTER_PREPARE) && !defined(SORT_LISTS)
 #ifndef FORMAT_BITS
 // One ballot per subgroup: the lanes that hit are counted with one shared atomic, and each
 // gets its place among them.
@@ -442,12 +448,47 @@ void main() {
     }
 #endif
 }
+#elif defined(SORT_LISTS)
+// A cell's list, filled by the lights in the order their atomics landed, put in light order
+// (the rank sort of the cells' build); an overflowed list is left as it is, unread.
+void main() {
+    uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * push.groups_x;
+    uint tiles = push.tiles_x * push.tiles_y;
+#ifdef TILES
+    uint cell = group;
+    if (cell >= tiles) {
+        return;
+    }
+#else
+    uint cell = tiles + group;
+    if (group >= push.grid_x * push.grid_y * push.grid_z) {
+        return;
+    }
+#endif
+    uint count = ReadWords(push.counts).v[cell];
+    if (count < 2u || count > push.list_capacity) {
+        return;
+    }
+    uint base = cell * push.list_capacity;
+    for (uint i = gl_LocalInvocationID.x; i < count; i += LIGHT_CULLING_GROUP) {
+        shared_list[i] = ReadWords(push.lists).v[base + i];
+    }
+    barrier();
+    for (uint i = gl_LocalInvocationID.x; i < count; i += LIGHT_CULLING_GROUP) {
+        uint light = shared_list[i];
+        uint rank = 0u;
+        for (uint j = 0u; j < count; ++j) {
+            rank += shared_list[j] < light ? 1u : 0u;
+        }
+        Words(push.lists).v[base + rank] = light;
+    }
+}
 #elif defined(SCATTER_PREPARE)
 // The tiles' depth bounds and masks, and every cell emptied by all threads of the launch
-// together. Only the words the last cull's summaries flag can hold bits (the arrays are
-// zeroed once when made, and every cull's summaries flag each word it sets), so those words
-// and the summaries are zeroed, not every word: at 10^5 lights a cell has 3,125 words and a
-// few dozen lights.
+// together: its count, and for bit arrays the words the last cull's summaries flag, which
+// are the only ones that can hold bits (the arrays are zeroed once when made, and every
+// cull's summaries flag each word it sets), and the summaries; not every word: at 10^5 lights
+// a cell has 3,125 words and a few dozen lights.
 void main() {
     uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * push.groups_x;
     if (group < push.tiles_x * push.tiles_y) {
@@ -456,6 +497,7 @@ void main() {
     uint threads = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_WorkGroupSize.x;
     uint thread = group * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
     uint cells = push.tiles_x * push.tiles_y + push.grid_x * push.grid_y * push.grid_z;
+#ifdef FORMAT_BITS
     for (uint i = thread; i < cells * push.summary_words; i += threads) {
         uint flagged = AtomicWords(push.summaries).v[i];
         if (flagged != 0u) {
@@ -467,6 +509,7 @@ void main() {
             AtomicWords(push.summaries).v[i] = 0u;
         }
     }
+#endif
     for (uint i = thread; i < cells; i += threads) {
         Words(push.counts).v[i] = 0u;
     }
@@ -502,7 +545,8 @@ ivec2 tile_span(float a, float z, float r, float half_extent, float pixels, uint
 }
 #endif
 
-// One workgroup per light: the cells of its footprint that pass touches() get its bit.
+// One workgroup per light: the cells of its footprint that pass touches() get its bit or its
+// index.
 void main() {
     uint light = gl_WorkGroupID.x + gl_WorkGroupID.y * push.groups_x;
     if (light >= push.count) {
@@ -558,10 +602,17 @@ void main() {
         sphere_radius = 0.5 * length(box_upper - box_lower);
         if (touches(light, sphere)) {
             uint out_cell = cell_base + cell;
+#ifdef FORMAT_BITS
             uint word = light / 32u;
             atomicOr(AtomicWords(push.bits).v[out_cell * push.words + word], 1u << (light % 32u));
             atomicOr(AtomicWords(push.summaries).v[out_cell * push.summary_words + word / 32u], 1u << (word % 32u));
             atomicAdd(AtomicWords(push.counts).v[out_cell], 1u);
+#else
+            uint slot = atomicAdd(AtomicWords(push.counts).v[out_cell], 1u);
+            if (slot < push.list_capacity) {
+                Words(push.lists).v[out_cell * push.list_capacity + slot] = light;
+            }
+#endif
         }
     }
 }

@@ -11,7 +11,7 @@ pub mod punctual;
 pub mod sampler;
 pub mod tree;
 
-pub use culling::{BitsBuild, CullingFormat, CullingSettings, LightCulling};
+pub use culling::{CullBuild, CullingFormat, CullingSettings, LightCulling};
 pub use emissive::EmissiveTriangles;
 pub use punctual::PunctualLights;
 pub use sampler::{LightSampler, LightSelection, LightTables};

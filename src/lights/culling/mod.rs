@@ -6,10 +6,11 @@
 //!
 //! Built on the GPU, all replayed when lights or the camera move: the depth of the primary hit
 //! through every pixel corner (`cull_depth`, either trace backend), then either one workgroup
-//! per tile and one per grid cell testing every light (`cull_tiles_*`, `cull_grid_*`), or, for
-//! bit arrays by default, the tiles' depth bounds and every cell cleared
-//! (`cull_scatter_prepare`), then one workgroup per light marking the tiles and grid cells of
-//! its footprint (`cull_scatter_tiles`, `cull_scatter_grid`; [`BitsBuild`]).
+//! per tile and one per grid cell testing every light (`cull_tiles_*`, `cull_grid_*`), or, by
+//! default, the tiles' depth bounds and every cell emptied (`cull_scatter_prepare_*`), then
+//! one workgroup per light filling the tiles and grid cells of its footprint
+//! (`cull_scatter_tiles_*`, `cull_scatter_grid_*`) and, for lists, a sort of each cell's
+//! entries (`cull_sort_*`; [`CullBuild`]).
 
 pub mod reference;
 
@@ -74,23 +75,23 @@ impl std::str::FromStr for CullingFormat {
     }
 }
 
-/// How bit arrays are built (`--cull-bits-build`); index lists are always compacted per cell.
+/// How the cells are filled (`--cull-build`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum BitsBuild {
-    /// Each cell tests every light and sets the bits of those that touch it in shared memory
-    /// (the seed's way, as compaction does for lists): cells x lights tests.
+pub enum CullBuild {
+    /// Each cell tests every light, setting bits in shared memory or compacting the indices
+    /// of the lights that touch it (the seed's way): cells x lights tests.
     Cells,
     /// Each light tests the cells of its footprint (a screen rectangle of tiles from its
-    /// tangent planes, a box of grid cells) and sets its bit in those it touches with global
-    /// atomics (Drobot 2017's binning): only what the footprints hold is tested. Bits are
-    /// order-free, so the arrays come out the same; a list's order is not.
+    /// tangent planes, a box of grid cells) and, in those it touches, sets its bit or appends
+    /// its index with global atomics (Drobot 2017's binning): only what the footprints hold
+    /// is tested. Lists are then sorted per cell, so both builds give the same cells.
     #[default]
     Lights,
 }
 
-impl BitsBuild {
-    pub const ALL: [BitsBuild; 2] = [Self::Cells, Self::Lights];
+impl CullBuild {
+    pub const ALL: [CullBuild; 2] = [Self::Cells, Self::Lights];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -100,14 +101,14 @@ impl BitsBuild {
     }
 }
 
-impl std::str::FromStr for BitsBuild {
+impl std::str::FromStr for CullBuild {
     type Err = String;
 
     fn from_str(text: &str) -> Result<Self, String> {
         Self::ALL
             .into_iter()
             .find(|b| b.name() == text)
-            .ok_or_else(|| format!("unknown bit array build '{text}' (one of: cells, lights)"))
+            .ok_or_else(|| format!("unknown culling build '{text}' (one of: cells, lights)"))
     }
 }
 
@@ -128,8 +129,8 @@ pub struct CullingSettings {
     /// lanes are rarely in one cell, and on the H100 the union walk costs up to twice the
     /// shading time (docs/LIGHT_CULLING.md).
     pub scalarise: bool,
-    /// How bit arrays are built.
-    pub bits_build: BitsBuild,
+    /// How the cells are filled.
+    pub build: CullBuild,
 }
 
 impl Default for CullingSettings {
@@ -141,7 +142,7 @@ impl Default for CullingSettings {
             grid_cells: DEFAULT_GRID_CELLS,
             depth_mask: true,
             scalarise: false,
-            bits_build: BitsBuild::default(),
+            build: CullBuild::default(),
         }
     }
 }
@@ -410,7 +411,8 @@ impl LightCulling {
 
     /// Records the tiles' cull (from the corner depths) and the grid's, then a barrier. Built
     /// by light, the tiles' scope also holds the tiles' bounds and the emptying of every cell
-    /// (the grid's included), on which the grid's scatter waits.
+    /// (the grid's included), on which the grid's scatter waits, and each scope its cells'
+    /// sort where the cells are lists.
     pub fn record_cells(&self, commands: &mut CommandBuffer, mut profiler: Option<&mut Profiler>) -> GpuResult<()> {
         let tile_groups = self.groups(self.layout.tiles())?;
         match &self.cells {
@@ -425,17 +427,31 @@ impl LightCulling {
                     Ok(())
                 })?;
             }
-            CellKernels::PerLight { prepare, tiles, grid } => {
+            CellKernels::PerLight {
+                prepare,
+                tiles,
+                grid,
+                sort,
+            } => {
                 let light_groups = self.groups(self.count)?;
+                let grid_groups = self.groups(self.layout.grid.cells())?;
                 // One scope for the tiles' whole cull, as the cells' build has.
                 timed(commands, profiler.as_deref_mut(), "light_cull_tiles", &|commands| {
                     commands.dispatch(prepare, &self.cull_push(tile_groups.x), tile_groups);
                     commands.shader_barrier();
                     commands.dispatch(tiles, &self.cull_push(light_groups.x), light_groups);
+                    if let Some([sort_tiles, _]) = sort {
+                        commands.shader_barrier();
+                        commands.dispatch(sort_tiles, &self.cull_push(tile_groups.x), tile_groups);
+                    }
                     Ok(())
                 })?;
                 timed(commands, profiler, "light_cull_grid", &|commands| {
                     commands.dispatch(grid, &self.cull_push(light_groups.x), light_groups);
+                    if let Some([_, sort_grid]) = sort {
+                        commands.shader_barrier();
+                        commands.dispatch(sort_grid, &self.cull_push(grid_groups.x), grid_groups);
+                    }
                     Ok(())
                 })?;
             }
@@ -599,29 +615,41 @@ enum CellKernels {
         tiles: ComputePipeline<LightCullingPush>,
         grid: ComputePipeline<LightCullingPush>,
     },
-    /// Bit arrays by light: the tiles' bounds and every cell emptied, then a workgroup per
-    /// light for the tiles and one for the grid.
+    /// By light: the tiles' bounds and every cell emptied, then a workgroup per light for the
+    /// tiles and one for the grid; lists are then sorted, the tiles' and the grid's cells.
     PerLight {
         prepare: ComputePipeline<LightCullingPush>,
         tiles: ComputePipeline<LightCullingPush>,
         grid: ComputePipeline<LightCullingPush>,
+        sort: Option<[ComputePipeline<LightCullingPush>; 2]>,
     },
 }
 
 impl CellKernels {
     fn new(context: &Context, settings: &CullingSettings) -> GpuResult<Self> {
         let pipeline = |id: ShaderId| ComputePipeline::new(context, id, &[]);
-        Ok(match (settings.format, settings.bits_build) {
-            (CullingFormat::Bits, BitsBuild::Lights) => Self::PerLight {
-                prepare: pipeline(ids::LIGHTS_CULL_SCATTER_PREPARE)?,
-                tiles: pipeline(ids::LIGHTS_CULL_SCATTER_TILES)?,
-                grid: pipeline(ids::LIGHTS_CULL_SCATTER_GRID)?,
+        let bits = settings.format == CullingFormat::Bits;
+        Ok(match settings.build {
+            CullBuild::Lights if bits => Self::PerLight {
+                prepare: pipeline(ids::LIGHTS_CULL_SCATTER_PREPARE_BITS)?,
+                tiles: pipeline(ids::LIGHTS_CULL_SCATTER_TILES_BITS)?,
+                grid: pipeline(ids::LIGHTS_CULL_SCATTER_GRID_BITS)?,
+                sort: None,
             },
-            (CullingFormat::Bits, BitsBuild::Cells) => Self::PerCell {
+            CullBuild::Lights => Self::PerLight {
+                prepare: pipeline(ids::LIGHTS_CULL_SCATTER_PREPARE_LISTS)?,
+                tiles: pipeline(ids::LIGHTS_CULL_SCATTER_TILES_LISTS)?,
+                grid: pipeline(ids::LIGHTS_CULL_SCATTER_GRID_LISTS)?,
+                sort: Some([
+                    pipeline(ids::LIGHTS_CULL_SORT_TILES)?,
+                    pipeline(ids::LIGHTS_CULL_SORT_GRID)?,
+                ]),
+            },
+            CullBuild::Cells if bits => Self::PerCell {
                 tiles: pipeline(ids::LIGHTS_CULL_TILES_BITS)?,
                 grid: pipeline(ids::LIGHTS_CULL_GRID_BITS)?,
             },
-            _ => Self::PerCell {
+            CullBuild::Cells => Self::PerCell {
                 tiles: pipeline(ids::LIGHTS_CULL_TILES_LISTS)?,
                 grid: pipeline(ids::LIGHTS_CULL_GRID_LISTS)?,
             },
