@@ -4,8 +4,8 @@
 # options run by run interleaved, culling rebuilt every pass and timed by its scopes (4K renders
 # in three passes, so its figures are three culls), shade_surface and samples/s of the render,
 # and each cull kernel's registers.
-# VARIANTS="name=options ..." with options comma-separated (default: bits built both ways, and
-# lists). COUNTS, RUNS override the light counts and runs.
+# VARIANTS="name=options ..." with options comma-separated (default: bits and lists, each built
+# both ways). COUNTS, RUNS override the light counts and runs.
 # Needs .device/ from `bash tools/device-bundle.sh light_culling`. Output under $OUT.
 set -uo pipefail
 source tools/bench/device.sh
@@ -16,8 +16,8 @@ for n in $COUNTS; do
   python3 tools/scenes/street.py $STREETS --lights "$n" >> "$OUT/scenes.txt"
 done
 run_tests light_culling
-default="bits-cells=--light-culling,bits,--cull-bits-build,cells
-  bits-lights=--light-culling,bits,--cull-bits-build,lights lists=--light-culling,lists"
+default="bits-cells=--light-culling,bits,--cull-build,cells bits-lights=--light-culling,bits,--cull-build,lights
+  lists-cells=--light-culling,lists,--cull-build,cells lists-lights=--light-culling,lists,--cull-build,lights"
 read -r -a variants <<< "$(echo ${VARIANTS:-$default})"
 for entry in "${variants[@]}"; do
   echo "== ${entry%%=*} registers"
