@@ -68,11 +68,16 @@ impl std::str::FromStr for CullingFormat {
     type Err = String;
 
     fn from_str(text: &str) -> Result<Self, String> {
-        Self::ALL
-            .into_iter()
-            .find(|f| f.name() == text)
-            .ok_or_else(|| format!("unknown light culling '{text}' (one of: off, bits, lists)"))
+        by_name(&Self::ALL, Self::name, text, "light culling")
     }
+}
+
+/// The one of `all` whose name is `text`, or an error naming `what` and listing the names.
+fn by_name<T: Copy>(all: &[T], name: fn(T) -> &'static str, text: &str, what: &str) -> Result<T, String> {
+    all.iter().copied().find(|&t| name(t) == text).ok_or_else(|| {
+        let names: Vec<&str> = all.iter().map(|&t| name(t)).collect();
+        format!("unknown {what} '{text}' (one of: {})", names.join(", "))
+    })
 }
 
 /// How the cells are filled (`--cull-build`).
@@ -105,10 +110,7 @@ impl std::str::FromStr for CullBuild {
     type Err = String;
 
     fn from_str(text: &str) -> Result<Self, String> {
-        Self::ALL
-            .into_iter()
-            .find(|b| b.name() == text)
-            .ok_or_else(|| format!("unknown culling build '{text}' (one of: cells, lights)"))
+        by_name(&Self::ALL, Self::name, text, "culling build")
     }
 }
 
