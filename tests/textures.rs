@@ -228,11 +228,22 @@ fn base_colour_and_emissive_textures_show_their_texels() {
 
 #[test]
 fn a_normal_texture_tilts_a_mirror_by_its_angle() {
+    tilted_mirror(true);
+}
+
+/// glTF: a mesh without NORMAL gets flat normals, and a normal texture then applies on them
+/// with tangents made from them (not ignored, as it once was).
+#[test]
+fn a_normal_texture_tilts_a_mirror_without_normals_too() {
+    tilted_mirror(false);
+}
+
+fn tilted_mirror(with_normals: bool) {
     // Tangent-space normal tilted 20 degrees towards +u (the tangent, +X here).
     let tilt = 20f32.to_radians();
     let encode = |x: f32| ((x * 0.5 + 0.5) * 255.0).round() as u8;
     let texel = [encode(tilt.sin()), encode(0.0), encode(tilt.cos()), 255];
-    let document = quads_gltf(
+    let mut document = quads_gltf(
         &[column([-1.5, 1.5], 0)],
         json!([{"name": "tilted mirror", "normalTexture": {"index": 0},
                 "pbrMetallicRoughness": {"metallicFactor": 1.0, "roughnessFactor": 0.0}}]),
@@ -240,11 +251,29 @@ fn a_normal_texture_tilts_a_mirror_by_its_angle() {
         json!([{"source": 0}]),
         json!([]),
     );
-    let scene = Scene::load(&write("tilted.gltf", &document)).unwrap();
+    if !with_normals {
+        document["meshes"][0]["primitives"][0]["attributes"]
+            .as_object_mut()
+            .unwrap()
+            .remove("NORMAL");
+    }
+    let scene = Scene::load(&write(&format!("tilted-{with_normals}.gltf"), &document)).unwrap();
     assert!(
-        scene.meshes[0].tangents.is_some(),
-        "MikkTSpace tangents were not generated"
+        scene.warnings.iter().all(|w| !w.contains("mesh")),
+        "{:?}",
+        scene.warnings
     );
+    let mesh = &scene.meshes[0];
+    assert!(mesh.tangents.is_some(), "MikkTSpace tangents were not generated");
+    // The quad faces +Z: flat normals are its own (and the split keeps its four corners).
+    assert!(
+        mesh.normals
+            .as_ref()
+            .is_some_and(|n| n.iter().all(|n| n.abs_diff_eq(Vec3::Z, 1e-6))),
+        "{:?}",
+        mesh.normals
+    );
+    assert_eq!(mesh.positions.len(), 4);
     // A map that changes with azimuth: red rises with u.
     let (width, height) = (256u32, 8u32);
     let texels: Vec<Vec3> = (0..width * height)

@@ -392,7 +392,7 @@ impl Importer {
                 let normal_mapped = scene.materials[converted.material as usize].normal_texture.is_some();
                 if normal_mapped && converted.tangents.is_none() && !tangents::generate(&mut converted) {
                     self.warn(format!(
-                        "mesh {label}: its material has a normal texture but the mesh lacks NORMAL or TEXCOORD_0 (or MikkTSpace failed); the normal texture is ignored"
+                        "mesh {label}: its material has a normal texture but the mesh lacks TEXCOORD_0 (or MikkTSpace failed); the normal texture is ignored"
                     ));
                 }
                 if converted.indices.is_empty() {
@@ -496,12 +496,21 @@ impl Importer {
                 None
             }
         });
+        let normals = normals.flatten();
+        // glTF: without normals, flat ones are made "and the provided tangents (if present)
+        // MUST be ignored"; a normal texture then gets tangents made from the flat normals.
+        let tangents = tangents.filter(|t| t.iter().all(|t| t.is_finite()));
+        if tangents.is_some() && normals.is_none() {
+            self.warn(format!(
+                "mesh {label}: TANGENT ignored, as glTF asks of a mesh without usable normals"
+            ));
+        }
         Ok(Some(Mesh {
             name: label.to_string(),
             positions,
-            normals: normals.flatten(),
+            tangents: tangents.filter(|_| normals.is_some()),
+            normals,
             uvs: uvs.flatten(),
-            tangents: tangents.filter(|t| t.iter().all(|t| t.is_finite())),
             colors: colors.and_then(|colors| self.base_color_multipliers(label, colors)),
             indices,
             material: 0,
