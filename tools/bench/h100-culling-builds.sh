@@ -5,7 +5,8 @@
 # in three passes, so its figures are three culls), shade_surface and samples/s of the render,
 # and each cull kernel's registers.
 # VARIANTS="name=options ..." with options comma-separated (default: bits and lists, each built
-# both ways). COUNTS, RUNS override the light counts and runs.
+# both ways). COUNTS, RUNS, RESOLUTIONS override the light counts, runs and image sizes;
+# BINARIES="name=path ..." compares builds of wavetrace too (default: .device/wavetrace alone).
 # Needs .device/ from `bash tools/device-bundle.sh light_culling`. Output under $OUT.
 set -uo pipefail
 source tools/bench/device.sh
@@ -25,15 +26,19 @@ for entry in "${variants[@]}"; do
   RUST_LOG=info WAVETRACE_PIPELINE_STATS=1 .device/wavetrace render $STREETS/street-1000.gltf -o /tmp/t.exr \
     --res 192 108 --spp 1 --max-depth 4 ${options//,/ } 2>&1 | grep -o "statistics of cull.*Binary"
 done > "$OUT/registers.txt" 2>&1
+read -r -a binaries <<< "${BINARIES:-=.device/wavetrace}"
+read -r -a resolutions <<< "${RESOLUTIONS:-1920x1080 3840x2160}"
 for n in $COUNTS; do
-  for res in "1920 1080" "3840 2160"; do
+  for res in "${resolutions[@]}"; do
     for run in $(seq "${RUNS:-2}"); do
       for entry in "${variants[@]}"; do
-        options=${entry#*=}
-        echo "$n ${res/ /x} ${entry%%=*} $run $(.device/wavetrace render $STREETS/street-$n.gltf -o /tmp/t.exr \
-          --res $res --spp 16 --max-depth 4 ${options//,/ } --rebuild-lights --stats 2>&1 \
-          | grep -E "light_cull_(depth|bounds|tiles|grid)|shade_surface|Msamples" | sed 's/.*GPU, //' \
-          | awk '{printf "%s %s  ", $1, $2}')"
+        for binary in "${binaries[@]}"; do
+          options=${entry#*=} name=${binary%%=*}
+          echo "$n $res ${entry%%=*}${name:+ $name} $run $(${binary#*=} render $STREETS/street-$n.gltf \
+            -o /tmp/t.exr --res ${res/x/ } --spp 16 --max-depth 4 ${options//,/ } --rebuild-lights --stats 2>&1 \
+            | grep -E "light_cull_(depth|bounds|tiles|grid)|shade_surface|Msamples" | sed 's/.*GPU, //' \
+            | awk '{printf "%s %s  ", $1, $2}')"
+        done
       done
     done
   done
