@@ -436,13 +436,15 @@ impl Importer {
             ));
             return Ok(None);
         }
+        let mut attributes = self.vertex_attributes(label, primitive, buffers)?;
+        self.keep_shading_attributes(label, &mut attributes);
         let VertexAttributes {
             positions,
             normals,
             uvs,
             tangents,
             colors,
-        } = self.vertex_attributes(label, primitive, buffers)?;
+        } = attributes;
         let vertex_count = positions.len();
         let error = |what: &str, problem: String| self.mesh_error(label, format!("{what}: {problem}"));
         let order: Vec<u32> = match primitive.indices() {
@@ -477,44 +479,47 @@ impl Importer {
                 "mesh {label}: {dropped} triangle(s) with NaN or infinite positions skipped"
             ));
         }
-        let normals = normals.map(|normals| {
-            // A NaN normal would poison shading; the geometric normal is the safe stand-in.
-            if normals.iter().all(|n| n.is_finite() && n.length_squared() > 0.0) {
-                Some(normals)
-            } else {
-                self.warn(format!(
-                    "mesh {label}: NORMAL has zero, NaN or infinite entries; using flat normals"
-                ));
-                None
-            }
-        });
-        let uvs = uvs.map(|uvs| {
-            if uvs.iter().all(|uv| uv.is_finite()) {
-                Some(uvs)
-            } else {
-                self.warn(format!("mesh {label}: TEXCOORD_0 has NaN or infinite entries; ignored"));
-                None
-            }
-        });
-        let normals = normals.flatten();
-        // glTF: without normals, flat ones are made "and the provided tangents (if present)
-        // MUST be ignored"; a normal texture then gets tangents made from the flat normals.
-        let tangents = tangents.filter(|t| t.iter().all(|t| t.is_finite()));
-        if tangents.is_some() && normals.is_none() {
-            self.warn(format!(
-                "mesh {label}: TANGENT ignored, as glTF asks of a mesh without usable normals"
-            ));
-        }
         Ok(Some(Mesh {
             name: label.to_string(),
             positions,
-            tangents: tangents.filter(|_| normals.is_some()),
             normals,
-            uvs: uvs.flatten(),
+            uvs,
+            tangents,
             colors: colors.and_then(|colors| self.base_color_multipliers(label, colors)),
             indices,
             material: 0,
         }))
+    }
+
+    /// Keeps of NORMAL, TEXCOORD_0 and TANGENT what a mesh can shade with: a NaN normal would
+    /// poison shading, so flat normals stand in for the whole attribute; without normals, glTF
+    /// makes flat ones "and the provided tangents (if present) MUST be ignored" (a normal texture
+    /// then gets tangents made from the flat normals).
+    fn keep_shading_attributes(&mut self, label: &str, attributes: &mut VertexAttributes) {
+        if let Some(normals) = &attributes.normals {
+            if !normals.iter().all(|n| n.is_finite() && n.length_squared() > 0.0) {
+                self.warn(format!(
+                    "mesh {label}: NORMAL has zero, NaN or infinite entries; using flat normals"
+                ));
+                attributes.normals = None;
+            }
+        }
+        if let Some(uvs) = &attributes.uvs {
+            if !uvs.iter().all(|uv| uv.is_finite()) {
+                self.warn(format!("mesh {label}: TEXCOORD_0 has NaN or infinite entries; ignored"));
+                attributes.uvs = None;
+            }
+        }
+        if let Some(tangents) = &attributes.tangents {
+            if !tangents.iter().all(|t| t.is_finite()) {
+                attributes.tangents = None;
+            } else if attributes.normals.is_none() {
+                self.warn(format!(
+                    "mesh {label}: TANGENT ignored, as glTF asks of a mesh without usable normals"
+                ));
+                attributes.tangents = None;
+            }
+        }
     }
 
     /// The vertex attribute `semantic` as vectors of `N` floats, if the primitive has it.
