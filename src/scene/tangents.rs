@@ -117,3 +117,75 @@ pub fn generate(mesh: &mut Mesh) -> bool {
     mesh.tangents = Some(tangents);
     true
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A unit cube of 8 shared vertices, counter-clockwise seen from outside, with UVs.
+    fn cube_without_normals() -> Mesh {
+        let positions: Vec<Vec3> = (0..8)
+            .map(|i| Vec3::new((i & 1) as f32, (i >> 1 & 1) as f32, (i >> 2 & 1) as f32))
+            .collect();
+        let uvs = positions.iter().map(|p| Vec2::new(p.x + p.z, p.y + p.z)).collect();
+        // Each face as two triangles (a, b, c), (a, c, d), its normal pointing out.
+        let faces = [
+            [0, 2, 3, 1],
+            [4, 5, 7, 6],
+            [0, 1, 5, 4],
+            [2, 6, 7, 3],
+            [0, 4, 6, 2],
+            [1, 3, 7, 5],
+        ];
+        let indices = faces.iter().flat_map(|[a, b, c, d]| [*a, *b, *c, *a, *c, *d]).collect();
+        Mesh {
+            positions,
+            uvs: Some(uvs),
+            indices,
+            ..Mesh::default()
+        }
+    }
+
+    #[test]
+    fn a_mesh_without_normals_gets_its_faces_normals_and_tangents_in_their_planes() {
+        let mut mesh = cube_without_normals();
+        let shape: Vec<[Vec3; 3]> = mesh
+            .indices
+            .chunks_exact(3)
+            .map(|t| [t[0], t[1], t[2]].map(|i| mesh.positions[i as usize]))
+            .collect();
+        assert!(generate(&mut mesh));
+        let normals = mesh.normals.as_ref().expect("flat normals");
+        let tangents = mesh.tangents.as_ref().expect("tangents");
+        // Each corner of the 8 is split per face: 6 faces of 4 corners.
+        assert_eq!(mesh.positions.len(), 24);
+        for (triangle, corners) in mesh.indices.chunks_exact(3).zip(&shape) {
+            let [a, b, c] = [triangle[0], triangle[1], triangle[2]].map(|i| mesh.positions[i as usize]);
+            assert_eq!([a, b, c], *corners, "the split moved a corner");
+            let face = (b - a).cross(c - a).normalize();
+            assert!(face.dot(0.5 * Vec3::ONE - a) < 0.0, "face normal {face} points in");
+            for &i in triangle {
+                assert_eq!(normals[i as usize], face);
+                assert!(tangents[i as usize].truncate().dot(face).abs() < 1e-5);
+                assert!((tangents[i as usize].truncate().length() - 1.0).abs() < 1e-5);
+            }
+        }
+    }
+
+    #[test]
+    fn given_normals_are_kept() {
+        let mut mesh = cube_without_normals();
+        let smooth: Vec<Vec3> = mesh.positions.iter().map(|p| (*p - 0.5).normalize()).collect();
+        mesh.normals = Some(smooth.clone());
+        assert!(generate(&mut mesh));
+        let normals = mesh.normals.as_ref().unwrap();
+        for (vertex, normal) in normals.iter().enumerate() {
+            let original = smooth.iter().position(|n| n == normal);
+            assert!(original.is_some(), "vertex {vertex}: normal {normal} is not one given");
+            assert_eq!(
+                mesh.positions[vertex],
+                (smooth[original.unwrap()] * 3f32.sqrt() * 0.5 + 0.5).round()
+            );
+        }
+    }
+}
