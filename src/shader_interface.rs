@@ -99,6 +99,9 @@ gpu_constants! {
     /// culling kernel, a thread a pixel.
     const LIGHT_CULLING_TILE: u32 = 16;
     const LIGHT_CULLING_GROUP: u32 = LIGHT_CULLING_TILE * LIGHT_CULLING_TILE;
+    /// A light-culling scatter workgroup where lights are many (`lights::culling`'s
+    /// NARROW_SCATTER_LIGHTS or more): one light's footprint a workgroup.
+    const LIGHT_CULLING_NARROW_GROUP: u32 = 64;
     /// A tile's 2.5D depth mask: its depth range in this many slices, one bit each.
     const LIGHT_CULLING_DEPTH_BINS: u32 = 32;
     /// Bit-array words a culling workgroup holds in shared memory at once (lights in chunks of

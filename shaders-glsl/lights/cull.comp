@@ -9,6 +9,10 @@
 // variant: scatter_grid_bits FORMAT_BITS SCATTER
 // variant: scatter_tiles_lists TILES SCATTER
 // variant: scatter_grid_lists SCATTER
+// variant: scatter_tiles_bits_narrow TILES FORMAT_BITS SCATTER SCATTER_NARROW
+// variant: scatter_grid_bits_narrow FORMAT_BITS SCATTER SCATTER_NARROW
+// variant: scatter_tiles_lists_narrow TILES SCATTER SCATTER_NARROW
+// variant: scatter_grid_lists_narrow SCATTER SCATTER_NARROW
 // variant: sort_tiles TILES SORT_LISTS
 // variant: sort_grid SORT_LISTS
 //
@@ -41,6 +45,12 @@
 const uint BOUNDS_RUN = 4u;
 const uint BOUNDS_GROUP = LIGHT_CULLING_TILE * LIGHT_CULLING_TILE / BOUNDS_RUN;
 layout(local_size_x = BOUNDS_GROUP) in;
+#elif defined(SCATTER_NARROW)
+// A narrow scatter workgroup where lights are many (culling/mod.rs's NARROW_SCATTER_*): then
+// they fill the device whatever their size, and a wide workgroup would mostly idle on the many
+// small footprints; where they are few, the light near the camera, which spans most tiles, sets
+// the launch's length, and a wide workgroup takes it in fewer steps.
+layout(local_size_x = LIGHT_CULLING_NARROW_GROUP) in;
 #else
 layout(local_size_x = LIGHT_CULLING_GROUP) in;
 #endif

@@ -272,7 +272,7 @@ impl LightCulling {
         let corners = (u64::from(width) + 1) * (u64::from(height) + 1);
         let summary_words = words.div_ceil(32);
         let (bits, summaries, lists) = cell_buffers(context, &settings, cells, words)?;
-        let cells_kernels = CellKernels::new(context, &settings)?;
+        let cells_kernels = CellKernels::new(context, &settings, count, layout.tiles())?;
         let culling = Self {
             settings,
             layout,
@@ -627,21 +627,58 @@ enum CellKernels {
     },
 }
 
+/// From this many lights on, a cull by light scatters into the grid with narrow workgroups
+/// (LIGHT_CULLING_NARROW_GROUP threads a light instead of LIGHT_CULLING_GROUP); into the tiles,
+/// from NARROW_SCATTER_LIGHTS_PER_TILE lights a tile (docs/BENCHMARKS.md, "Narrow scatter
+/// workgroups where lights are many": on the H200 a wide workgroup takes the lights near the
+/// camera, whose footprints span much of the image, in fewer steps, and a narrow one idles less
+/// on the many small footprints; which matters more turns on how many lights share a tile).
+pub const NARROW_SCATTER_LIGHTS: u32 = 8192;
+pub const NARROW_SCATTER_LIGHTS_PER_TILE: u32 = 2;
+
 impl CellKernels {
-    fn new(context: &Context, settings: &CullingSettings) -> GpuResult<Self> {
+    fn new(context: &Context, settings: &CullingSettings, lights: u32, tiles: u32) -> GpuResult<Self> {
         let pipeline = |id: ShaderId| ComputePipeline::new(context, id, &[]);
         let bits = settings.format == CullingFormat::Bits;
+        let narrow_tiles = u64::from(lights) >= u64::from(NARROW_SCATTER_LIGHTS_PER_TILE) * u64::from(tiles);
+        let narrow_grid = lights >= NARROW_SCATTER_LIGHTS;
+        let scatter =
+            |narrow: bool, [wide_id, narrow_id]: [ShaderId; 2]| pipeline(if narrow { narrow_id } else { wide_id });
         Ok(match settings.build {
             CullBuild::Lights if bits => Self::PerLight {
                 prepare: pipeline(ids::LIGHTS_CULL_SCATTER_PREPARE_BITS)?,
-                tiles: pipeline(ids::LIGHTS_CULL_SCATTER_TILES_BITS)?,
-                grid: pipeline(ids::LIGHTS_CULL_SCATTER_GRID_BITS)?,
+                tiles: scatter(
+                    narrow_tiles,
+                    [
+                        ids::LIGHTS_CULL_SCATTER_TILES_BITS,
+                        ids::LIGHTS_CULL_SCATTER_TILES_BITS_NARROW,
+                    ],
+                )?,
+                grid: scatter(
+                    narrow_grid,
+                    [
+                        ids::LIGHTS_CULL_SCATTER_GRID_BITS,
+                        ids::LIGHTS_CULL_SCATTER_GRID_BITS_NARROW,
+                    ],
+                )?,
                 sort: None,
             },
             CullBuild::Lights => Self::PerLight {
                 prepare: pipeline(ids::LIGHTS_CULL_SCATTER_PREPARE_LISTS)?,
-                tiles: pipeline(ids::LIGHTS_CULL_SCATTER_TILES_LISTS)?,
-                grid: pipeline(ids::LIGHTS_CULL_SCATTER_GRID_LISTS)?,
+                tiles: scatter(
+                    narrow_tiles,
+                    [
+                        ids::LIGHTS_CULL_SCATTER_TILES_LISTS,
+                        ids::LIGHTS_CULL_SCATTER_TILES_LISTS_NARROW,
+                    ],
+                )?,
+                grid: scatter(
+                    narrow_grid,
+                    [
+                        ids::LIGHTS_CULL_SCATTER_GRID_LISTS,
+                        ids::LIGHTS_CULL_SCATTER_GRID_LISTS_NARROW,
+                    ],
+                )?,
                 sort: Some([
                     pipeline(ids::LIGHTS_CULL_SORT_TILES)?,
                     pipeline(ids::LIGHTS_CULL_SORT_GRID)?,
