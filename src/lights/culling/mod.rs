@@ -642,47 +642,45 @@ impl CellKernels {
         let bits = settings.format == CullingFormat::Bits;
         let narrow_tiles = u64::from(lights) >= u64::from(NARROW_SCATTER_LIGHTS_PER_TILE) * u64::from(tiles);
         let narrow_grid = lights >= NARROW_SCATTER_LIGHTS;
-        let scatter =
-            |narrow: bool, [wide_id, narrow_id]: [ShaderId; 2]| pipeline(if narrow { narrow_id } else { wide_id });
+        // Built by light: (prepare, tiles wide and narrow, grid wide and narrow) for the format.
+        let (prepare, tiles, grid) = if bits {
+            (
+                ids::LIGHTS_CULL_SCATTER_PREPARE_BITS,
+                [
+                    ids::LIGHTS_CULL_SCATTER_TILES_BITS,
+                    ids::LIGHTS_CULL_SCATTER_TILES_BITS_NARROW,
+                ],
+                [
+                    ids::LIGHTS_CULL_SCATTER_GRID_BITS,
+                    ids::LIGHTS_CULL_SCATTER_GRID_BITS_NARROW,
+                ],
+            )
+        } else {
+            (
+                ids::LIGHTS_CULL_SCATTER_PREPARE_LISTS,
+                [
+                    ids::LIGHTS_CULL_SCATTER_TILES_LISTS,
+                    ids::LIGHTS_CULL_SCATTER_TILES_LISTS_NARROW,
+                ],
+                [
+                    ids::LIGHTS_CULL_SCATTER_GRID_LISTS,
+                    ids::LIGHTS_CULL_SCATTER_GRID_LISTS_NARROW,
+                ],
+            )
+        };
         Ok(match settings.build {
-            CullBuild::Lights if bits => Self::PerLight {
-                prepare: pipeline(ids::LIGHTS_CULL_SCATTER_PREPARE_BITS)?,
-                tiles: scatter(
-                    narrow_tiles,
-                    [
-                        ids::LIGHTS_CULL_SCATTER_TILES_BITS,
-                        ids::LIGHTS_CULL_SCATTER_TILES_BITS_NARROW,
-                    ],
-                )?,
-                grid: scatter(
-                    narrow_grid,
-                    [
-                        ids::LIGHTS_CULL_SCATTER_GRID_BITS,
-                        ids::LIGHTS_CULL_SCATTER_GRID_BITS_NARROW,
-                    ],
-                )?,
-                sort: None,
-            },
             CullBuild::Lights => Self::PerLight {
-                prepare: pipeline(ids::LIGHTS_CULL_SCATTER_PREPARE_LISTS)?,
-                tiles: scatter(
-                    narrow_tiles,
-                    [
-                        ids::LIGHTS_CULL_SCATTER_TILES_LISTS,
-                        ids::LIGHTS_CULL_SCATTER_TILES_LISTS_NARROW,
-                    ],
-                )?,
-                grid: scatter(
-                    narrow_grid,
-                    [
-                        ids::LIGHTS_CULL_SCATTER_GRID_LISTS,
-                        ids::LIGHTS_CULL_SCATTER_GRID_LISTS_NARROW,
-                    ],
-                )?,
-                sort: Some([
-                    pipeline(ids::LIGHTS_CULL_SORT_TILES)?,
-                    pipeline(ids::LIGHTS_CULL_SORT_GRID)?,
-                ]),
+                prepare: pipeline(prepare)?,
+                tiles: pipeline(tiles[usize::from(narrow_tiles)])?,
+                grid: pipeline(grid[usize::from(narrow_grid)])?,
+                sort: if bits {
+                    None
+                } else {
+                    Some([
+                        pipeline(ids::LIGHTS_CULL_SORT_TILES)?,
+                        pipeline(ids::LIGHTS_CULL_SORT_GRID)?,
+                    ])
+                },
             },
             CullBuild::Cells if bits => Self::PerCell {
                 tiles: pipeline(ids::LIGHTS_CULL_TILES_BITS)?,
