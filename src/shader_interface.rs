@@ -898,6 +898,17 @@ gpu_structs! {
         groups_x: u32,
         // 0: tiles keep every slice of their depth bounds (no 2.5D mask).
         depth_mask: u32,
+        // Built by light: each light's tile footprint (`cull_scatter_prepare_*` writes a
+        // uvec4 a light: first column | first row << 16, columns, tiles, and the tiles the
+        // light's own workgroup takes) and the queue (`split_capacity` entries) of the chunks
+        // of `split_chunk` tiles past the first of footprints of `split_from` chunks or more,
+        // which the tiles' scatter's first `split_pool` workgroups take.
+        footprints: u64,
+        split_queue: u64,
+        split_chunk: u32,
+        split_capacity: u32,
+        split_from: u32,
+        split_pool: u32,
     }
 
     struct GpuPunctualLight {

@@ -27,11 +27,16 @@ const TILES: u32 = WIDTH.div_ceil(16) * HEIGHT.div_ceil(16);
 /// A 20 m box of ground with `count` random point and spot lights of random range in front of
 /// a camera at its edge, some of them outside the view.
 fn random_lights(count: usize, seed: u64) -> (Scene, PinholeCamera) {
+    random_lights_seen(count, seed, (WIDTH, HEIGHT))
+}
+
+/// `random_lights` for an image of `width` x `height`.
+fn random_lights_seen(count: usize, seed: u64, (width, height): (u32, u32)) -> (Scene, PinholeCamera) {
     let mut rng = SmallRng::seed_from_u64(seed);
     let camera = PinholeCamera::from_transform(
         glam::Mat4::look_at_rh(Vec3::new(0.0, 4.0, 12.0), Vec3::new(0.5, 0.0, 0.0), Vec3::Y).inverse(),
         0.9,
-        WIDTH as f32 / HEIGHT as f32,
+        width as f32 / height as f32,
     );
     let lights = (0..count)
         .map(|i| {
@@ -103,8 +108,13 @@ fn random_lights(count: usize, seed: u64) -> (Scene, PinholeCamera) {
 /// hits (depths 2 to 3) and far ones (20 to 23) alternate with columns of misses between them,
 /// so that no pixel spans both and tile masks have gaps; and a few random misses.
 fn random_corner_depths(rng: &mut SmallRng) -> Vec<f32> {
-    let row = WIDTH as usize + 1;
-    (0..row * (HEIGHT as usize + 1))
+    random_corner_depths_of(rng, (WIDTH, HEIGHT))
+}
+
+/// `random_corner_depths` for an image of `width` x `height`.
+fn random_corner_depths_of(rng: &mut SmallRng, (width, height): (u32, u32)) -> Vec<f32> {
+    let row = width as usize + 1;
+    (0..row * (height as usize + 1))
         .map(|i| {
             let (x, y) = (i % row, i / row);
             let band = x % 8;
@@ -128,6 +138,27 @@ fn cull(
     list_capacity: u32,
     build: CullBuild,
 ) -> (LightCulling, CellContents) {
+    cull_image(
+        context,
+        scene,
+        (camera, (WIDTH, HEIGHT)),
+        depths,
+        format,
+        list_capacity,
+        build,
+    )
+}
+
+/// `cull` for an image of another size.
+fn cull_image(
+    context: &Context,
+    scene: &Scene,
+    (camera, size): (PinholeCamera, (u32, u32)),
+    depths: &[f32],
+    format: CullingFormat,
+    list_capacity: u32,
+    build: CullBuild,
+) -> (LightCulling, CellContents) {
     let settings = CullingSettings {
         format,
         list_capacity,
@@ -137,16 +168,9 @@ fn cull(
         scalarise: false,
         build,
     };
-    let culling = LightCulling::new(
-        context,
-        scene,
-        camera,
-        (WIDTH, HEIGHT),
-        context.trace_backends()[0],
-        settings,
-    )
-    .unwrap()
-    .expect("the scene has ranged lights");
+    let culling = LightCulling::new(context, scene, camera, size, context.trace_backends()[0], settings)
+        .unwrap()
+        .expect("the scene has ranged lights");
     // A first cull of other depths (every tile hit at depth 10) leaves cells that the second
     // must not keep: whatever a build does not overwrite, it has to clear.
     let other = vec![10.0f32; depths.len()];
@@ -401,6 +425,58 @@ fn culling_keeps_every_light_that_reaches_a_cell_and_few_others() {
     for (count, seed) in [(1, 1), (10, 5), (33, 2), (1000, 3)] {
         check_conservative_and_tight(count, seed);
     }
+}
+
+#[test]
+fn footprints_split_among_the_scatter_pool_fill_the_cells_of_the_cells_build() {
+    // 323 tiles: a light around the camera spans them all, more than a wide scatter workgroup
+    // (256 tiles) or a narrow one (64) takes in a step, so its footprint is split and the
+    // scatter's pool takes the rest. Twelve lights scatter wide; 700 narrow (more than
+    // NARROW_SCATTER_LIGHTS_PER_TILE a tile), and their 120 lights around the camera queue 600
+    // chunks, more than the queue holds: the lights that found it full take their own. An odd
+    // count of tiles leaves the prepare kernel's last workgroup a tile short.
+    const SIZE: (u32, u32) = (304, 272);
+    let tiles = SIZE.0.div_ceil(16) * SIZE.1.div_ceil(16);
+    const { assert!(12 < NARROW_SCATTER_LIGHTS_PER_TILE * 323 && 700 >= NARROW_SCATTER_LIGHTS_PER_TILE * 323) };
+    assert_eq!(tiles, 323);
+    let gpu = common::gpu();
+    let context = &gpu.context;
+    for (count, around_camera, seed) in [(12, 4, 7), (700, 120, 8)] {
+        let (mut scene, camera) = random_lights_seen(count, seed, SIZE);
+        for light in scene.lights.iter_mut().take(around_camera) {
+            light.kind = PunctualKind::Point;
+            light.position = camera.origin + camera.forward * 0.5;
+            light.range = Some(30.0);
+        }
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let depths = random_corner_depths_of(&mut rng, SIZE);
+        let cull_as = |format, build| cull_image(context, &scene, (camera, SIZE), &depths, format, 1024, build).1;
+        let cells = cull_as(CullingFormat::Bits, CullBuild::Cells);
+        let list_cells = cull_as(CullingFormat::Lists, CullBuild::Cells);
+        let scattered = cull_as(CullingFormat::Bits, CullBuild::Lights);
+        let scattered_lists = cull_as(CullingFormat::Lists, CullBuild::Lights);
+        assert_eq!(cells.counts, list_cells.counts);
+        assert_eq!(cells.lights, list_cells.lights);
+        let tile_bits = |tiles: &[GpuLightTile]| -> Vec<(u32, u32, u32)> {
+            tiles
+                .iter()
+                .map(|t| (t.z_min.to_bits(), t.z_max.to_bits(), t.mask))
+                .collect()
+        };
+        assert_eq!(tile_bits(&scattered.tiles), tile_bits(&cells.tiles));
+        assert_eq!(scattered.counts, cells.counts, "{count} lights");
+        assert_eq!(scattered.lights, cells.lights, "{count} lights");
+        assert_eq!(scattered.summaries, cells.summaries, "{count} lights");
+        assert_eq!(scattered_lists.counts, cells.counts, "{count} lights");
+        assert_eq!(scattered_lists.lights, cells.lights, "{count} lights");
+        let (lit_tiles, _) = cells.lights.split_at(tiles as usize);
+        let everywhere = lit_tiles.iter().filter(|lights| lights.len() >= around_camera).count();
+        assert!(
+            everywhere > tiles as usize / 2,
+            "the lights around the camera reach {everywhere} of {tiles} tiles"
+        );
+    }
+    gpu.finish();
 }
 
 #[test]

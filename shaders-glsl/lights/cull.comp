@@ -32,8 +32,11 @@
 // bit with global atomics or appends its index with a global atomic on the cell's count. A
 // light then costs its footprint, not every cell. Bits come out the same whichever order the
 // atomics land in; lists are put back in light order by SORT_LISTS, a workgroup per cell.
-// SCATTER_PREPARE writes the tiles' depth bounds and masks first (a workgroup of BOUNDS_GROUP
-// threads a tile, each reducing BOUNDS_RUN pixels of a row) and empties every cell.
+// SCATTER_PREPARE first writes each light's footprint on the tiles, queues the tiles past the
+// first step of the widest (culling/mod.rs's SPLIT_FROM) for the tiles' scatter's first
+// `split_pool` workgroups, writes the tiles' depth bounds and masks (a workgroup of
+// BOUNDS_GROUP threads a tile, each reducing BOUNDS_RUN pixels of a row) and empties every
+// cell.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_ballot : require
 
@@ -67,6 +70,20 @@ layout(buffer_reference, scalar) readonly buffer TileBounds { GpuLightTile v[]; 
 layout(buffer_reference, scalar) writeonly buffer Words { uint v[]; };
 layout(buffer_reference, scalar) buffer AtomicWords { uint v[]; };
 layout(buffer_reference, scalar) readonly buffer ReadWords { uint v[]; };
+layout(buffer_reference, scalar) buffer Footprints { uvec4 v[]; };
+// The chunks of wide footprints past each light's first: (light, its footprint's first column
+// | first row << 16, its columns | the chunk's tiles << 16, the chunk's first tile), all a
+// pool workgroup needs before it loads the tiles' bounds. `queued` may pass the capacity; a
+// light whose chunks did not fit takes them all itself.
+layout(buffer_reference, scalar) buffer SplitQueue {
+    uint queued;
+    uint finished;
+    uint pad0;
+    uint pad1;
+    uvec4 entries[];
+};
+// An entry reserved past the queue's capacity by a light that then took its chunks itself.
+const uint SPLIT_NONE = 0xffffffffu;
 
 #if !defined(SCATTER)
 shared uint shared_count;
@@ -316,6 +333,58 @@ bool touches(uint index, vec4 sphere) {
     return true;
 }
 
+#if defined(TILES) && (defined(SCATTER) || defined(SCATTER_PREPARE))
+// The first and last column (or row) of tiles whose wedge between two planes through the
+// camera a sphere can reach. `a` is the sphere centre's coordinate across the wedges, `z`
+// its depth (more than `r`, so the whole sphere is in front), `r` its radius; `half_extent`
+// is the tangent at the image's edge along that axis, `pixels` the image's size along it, and
+// `flip` says the axis counts pixels the other way (rows, from the top). The tangent planes
+// from the camera to the sphere bound the tangents it spans: tan(alpha +- beta), alpha the
+// centre's angle and beta = asin(r / distance). Widened by a tile either way against
+// rounding: touches() decides each tile of the span exactly.
+ivec2 tile_span(float a, float z, float r, float half_extent, float pixels, uint tiles, bool flip) {
+    float l = sqrt(max(a * a + z * z - r * r, 0.0));
+    if (!(z * l - a * r > 0.0) || !(z * l + a * r > 0.0)) {
+        return ivec2(0, int(tiles) - 1);
+    }
+    float t_lo = (a * l - r * z) / (z * l + a * r);
+    float t_hi = (a * l + r * z) / (z * l - a * r);
+    float p_lo = (t_lo / half_extent + 1.0) * 0.5 * pixels;
+    float p_hi = (t_hi / half_extent + 1.0) * 0.5 * pixels;
+    if (flip) {
+        float p = pixels - p_hi;
+        p_hi = pixels - p_lo;
+        p_lo = p;
+    }
+    float edge = float(LIGHT_CULLING_TILE);
+    float first = floor(clamp(p_lo, -edge, pixels + edge) / edge) - 1.0;
+    float last = floor(clamp(p_hi, -edge, pixels + edge) / edge) + 1.0;
+    return ivec2(max(int(first), 0), min(int(last), int(tiles) - 1));
+}
+
+// A light's footprint on the tiles: uvec4(first column | first row << 16, columns, tiles, 0);
+// no tiles when its sphere is out of view.
+uvec4 tile_footprint(vec4 sphere) {
+    float r = sphere.w + push.margin;
+    vec3 d = sphere.xyz - push.camera_origin;
+    float z = dot(d, push.camera_forward);
+    ivec2 columns = ivec2(0, int(push.tiles_x) - 1);
+    ivec2 rows = ivec2(0, int(push.tiles_y) - 1);
+    // A sphere that reaches the camera's plane spans every tile it can (planes through the
+    // camera bound nothing behind it).
+    if (z > r * 1.001) {
+        columns = tile_span(dot(d, push.camera_right), z, r, push.tan_half_yfov * push.aspect, float(push.width),
+                            push.tiles_x, false);
+        rows = tile_span(dot(d, push.camera_up), z, r, push.tan_half_yfov, float(push.height), push.tiles_y, true);
+    }
+    if (columns.x > columns.y || rows.x > rows.y) {
+        return uvec4(0u);
+    }
+    uint width = uint(columns.y - columns.x + 1);
+    return uvec4(uint(columns.x) | uint(rows.x) << 16u, width, width * uint(rows.y - rows.x + 1), 0u);
+}
+#endif
+
 #if !defined(SCATTER) && !defined(SCATTER_PREPARE) && !defined(SORT_LISTS)
 #ifndef FORMAT_BITS
 // One ballot per subgroup: the lanes that hit are counted with one shared atomic, and each
@@ -494,18 +563,49 @@ void main() {
     }
 }
 #elif defined(SCATTER_PREPARE)
-// The tiles' depth bounds and masks, and every cell emptied by all threads of the launch
-// together: its count, and for bit arrays the words the last cull's summaries flag, which
-// are the only ones that can hold bits (the arrays are zeroed once when made, and every
-// cull's summaries flag each word it sets), and the summaries; not every word: at 10^5 lights
-// a cell has 3,125 words and a few dozen lights.
+// Each light's tile footprint, and the chunks (`split_chunk` tiles, a step of the tiles'
+// scatter workgroup) past the first of each wide one queued for the scatter's pool: the light
+// nearest the camera can span most of the image, and its workgroup alone would otherwise take
+// its thousands of tiles a step at a time while the rest of the launch has long finished.
+void write_footprints(uint thread, uint threads) {
+    SplitQueue queue = SplitQueue(push.split_queue);
+    for (uint light = thread; light < push.count; light += threads) {
+        uvec4 footprint = tile_footprint(Spheres(push.spheres).v[light]);
+        footprint.w = footprint.z;
+        uint chunks = push.split_chunk == 0u ? 1u : (footprint.z + push.split_chunk - 1u) / push.split_chunk;
+        if (chunks >= max(push.split_from, 2u)) {
+            uint queued = chunks - 1u;
+            uint base = atomicAdd(queue.queued, queued);
+            if (base + queued <= push.split_capacity) {
+                for (uint chunk = 1u; chunk < chunks; ++chunk) {
+                    uint first = chunk * push.split_chunk;
+                    uint tiles = min(footprint.z - first, push.split_chunk);
+                    queue.entries[base + chunk - 1u] = uvec4(light, footprint.x, footprint.y | tiles << 16u, first);
+                }
+                footprint.w = push.split_chunk;
+            } else {
+                for (uint entry = base; entry < push.split_capacity; ++entry) {
+                    queue.entries[entry] = uvec4(SPLIT_NONE, 0u, 0u, 0u);
+                }
+            }
+        }
+        Footprints(push.footprints).v[light] = footprint;
+    }
+}
+
+// The lights' footprints, the tiles' depth bounds and masks, and every cell emptied by all
+// threads of the launch together: its count, and for bit arrays the words the last cull's
+// summaries flag, which are the only ones that can hold bits (the arrays are zeroed once when
+// made, and every cull's summaries flag each word it sets), and the summaries; not every word:
+// at 10^5 lights a cell has 3,125 words and a few dozen lights.
 void main() {
     uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * push.groups_x;
+    uint threads = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_WorkGroupSize.x;
+    uint thread = group * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+    write_footprints(thread, threads);
     if (group < push.tiles_x * push.tiles_y) {
         tile_reduce_bounds(group);
     }
-    uint threads = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_WorkGroupSize.x;
-    uint thread = group * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
     uint cells = push.tiles_x * push.tiles_y + push.grid_x * push.grid_y * push.grid_z;
 #ifdef FORMAT_BITS
     for (uint i = thread; i < cells * push.summary_words; i += threads) {
@@ -525,65 +625,88 @@ void main() {
     }
 }
 #else
+
+// Gives `out_cell` (a tile, or tiles + a grid cell) the light's bit or index where the light
+// touches it; the cell's volume is set.
+void mark(uint light, vec4 sphere, uint out_cell) {
+    sphere_center = 0.5 * (box_lower + box_upper);
+    sphere_radius = 0.5 * length(box_upper - box_lower);
+    if (!touches(light, sphere)) {
+        return;
+    }
+#ifdef FORMAT_BITS
+    uint word = light / 32u;
+    atomicOr(AtomicWords(push.bits).v[out_cell * push.words + word], 1u << (light % 32u));
+    atomicOr(AtomicWords(push.summaries).v[out_cell * push.summary_words + word / 32u], 1u << (word % 32u));
+    atomicAdd(AtomicWords(push.counts).v[out_cell], 1u);
+#else
+    uint slot = atomicAdd(AtomicWords(push.counts).v[out_cell], 1u);
+    if (slot < push.list_capacity) {
+        Words(push.lists).v[out_cell * push.list_capacity + slot] = light;
+    }
+#endif
+}
+
 #ifdef TILES
-// The first and last column (or row) of tiles whose wedge between two planes through the
-// camera a sphere can reach. `a` is the sphere centre's coordinate across the wedges, `z`
-// its depth (more than `r`, so the whole sphere is in front), `r` its radius; `half_extent`
-// is the tangent at the image's edge along that axis, `pixels` the image's size along it, and
-// `flip` says the axis counts pixels the other way (rows, from the top). The tangent planes
-// from the camera to the sphere bound the tangents it spans: tan(alpha +- beta), alpha the
-// centre's angle and beta = asin(r / distance). Widened by a tile either way against
-// rounding: touches() decides each tile of the span exactly.
-ivec2 tile_span(float a, float z, float r, float half_extent, float pixels, uint tiles, bool flip) {
-    float l = sqrt(max(a * a + z * z - r * r, 0.0));
-    if (!(z * l - a * r > 0.0) || !(z * l + a * r > 0.0)) {
-        return ivec2(0, int(tiles) - 1);
+// Tiles [first, end) of a footprint of `columns` from its first tile `corner` (column | row <<
+// 16), a workgroup's width at a time.
+void mark_tiles(uint light, vec4 sphere, uint corner, uint columns, uint first, uint end) {
+    for (uint i = first + gl_LocalInvocationID.x; i < end; i += gl_WorkGroupSize.x) {
+        uint cell = ((corner >> 16u) + i / columns) * push.tiles_x + (corner & 0xffffu) + i % columns;
+        bounds = TileBounds(push.tiles).v[cell];
+        if (tile_frustum(cell)) {
+            mark(light, sphere, cell);
+        }
     }
-    float t_lo = (a * l - r * z) / (z * l + a * r);
-    float t_hi = (a * l + r * z) / (z * l - a * r);
-    float p_lo = (t_lo / half_extent + 1.0) * 0.5 * pixels;
-    float p_hi = (t_hi / half_extent + 1.0) * 0.5 * pixels;
-    if (flip) {
-        float p = pixels - p_hi;
-        p_hi = pixels - p_lo;
-        p_lo = p;
+}
+
+// A pool workgroup: every split_pool-th queued chunk from its own; the last of the pool to
+// finish empties the queue for the next cull.
+void take_queued_chunks(uint pool_group) {
+    SplitQueue queue = SplitQueue(push.split_queue);
+    uint available = min(queue.queued, push.split_capacity);
+    for (uint take = pool_group; take < available; take += push.split_pool) {
+        uvec4 entry = queue.entries[take];
+        if (entry.x == SPLIT_NONE) {
+            continue;
+        }
+        vec4 sphere = Spheres(push.spheres).v[entry.x];
+        scatter_light = Lights(push.lights).v[entry.x];
+        mark_tiles(entry.x, sphere, entry.y, entry.z & 0xffffu, entry.w, entry.w + (entry.z >> 16u));
     }
-    float edge = float(LIGHT_CULLING_TILE);
-    float first = floor(clamp(p_lo, -edge, pixels + edge) / edge) - 1.0;
-    float last = floor(clamp(p_hi, -edge, pixels + edge) / edge) + 1.0;
-    return ivec2(max(int(first), 0), min(int(last), int(tiles) - 1));
+    // Every thread of the workgroup has read the queue's length before it can be emptied:
+    // without the barrier a subgroup that ran ahead empties it under the others' feet.
+    barrier();
+    if (gl_LocalInvocationID.x == 0u && atomicAdd(queue.finished, 1u) == push.split_pool - 1u) {
+        atomicExchange(queue.queued, 0u);
+        atomicExchange(queue.finished, 0u);
+    }
 }
 #endif
 
-// One workgroup per light: the cells of its footprint that pass touches() get its bit or its
-// index.
+// After the pool, one workgroup per light: the cells of its footprint that pass touches() get
+// its bit or its index (of a split footprint, its first chunk).
 void main() {
-    uint light = gl_WorkGroupID.x + gl_WorkGroupID.y * push.groups_x;
+    uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * push.groups_x;
+#ifdef TILES
+    if (group < push.split_pool) {
+        take_queued_chunks(group);
+        return;
+    }
+    uint light = group - push.split_pool;
+#else
+    uint light = group;
+#endif
     if (light >= push.count) {
         return;
     }
     vec4 sphere = Spheres(push.spheres).v[light];
     scatter_light = Lights(push.lights).v[light];
-    float r = sphere.w + push.margin;
 #ifdef TILES
-    vec3 d = sphere.xyz - push.camera_origin;
-    float z = dot(d, push.camera_forward);
-    ivec2 columns = ivec2(0, int(push.tiles_x) - 1);
-    ivec2 rows = ivec2(0, int(push.tiles_y) - 1);
-    // A sphere that reaches the camera's plane spans every tile it can (planes through the
-    // camera bound nothing behind it).
-    if (z > r * 1.001) {
-        columns = tile_span(dot(d, push.camera_right), z, r, push.tan_half_yfov * push.aspect, float(push.width),
-                            push.tiles_x, false);
-        rows = tile_span(dot(d, push.camera_up), z, r, push.tan_half_yfov, float(push.height), push.tiles_y, true);
-    }
-    if (columns.x > columns.y || rows.x > rows.y) {
-        return;
-    }
-    uint width = uint(columns.y - columns.x + 1);
-    uint span = width * uint(rows.y - rows.x + 1);
-    uint cell_base = 0u;
+    uvec4 footprint = Footprints(push.footprints).v[light];
+    mark_tiles(light, sphere, footprint.x, footprint.y, 0u, footprint.w);
 #else
+    float r = sphere.w + push.margin;
     ivec3 dims = ivec3(push.grid_x, push.grid_y, push.grid_z);
     vec3 lo = clamp(floor((sphere.xyz - r - push.grid_lower) * push.grid_scale) - 1.0, vec3(-1.0), vec3(dims));
     vec3 hi = clamp(floor((sphere.xyz + r - push.grid_lower) * push.grid_scale) + 1.0, vec3(-1.0), vec3(dims));
@@ -595,35 +718,12 @@ void main() {
     uvec3 extent = uvec3(last - first + 1);
     uint span = extent.x * extent.y * extent.z;
     uint cell_base = push.tiles_x * push.tiles_y;
-#endif
     for (uint i = gl_LocalInvocationID.x; i < span; i += gl_WorkGroupSize.x) {
-#ifdef TILES
-        uint cell = (uint(rows.x) + i / width) * push.tiles_x + uint(columns.x) + i % width;
-        bounds = TileBounds(push.tiles).v[cell];
-        if (!tile_frustum(cell)) {
-            continue;
-        }
-#else
         uvec3 g = uvec3(first) + uvec3(i % extent.x, (i / extent.x) % extent.y, i / (extent.x * extent.y));
         uint cell = (g.z * push.grid_y + g.y) * push.grid_x + g.x;
         grid_volume(cell);
-#endif
-        sphere_center = 0.5 * (box_lower + box_upper);
-        sphere_radius = 0.5 * length(box_upper - box_lower);
-        if (touches(light, sphere)) {
-            uint out_cell = cell_base + cell;
-#ifdef FORMAT_BITS
-            uint word = light / 32u;
-            atomicOr(AtomicWords(push.bits).v[out_cell * push.words + word], 1u << (light % 32u));
-            atomicOr(AtomicWords(push.summaries).v[out_cell * push.summary_words + word / 32u], 1u << (word % 32u));
-            atomicAdd(AtomicWords(push.counts).v[out_cell], 1u);
-#else
-            uint slot = atomicAdd(AtomicWords(push.counts).v[out_cell], 1u);
-            if (slot < push.list_capacity) {
-                Words(push.lists).v[out_cell * push.list_capacity + slot] = light;
-            }
-#endif
-        }
+        mark(light, sphere, cell_base + cell);
     }
+#endif
 }
 #endif
