@@ -1008,7 +1008,7 @@ fn print_stats(settings: &RenderSettings, stats: &RenderStats) {
     for kernel in &stats.kernels {
         let optional = |value: Option<String>| value.unwrap_or_else(|| "-".into());
         println!(
-            "  {:<20} {:>10.3} {:>9} {:>9} {:>12} {:>12} {:>11}",
+            "  {:<20} {:>10.4} {:>9} {:>9} {:>12} {:>12} {:>11}",
             kernel.name,
             kernel.milliseconds,
             kernel.launches,
