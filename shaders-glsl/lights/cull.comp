@@ -158,11 +158,42 @@ bool pixel_interval(float corners[4], out float lo, out float hi) {
 }
 
 // The slices of `bounds` a pixel marks in the tile's mask. A pixel whose corners lie within
-// two slices marks the slices between them (a surface across the pixel); one whose corners are
-// further apart straddles a silhouette and marks only its corners' own slices, so the gap
-// behind an edge stays out of the mask.
+// two slices marks the slices between them (a surface across the pixel, its interval [lo,
+// hi]); one whose corners are further apart straddles a silhouette and marks only its corners'
+// own slices, so the gap behind an edge stays out of the mask.
+bool pixel_within_two_slices(float lo, float hi) {
+    return hi - lo <= 2.0 * (bounds.z_max - bounds.z_min) / float(LIGHT_CULLING_DEPTH_BINS);
+}
+
+#ifdef SCATTER_PREPARE
+// A pixel corner's slices of `bounds`: the first and last its hit reaches, widened by the
+// margin; without a hit, the last and the first, which span nothing.
+uvec2 corner_bins(float depth) {
+    if (!(depth >= 0.0)) {
+        return uvec2(LIGHT_CULLING_DEPTH_BINS - 1u, 0u);
+    }
+    return uvec2(tile_bin(max(depth - push.margin, 0.0)), tile_bin(depth + push.margin));
+}
+
+// A pixel's slices from its corners' (corner_bins). The slice of a depth never decreases with
+// it, so those of the interval run from the corners' least to their greatest. A thread of
+// several pixels looks each corner up once for the pixels around it, and a pixel on a
+// silhouette then costs no lookups of its own (against a lookup of each end and eight on a
+// silhouette: the tiles' cull at 10^3 lights and 1080p on the H200, 0.0247 -> 0.0238 ms; with
+// a pixel a thread, as in the cells' build, it cost more than it saved: 0.0475 -> 0.0481).
+uint pixel_bins(uvec2 corners[4], float lo, float hi) {
+    if (pixel_within_two_slices(lo, hi)) {
+        uint first = min(min(corners[0].x, corners[1].x), min(corners[2].x, corners[3].x));
+        uint last = max(max(corners[0].y, corners[1].y), max(corners[2].y, corners[3].y));
+        return bin_span(first, last);
+    }
+    return bin_span(corners[0].x, corners[0].y) | bin_span(corners[1].x, corners[1].y) |
+           bin_span(corners[2].x, corners[2].y) | bin_span(corners[3].x, corners[3].y);
+}
+#else
+// A pixel's slices from its corners' depths.
 uint pixel_bins(float corners[4], float lo, float hi) {
-    if (hi - lo <= 2.0 * (bounds.z_max - bounds.z_min) / float(LIGHT_CULLING_DEPTH_BINS)) {
+    if (pixel_within_two_slices(lo, hi)) {
         return bin_span(tile_bin(lo), tile_bin(hi));
     }
     uint corner_bins = 0u;
@@ -173,6 +204,7 @@ uint pixel_bins(float corners[4], float lo, float hi) {
     }
     return corner_bins;
 }
+#endif
 
 float corner_depth(uint x, uint y) {
     return Depths(push.corner_depths).v[y * (push.width + 1u) + x];
@@ -226,11 +258,26 @@ void tile_reduce_bounds(uint tile) {
     barrier();
     bounds = GpuLightTile(uintBitsToFloat(shared_z_min), uintBitsToFloat(shared_z_max), 0u, 0u);
     uint bins = 0u;
+#ifdef SCATTER_PREPARE
+    uvec2 above_bins[PIXELS + 1u];
+    uvec2 below_bins[PIXELS + 1u];
+    for (uint i = 0u; i <= PIXELS; ++i) {
+        above_bins[i] = corner_bins(above[i]);
+        below_bins[i] = corner_bins(below[i]);
+    }
+    for (uint i = 0u; i < PIXELS; ++i) {
+        if (hit[i]) {
+            uvec2 corners[4] = uvec2[4](above_bins[i], above_bins[i + 1u], below_bins[i], below_bins[i + 1u]);
+            bins |= pixel_bins(corners, lo[i], hi[i]);
+        }
+    }
+#else
     for (uint i = 0u; i < PIXELS; ++i) {
         if (hit[i]) {
             bins |= pixel_bins(float[4](above[i], above[i + 1u], below[i], below[i + 1u]), lo[i], hi[i]);
         }
     }
+#endif
     if (bins != 0u) {
         atomicOr(shared_mask, bins);
     }
