@@ -287,6 +287,31 @@ fn points_reached(light: &GpuCullLight, rng: &mut SmallRng, wanted: usize) -> Ve
     points
 }
 
+/// Bits and lists, built by cell and by light, hold the same cells: the same tile bounds and
+/// masks, counts, lights in light order and, for bits, summaries.
+fn assert_builds_agree(
+    what: &str,
+    cells: &CellContents,
+    list_cells: &CellContents,
+    scattered: &CellContents,
+    scattered_lists: &CellContents,
+) {
+    let tile_bits = |tiles: &[GpuLightTile]| -> Vec<(u32, u32, u32)> {
+        tiles
+            .iter()
+            .map(|t| (t.z_min.to_bits(), t.z_max.to_bits(), t.mask))
+            .collect()
+    };
+    assert_eq!(cells.counts, list_cells.counts, "{what}");
+    assert_eq!(cells.lights, list_cells.lights, "{what}");
+    for by_light in [scattered, scattered_lists] {
+        assert_eq!(tile_bits(&by_light.tiles), tile_bits(&cells.tiles), "{what}");
+        assert_eq!(by_light.counts, cells.counts, "{what}");
+        assert_eq!(by_light.lights, cells.lights, "{what}");
+    }
+    assert_eq!(scattered.summaries, cells.summaries, "{what}");
+}
+
 fn check_conservative_and_tight(count: usize, seed: u64) {
     let gpu = common::gpu();
     let context = &gpu.context;
@@ -386,21 +411,13 @@ fn check_conservative_and_tight(count: usize, seed: u64) {
     // order (the lights' build reduces the tiles' bounds in a kernel of its own, to the same
     // bits, empties the cells itself and sorts its lists); small lists overflow exactly where a
     // cell holds more, whichever the build.
-    assert_eq!(bit_cells.counts, list_cells.counts);
-    assert_eq!(bit_cells.lights, list_cells.lights);
-    let tile_bits = |tiles: &[GpuLightTile]| -> Vec<(u32, u32, u32)> {
-        tiles
-            .iter()
-            .map(|t| (t.z_min.to_bits(), t.z_max.to_bits(), t.mask))
-            .collect()
-    };
-    assert_eq!(tile_bits(&scattered.tiles), tile_bits(&bit_cells.tiles));
-    assert_eq!(scattered.counts, bit_cells.counts);
-    assert_eq!(scattered.lights, bit_cells.lights);
-    assert_eq!(scattered.summaries, bit_cells.summaries);
-    assert_eq!(tile_bits(&scattered_lists.tiles), tile_bits(&bit_cells.tiles));
-    assert_eq!(scattered_lists.counts, bit_cells.counts);
-    assert_eq!(scattered_lists.lights, bit_cells.lights);
+    assert_builds_agree(
+        &format!("{count} lights"),
+        &bit_cells,
+        &list_cells,
+        &scattered,
+        &scattered_lists,
+    );
     for (cell, &count) in bit_cells.counts.iter().enumerate() {
         assert_eq!(count as usize, bit_cells.lights[cell].len());
         let expected: &[u32] = if count > 3 { &[] } else { &bit_cells.lights[cell] };
@@ -455,20 +472,13 @@ fn footprints_split_among_the_scatter_pool_fill_the_cells_of_the_cells_build() {
         let list_cells = cull_as(CullingFormat::Lists, CullBuild::Cells);
         let scattered = cull_as(CullingFormat::Bits, CullBuild::Lights);
         let scattered_lists = cull_as(CullingFormat::Lists, CullBuild::Lights);
-        assert_eq!(cells.counts, list_cells.counts);
-        assert_eq!(cells.lights, list_cells.lights);
-        let tile_bits = |tiles: &[GpuLightTile]| -> Vec<(u32, u32, u32)> {
-            tiles
-                .iter()
-                .map(|t| (t.z_min.to_bits(), t.z_max.to_bits(), t.mask))
-                .collect()
-        };
-        assert_eq!(tile_bits(&scattered.tiles), tile_bits(&cells.tiles));
-        assert_eq!(scattered.counts, cells.counts, "{count} lights");
-        assert_eq!(scattered.lights, cells.lights, "{count} lights");
-        assert_eq!(scattered.summaries, cells.summaries, "{count} lights");
-        assert_eq!(scattered_lists.counts, cells.counts, "{count} lights");
-        assert_eq!(scattered_lists.lights, cells.lights, "{count} lights");
+        assert_builds_agree(
+            &format!("{count} lights"),
+            &cells,
+            &list_cells,
+            &scattered,
+            &scattered_lists,
+        );
         let (lit_tiles, _) = cells.lights.split_at(tiles as usize);
         let everywhere = lit_tiles.iter().filter(|lights| lights.len() >= around_camera).count();
         assert!(
