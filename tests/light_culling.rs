@@ -770,3 +770,29 @@ fn images_past_65535_groups_of_pixels_launch_within_the_limits() {
     );
     gpu.finish();
 }
+
+#[test]
+fn an_image_too_wide_for_a_footprint_is_refused_with_its_size() {
+    // 65,537 tiles across do not fit a footprint's 16-bit first column.
+    let gpu = common::gpu();
+    let (scene, camera) = random_lights(10, 9);
+    let settings = CullingSettings {
+        format: CullingFormat::Bits,
+        ..CullingSettings::default()
+    };
+    let size = (65_537 * 16, 16);
+    let result = LightCulling::new(
+        &gpu.context,
+        &scene,
+        camera,
+        size,
+        gpu.context.trace_backends()[0],
+        settings,
+    );
+    let error = result.err().expect("refused").to_string();
+    assert!(
+        error.contains("1048592 x 16") && error.contains("65,535 tiles"),
+        "{error}"
+    );
+    gpu.finish();
+}
