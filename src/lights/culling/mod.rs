@@ -262,7 +262,9 @@ impl LightCulling {
         let (tiles_x, tiles_y) = reference::tiles(width, height);
         if tiles_x > 0xffff || tiles_y > 0xffff {
             // A footprint packs its first column and row into 16 bits each (cull.comp).
-            return Err(invalid(format!("{width} x {height} pixels: more than 65,535 tiles across")));
+            return Err(invalid(format!(
+                "{width} x {height} pixels: more than 65,535 tiles across"
+            )));
         }
         let layout = CullLayout {
             camera,
