@@ -241,16 +241,7 @@ impl LightCulling {
         if settings.format == CullingFormat::Off {
             return Ok(None);
         }
-        let invalid = |problem: String| GpuError::InvalidUse {
-            name: "light culling".into(),
-            problem,
-        };
-        if settings.list_capacity == 0 || settings.list_capacity > LIGHT_CULLING_MAX_LIST {
-            return Err(invalid(format!(
-                "a list capacity of {} (from 1 to {LIGHT_CULLING_MAX_LIST})",
-                settings.list_capacity
-            )));
-        }
+        check_limits(&settings, (width, height))?;
         let table = reference::cull_lights(&scene.lights, settings.cones);
         if table.is_empty() {
             log::info!("light culling: the scene has no point or spot light with a range; nothing to cull");
@@ -260,12 +251,6 @@ impl LightCulling {
         let bounds = scene.bounds();
         let margin = reference::margin(bounds);
         let (tiles_x, tiles_y) = reference::tiles(width, height);
-        if tiles_x > 0xffff || tiles_y > 0xffff {
-            // A footprint packs its first column and row into 16 bits each (cull.comp).
-            return Err(invalid(format!(
-                "{width} x {height} pixels: more than 65,535 tiles across"
-            )));
-        }
         let layout = CullLayout {
             camera,
             width,
@@ -613,6 +598,28 @@ impl LightCulling {
     pub fn lights(&self, context: &Context) -> GpuResult<Vec<GpuCullLight>> {
         self.lights.read_back(context, self.count as usize)
     }
+}
+
+/// Refuses a list capacity the shaders cannot hold, and an image whose tiles a footprint
+/// cannot name (it packs its first column and row into 16 bits each: cull.comp).
+fn check_limits(settings: &CullingSettings, (width, height): (u32, u32)) -> GpuResult<()> {
+    let invalid = |problem: String| GpuError::InvalidUse {
+        name: "light culling".into(),
+        problem,
+    };
+    if settings.list_capacity == 0 || settings.list_capacity > LIGHT_CULLING_MAX_LIST {
+        return Err(invalid(format!(
+            "a list capacity of {} (from 1 to {LIGHT_CULLING_MAX_LIST})",
+            settings.list_capacity
+        )));
+    }
+    let (tiles_x, tiles_y) = reference::tiles(width, height);
+    if tiles_x > 0xffff || tiles_y > 0xffff {
+        return Err(invalid(format!(
+            "{width} x {height} pixels: more than 65,535 tiles across"
+        )));
+    }
+    Ok(())
 }
 
 /// The chance of choosing a ranged light (their share of all light power, 1 when nothing else
