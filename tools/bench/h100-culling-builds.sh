@@ -36,7 +36,7 @@ for n in $COUNTS; do
           options=${entry#*=} name=${binary%%=*}
           echo "$n $res ${entry%%=*}${name:+ $name} $run $(${binary#*=} render $STREETS/street-$n.gltf \
             -o /tmp/t.exr --res ${res/x/ } --spp 16 --max-depth 4 ${options//,/ } --rebuild-lights --stats 2>&1 \
-            | grep -E "light_cull_(depth|bounds|prepare|tiles|grid)|shade_surface|Msamples" | sed 's/.*GPU, //' \
+            | grep -E "light_cull_(depth|bounds|tiles|grid)|shade_surface|Msamples" | sed 's/.*GPU, //' \
             | awk '{printf "%s %s  ", $1, $2}')"
         done
       done
