@@ -17,7 +17,8 @@
 # tools/scenes/gltf2mitsuba_wide.py.
 #
 # usage: tools/mitsuba-check.sh [SEED...]   (default: 1 to 8)
-#   WIDE (unset), MITSUBA_SPP (4096), WAVETRACE_SPP (4096), INTEGRATORS ("wavefront megakernel bdpt"),
+#   WIDE (unset), MITSUBA_SPP (4096), WAVETRACE_SPP (4096), INTEGRATORS ("wavefront megakernel bdpt";
+#   an entry may add options after commas, as "pmlt,--mlt-normalise,off"),
 #   WAVETRACE (target/release/wavetrace), KEEP (a folder for the scenes and images; default a temporary one),
 #   MITSUBA_VARIANT (scalar_rgb; cuda_ad_rgb on an NVIDIA GPU, as tools/bench/h100-mitsuba-check.sh runs it)
 set -euo pipefail
@@ -99,9 +100,11 @@ means = np.array([image.mean(axis=(0, 1)) for image in images])
 error = means.std(axis=0, ddof=1) / np.sqrt(len(images)) / np.maximum(means.mean(axis=0), 1e-30)
 print('%.4g %.4f' % (means.mean(), error.max()))" "${MITSUBA_VARIANT:-scalar_rgb}" "$work/random-$seed-mitsuba.exr" "${parts[@]}")
   for integrator in ${INTEGRATORS:-wavefront megakernel bdpt}; do
-    out="$work/random-$seed-$integrator.exr"
+    # An entry may carry options after commas: pmlt,--mlt-normalise,off.
+    IFS=, read -r -a options <<< "$integrator"
+    out="$work/random-$seed-${integrator//[^a-z0-9]/_}.exr"
     "$wavetrace" render "$scene" -o "$out" --res "$width" "$height" --spp "${WAVETRACE_SPP:-4096}" \
-      --max-depth "$depth" --integrator "$integrator" --seed "$seed" "${environment[@]}" > /dev/null 2>&1
+      --max-depth "$depth" --integrator "${options[0]}" "${options[@]:1}" --seed "$seed" "${environment[@]}" > /dev/null 2>&1
     line=$("$wavetrace" compare "$out" "$work/random-$seed-mitsuba.exr")
     read -r rel block r g b < <(sed -E 's/relMSE ([^,]*), block-8 relMSE ([^,]*), mean ratio ([^ ]*) ([^ ]*) ([^,]*),.*/\1 \2 \3 \4 \5/' <<< "$line")
     verdict=$(python3 -c "
