@@ -295,6 +295,11 @@ struct RenderOptions {
     /// (Hoberock and Hart 2010); off: the luminance alone.
     #[arg(long, value_enum, default_value_t = if MltSettings::default().pixel_importance { Switch::On } else { Switch::Off })]
     mlt_pixel_importance: Switch,
+    /// pmlt: the image scaled so that its mean luminance is the bootstrap's estimate of it, so
+    /// that how the chains spread over bright and dim pixels does not move it; off: the
+    /// chains' splats as they add up.
+    #[arg(long, value_enum, default_value_t = if MltSettings::default().normalise { Switch::On } else { Switch::Off })]
+    mlt_normalise: Switch,
     /// Shader execution reordering (VK_NV_ray_tracing_invocation_reorder) in the extend kernel
     /// (wavefront, bdpt), where the device has it: threads regrouped by the instance they hit
     /// where the device regroups (`wavetrace info` says; the H100 does not, and there the hit
@@ -836,6 +841,7 @@ fn render_settings(
             small_step: args.mlt_small_step,
             large_step_mis: args.mlt_large_step_mis == Switch::On,
             pixel_importance: args.mlt_pixel_importance == Switch::On,
+            normalise: args.mlt_normalise == Switch::On,
             sigma: args.mlt_sigma,
             start: MltStart::Bootstrap,
         },
@@ -1023,7 +1029,8 @@ fn print_stats(settings: &RenderSettings, stats: &RenderStats) {
 fn print_pmlt_stats(pmlt: &wavetrace::integrator::PmltStats) {
     println!(
         "pmlt: {} chains x {} proposals, {} iterations in {:.3} s ({:.1} iterations/s, {:.1} M splats/s); \
-         bootstrap {} samples in {} round(s), {:.3} s ({:.3} s of it starting the chains on the host)",
+         bootstrap {} samples in {} round(s), {:.3} s ({:.3} s of it starting the chains on the host); \
+         image normalised by {:.4}",
         pmlt.chains,
         pmlt.proposals,
         pmlt.iterations,
@@ -1033,7 +1040,8 @@ fn print_pmlt_stats(pmlt: &wavetrace::integrator::PmltStats) {
         pmlt.bootstrap_samples,
         pmlt.bootstrap_rounds,
         pmlt.bootstrap_seconds,
-        pmlt.chain_start_seconds
+        pmlt.chain_start_seconds,
+        pmlt.normalisation
     );
     for length in &pmlt.lengths {
         println!(

@@ -1131,6 +1131,15 @@ gpu_structs! {
         pad0: u32,
     }
 
+    /// Push constants of `pmlt/film_luminance.comp`: the luminance of the float splat film
+    /// `film` (three floats a pixel, `pixels` pixels) summed into `sums`, a float a workgroup.
+    struct MltFilmSumPush {
+        film: u64,
+        sums: u64,
+        pixels: u32,
+        pad0: u32,
+    }
+
     /// The phase of a Metropolis render, written by the host between submissions:
     /// `bootstrap_key`: the key of the bootstrap's samples (each pass's own: pmlt/mod.rs's
     /// `pass_seed`); `proposals`: an iteration's proposals (every chain's), or the bootstrap's

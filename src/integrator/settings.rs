@@ -97,6 +97,10 @@ pub struct MltSettings {
     /// as the bootstrap saw it (Hoberock and Hart 2010): chains spend about the same relative
     /// effort on every pixel instead of effort in proportion to brightness (pmlt/importance.rs).
     pub pixel_importance: bool,
+    /// The image scaled so that its mean luminance is the bootstrap's estimate of it, instead of
+    /// whatever the chains' splats add up to (pmlt/mod.rs, `normalisation`): the image's mean
+    /// then does not move with how the chains spread over bright and dim pixels.
+    pub normalise: bool,
     /// Where chains start.
     pub start: MltStart,
 }
@@ -135,6 +139,7 @@ impl Default for MltSettings {
             sigma: 1.0 / 128.0,
             large_step_mis: true,
             pixel_importance: true,
+            normalise: true,
             start: MltStart::Bootstrap,
         }
     }

@@ -150,6 +150,9 @@ pub struct PmltStats {
     pub iterations_per_second: f64,
     /// Points splatted a second: every proposal and every chain's current state each iteration.
     pub splats_per_second: f64,
+    /// What the image was scaled by so that its mean luminance is the bootstrap's estimate of
+    /// it (1 with `--mlt-normalise off`).
+    pub normalisation: f64,
     pub lengths: Vec<LengthStats>,
 }
 

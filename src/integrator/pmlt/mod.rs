@@ -34,8 +34,8 @@ use crate::gpu::{
     Profiler, ScopeTiming,
 };
 use crate::interface::{
-    MltChain, MltControl, MltRecord, MltScale, MltStatsPush, PassConstants, QueueState, WavefrontPush,
-    MLT_MAX_PROPOSALS, MLT_STATS_RUN,
+    MltChain, MltControl, MltFilmSumPush, MltRecord, MltScale, MltStatsPush, PassConstants, QueueState, WavefrontPush,
+    MLT_MAX_PROPOSALS, MLT_STATS_GROUP, MLT_STATS_RUN,
 };
 use crate::lights::CullingFormat;
 use crate::trace::{barrier, timed};
@@ -46,7 +46,7 @@ use super::contract::{render_before_record, Frame, Integrator, PassSamples, Pass
 use super::settings::{MltSettings, RenderSettings, SplatFilm};
 use super::stats::{LengthStats, PmltStats, RenderStats};
 use super::wavefront::path_state;
-use start::{bootstrap_key, BootstrapTally, ChainStarter, StartPlan, StartSetup, MAX_BOOTSTRAP_ROUNDS};
+use start::{bootstrap_key, BootstrapTally, ChainStarter, LitRecord, StartPlan, StartSetup, MAX_BOOTSTRAP_ROUNDS};
 
 /// The seed of the pass that starts at `first_sample`: the render's own for a whole render (and
 /// a split render's first pass), a distinct one for every other start (an odd multiplier is a
@@ -79,16 +79,63 @@ pub struct Pmlt {
     records: Buffer,
     /// Each pixel's factor on Y* (`--mlt-pixel-importance`), built from each pass's bootstrap.
     pixel_importance: Option<Buffer>,
-    /// Its address while the current pass uses it, else 0.
+    /// Its address while the current pass uses it, else 0; and its factors on the host, which
+    /// turn a bootstrap record's Y* back into its luminance.
     importance_address: u64,
+    importance_factors: Vec<f32>,
     starter: ChainStarter,
     chain_stats: ComputePipeline<MltStatsPush>,
+    film_luminance: FilmLuminance,
+    splat_film: u64,
     scales: Buffer,
     control: Buffer,
     accept_groups: Buffer,
     _by_address: Vec<Buffer>,
     recorded: Option<Recorded>,
     stats: PmltStats,
+}
+
+/// The float splat film's luminance summed on the GPU a workgroup at a time
+/// (`pmlt/film_luminance.comp`), the workgroups' sums added on the host in f64.
+struct FilmLuminance {
+    pipeline: ComputePipeline<MltFilmSumPush>,
+    sums: Buffer,
+    pixels: u32,
+}
+
+impl FilmLuminance {
+    fn new(context: &Context, pixels: u32) -> GpuResult<Self> {
+        Ok(Self {
+            pipeline: ComputePipeline::new(context, ids::PMLT_FILM_LUMINANCE, &[])?,
+            sums: Buffer::gpu_storage(
+                context,
+                "mlt film luminance sums",
+                u64::from(pixels.div_ceil(MLT_STATS_GROUP)) * 4,
+            )?,
+            pixels,
+        })
+    }
+
+    fn sum(&self, context: &Context, film: u64) -> GpuResult<f64> {
+        let groups = self.pixels.div_ceil(MLT_STATS_GROUP);
+        let grid = DispatchSize::covering(u64::from(groups), MAX_GROUPS_X).ok_or_else(|| GpuError::InvalidUse {
+            name: "pmlt".into(),
+            problem: format!("{} pixels exceed the dispatch limits", self.pixels),
+        })?;
+        let push = MltFilmSumPush {
+            film,
+            sums: self.sums.address(),
+            pixels: self.pixels,
+            pad0: 0,
+        };
+        context.run_once("mlt film luminance", |commands| {
+            commands.dispatch(&self.pipeline, &push, grid);
+            commands.compute_barrier();
+            Ok(())
+        })?;
+        let sums: Vec<f32> = self.sums.read_back(context, groups as usize)?;
+        Ok(sums.iter().map(|&sum| f64::from(sum)).sum())
+    }
 }
 
 struct Recorded {
@@ -276,8 +323,11 @@ impl Pmlt {
             chains,
             pixel_importance,
             importance_address: 0,
+            importance_factors: Vec::new(),
             starter: ChainStarter::new(context, bootstrap_samples as usize, mlt.chains)?,
             chain_stats: ComputePipeline::new(context, ids::PMLT_CHAIN_STATS, &[])?,
+            film_luminance: FilmLuminance::new(context, settings.width * settings.height)?,
+            splat_film: constants.splat_film,
             records,
             scales,
             control,
@@ -373,21 +423,44 @@ impl Pmlt {
     }
 
     /// Where `--mlt-pixel-importance` is on: each pixel's factor on Y* from round 0's records
-    /// (read as plain luminance), for every later use of Y*.
-    fn build_pixel_importance(&mut self, context: &Context, seed: u32) -> GpuResult<()> {
+    /// (read as plain luminance), for every later use of Y*. Their luminance also goes to
+    /// `luminance`.
+    fn build_pixel_importance(
+        &mut self,
+        context: &Context,
+        seed: u32,
+        luminance: &mut BootstrapTally,
+    ) -> GpuResult<()> {
         // Round 0's Y* read without the last pass's map.
         self.importance_address = 0;
+        self.importance_factors.clear();
         if self.pixel_importance.is_none() {
             return Ok(());
         }
         let setup = self.start_setup(seed);
         let lit = self.starter.lit_of_round(context, &self.records, &setup)?;
+        luminance.add(&lit, self.mlt.bootstrap);
         let factors = importance::pixel_importance(&lit, self.width, self.height);
         if let Some(buffer) = &self.pixel_importance {
             buffer.upload(context, &factors)?;
             self.importance_address = buffer.address();
+            self.importance_factors = factors;
         }
         Ok(())
+    }
+
+    /// Lit records of a round with Y* as luminance alone: Y* over the pixel's importance.
+    fn luminance_records(&self, lit: &[LitRecord]) -> Vec<LitRecord> {
+        lit.iter()
+            .map(|&[record, bits, pixel]| {
+                let target = f32::from_bits(bits);
+                let luminance = match self.importance_factors.get(pixel as usize) {
+                    Some(&factor) if factor > 0.0 => (f64::from(target) / f64::from(factor)) as f32,
+                    _ => target,
+                };
+                [record, luminance.to_bits(), pixel]
+            })
+            .collect()
     }
 
     /// One round of the bootstrap: `bootstrap` uniform samples a length under round `round`'s
@@ -416,29 +489,36 @@ impl Pmlt {
         }
     }
 
-    /// Further bootstrap rounds while a length with chains has a b_k less certain than
-    /// `B_ERROR_TARGET`, each adding its samples to `tally`. The chains have started from the
-    /// start round's records, which these overwrite; only b_k, and so each length's scale,
-    /// changes.
+    /// Further bootstrap rounds while a length with chains has a b_k, of Y* or of luminance
+    /// alone (`luminance`, which sets the image's mean where it is normalised), less certain
+    /// than `B_ERROR_TARGET`, each adding its samples to `tally` and `luminance`. The chains
+    /// have started from the start round's records, which these overwrite; only b_k, and so
+    /// each length's scale, changes.
     fn refine_bootstrap(
         &mut self,
         context: &Context,
         seed: u32,
         plan: &StartPlan,
+        luminance: &mut BootstrapTally,
         timings: &mut Vec<ScopeTiming>,
         submissions: &mut u64,
     ) -> GpuResult<BootstrapTally> {
         let mut tally = plan.tally.clone();
         let setup = self.start_setup(seed);
         let first = setup.round;
+        let worst = |tally: &BootstrapTally| {
+            tally
+                .worst_relative_error(&plan.chains_per_length)
+                .map_or(0.0, |(_, error)| error)
+        };
         for round in first + 1..first + self.mlt.bootstrap_rounds {
-            match tally.worst_relative_error(&plan.chains_per_length) {
-                Some((_, error)) if error > B_ERROR_TARGET => {}
-                _ => break,
+            if worst(&tally).max(worst(luminance)) <= B_ERROR_TARGET {
+                break;
             }
             self.run_bootstrap_round(context, seed, round, timings, submissions)?;
             let lit = self.starter.lit_of_round(context, &self.records, &setup)?;
             tally.add(&lit, self.mlt.bootstrap);
+            luminance.add(&self.luminance_records(&lit), self.mlt.bootstrap);
         }
         Ok(tally)
     }
@@ -592,6 +672,39 @@ impl Pmlt {
         Ok(())
     }
 
+    /// The factor that makes the image's mean luminance the bootstrap's estimate of it: the
+    /// sum of luminance b_k over the lengths with chains (`--mlt-normalise`; docs/PMLT.md,
+    /// "Self-normalised"). The splats' luminance is not the same for every point: each pixel's
+    /// importance divides it, and the large steps' balance weighs it. So how the chains happen
+    /// to spread over bright and dim pixels moves the image's mean, by several percent where
+    /// chains are few for their lengths' light; this takes that out and leaves the mean to the
+    /// bootstrap's estimate. Ratio estimators like it are consistent, not unbiased, as b_k
+    /// itself is. 1 where it is off or nothing was splatted.
+    fn normalisation(
+        &self,
+        context: &Context,
+        plan: &StartPlan,
+        luminance: &BootstrapTally,
+        iterations: u32,
+    ) -> GpuResult<f64> {
+        if !self.mlt.normalise || iterations == 0 || self.splat_film == 0 {
+            return Ok(1.0);
+        }
+        let splatted = self.film_luminance.sum(context, self.splat_film)?;
+        let mean: f64 = luminance
+            .b()
+            .iter()
+            .zip(&plan.chains_per_length)
+            .filter(|&(_, &chains)| chains > 0)
+            .map(|(&b, _)| b)
+            .sum();
+        let expected = mean * f64::from(self.width * self.height) * f64::from(iterations);
+        Ok(match expected > 0.0 && splatted > 0.0 && splatted.is_finite() {
+            true => expected / splatted,
+            false => 1.0,
+        })
+    }
+
     /// The chains' states (tests).
     pub fn chains(&self) -> &Buffer {
         &self.chains
@@ -680,13 +793,18 @@ impl Integrator for Pmlt {
 
         let started = Instant::now();
         self.run_bootstrap_round(context, seed, 0, &mut timings, &mut submissions)?;
-        self.build_pixel_importance(context, seed)?;
+        let mut luminance = BootstrapTally::new(self.max_depth);
+        self.build_pixel_importance(context, seed, &mut luminance)?;
         if self.start_round() > 0 {
             self.run_bootstrap_round(context, seed, self.start_round(), &mut timings, &mut submissions)?;
         }
         let starting = Instant::now();
         let setup = self.start_setup(seed);
         let plan = self.starter.start(context, &self.records, &self.chains, &setup)?;
+        luminance.add(
+            &self.luminance_records(&self.starter.lit_records(context)?),
+            self.mlt.bootstrap,
+        );
         self.stats.chain_start_seconds = starting.elapsed().as_secs_f64();
         let lit = !plan.is_dark();
         if !lit {
@@ -698,7 +816,7 @@ impl Integrator for Pmlt {
                 self.bootstrap_samples()
             );
         }
-        let tally = self.refine_bootstrap(context, seed, &plan, &mut timings, &mut submissions)?;
+        let tally = self.refine_bootstrap(context, seed, &plan, &mut luminance, &mut timings, &mut submissions)?;
         self.apply_bootstrap(&plan, &tally)?;
         self.stats.bootstrap_rounds = (tally.samples / u64::from(self.mlt.bootstrap)) as u32;
         let importance_samples = u64::from(self.start_round()) * u64::from(self.mlt.bootstrap);
@@ -733,8 +851,9 @@ impl Integrator for Pmlt {
         self.stats.iteration_seconds = iterating.elapsed().as_secs_f64();
         progress(1.0);
 
+        self.stats.normalisation = self.normalisation(context, &plan, &luminance, done)?;
         // The film divides by spp; the splats were scaled per iteration's sample.
-        let resolve_scale = spp as f32 / done.max(1) as f32;
+        let resolve_scale = (f64::from(spp) / f64::from(done.max(1)) * self.stats.normalisation) as f32;
         self.write_control(seed, 0, self.proposals(), false, resolve_scale)?;
         let recorded = self.recorded.as_mut().ok_or_else(render_before_record)?;
         if let Some(resolve) = recorded.bootstrap.resolve.as_mut() {
