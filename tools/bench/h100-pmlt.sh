@@ -43,14 +43,14 @@ PY
 } > "$OUT/ajar.txt" 2>&1
 
 {
-  $W render $S/cornell-box/cornell-box.gltf -o /tmp/cornell-ref.exr --res 2560 1920 --spp 1024 --max-depth 8 --stats 2>&1 | head -1
-  $W render $S/cornell-box/cornell-box.gltf -o /tmp/cornell-ref2.exr --res 2560 1920 --spp 1024 --max-depth 8 --seed 7 2>&1 | head -1
+  $W render $S/cornell-box/cornell-box.gltf -o /tmp/cornell-ref.exr --res 2560 1920 --spp 1024 --max-depth 8 --stats 2>&1 | sed -n 1p
+  $W render $S/cornell-box/cornell-box.gltf -o /tmp/cornell-ref2.exr --res 2560 1920 --spp 1024 --max-depth 8 --seed 7 2>&1 | sed -n 1p
   echo "reference against a second of its kind: $($W compare /tmp/cornell-ref2.exr /tmp/cornell-ref.exr --json | tr -d '\n ')"
   for t in 5 20; do
     $W render $S/cornell-box/cornell-box.gltf -o /tmp/cornell-pmlt.exr --res 2560 1920 --spp 1 --max-depth 8 --integrator pmlt --time $t --stats 2>&1 | grep -E "Pmlt integrator|^pmlt"
     echo "pmlt --time $t: $($W compare /tmp/cornell-pmlt.exr /tmp/cornell-ref.exr --json | tr -d '\n ')"
   done
-  $W render $S/cornell-box/cornell-box.gltf -o /tmp/cornell-bdpt.exr --res 2560 1920 --spp 16 --max-depth 8 --integrator bdpt --stats 2>&1 | head -1
+  $W render $S/cornell-box/cornell-box.gltf -o /tmp/cornell-bdpt.exr --res 2560 1920 --spp 16 --max-depth 8 --integrator bdpt --stats 2>&1 | sed -n 1p
   echo "bdpt 16 spp: $($W compare /tmp/cornell-bdpt.exr /tmp/cornell-ref.exr --json | tr -d '\n ')"
 } > "$OUT/cornell-2560.txt" 2>&1
 
