@@ -1,7 +1,8 @@
 //! The farm tools on lavapipe. The Ray driver (tools/farm/ray_render.py) on a local Ray
 //! cluster of 3 worker nodes: 16 partial renders (4 sample ranges x 2 x 2 tiles), one worker
-//! node killed while it renders a part, and the merged image must be the one-machine render
-//! bit for bit. The Flamenco job type, compiled outside Flamenco, likewise.
+//! node killed while it renders a part, one wavetrace process dying of SIGABRT, and the merged
+//! image must be the one-machine render bit for bit. The Flamenco job type, compiled outside
+//! Flamenco, likewise.
 
 use std::path::Path;
 use std::process::Command;
@@ -37,6 +38,18 @@ fn a_ray_cluster_with_a_worker_killed_renders_the_one_machine_image() {
         .unwrap();
     assert!(status.success());
 
+    // wavetrace, except that the first process the farm starts aborts, as a crash would.
+    let crash_once = folder.join("wavetrace-crashing-once");
+    std::fs::write(
+        &crash_once,
+        format!(
+            "#!/bin/sh\nif mkdir '{}' 2>/dev/null; then kill -ABRT $$; fi\nexec '{wavetrace}' \"$@\"\n",
+            folder.join("crashed").display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&crash_once, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+
     let farmed = folder.join("farmed.exr");
     let output = Command::new(python())
         .arg(root.join("tools/farm/ray_render.py"))
@@ -46,7 +59,9 @@ fn a_ray_cluster_with_a_worker_killed_renders_the_one_machine_image() {
         .args(["--local-workers", "3", "--sample-parts", "4", "--tiles", "2x2"])
         .args(["--kill-worker-after", "3", "--trace-dir"])
         .arg(&markers)
-        .args(["--wavetrace", wavetrace, "--"])
+        .arg("--wavetrace")
+        .arg(&crash_once)
+        .arg("--")
         .args(options)
         .output()
         .unwrap();
@@ -65,11 +80,27 @@ fn a_ray_cluster_with_a_worker_killed_renders_the_one_machine_image() {
         .unwrap();
     assert_eq!(report["parts"], 16, "{stdout}");
     assert_eq!(report["gpu_nodes"], 3, "{stdout}");
-    // Every attempt leaves a marker: the part the dead node was rendering ran again.
-    let attempts = std::fs::read_dir(&markers).unwrap().count();
+    // A wavetrace that died of a signal is run again, as a lost node's part is, and the driver
+    // reports each death (here the one the wrapper caused, and any other the log then shows).
+    let deaths = report["renderer_deaths"]
+        .as_array()
+        .expect("the report lists renderer deaths");
+    eprintln!("renderer deaths the farm retried: {deaths:#?}");
     assert!(
-        attempts > 16,
-        "{attempts} task attempts for 16 parts: nothing was retried"
+        deaths
+            .iter()
+            .any(|d| d.as_str().is_some_and(|d| d.contains("died of signal 6"))),
+        "the aborted wavetrace is not among the deaths: {stdout}"
+    );
+    // Every attempt leaves a marker: the part the dead node was rendering ran again, and so
+    // did the aborted one.
+    let attempts = std::fs::read_dir(&markers)
+        .unwrap()
+        .filter(|entry| entry.as_ref().unwrap().path().extension().is_some_and(|e| e == "json"))
+        .count();
+    assert!(
+        attempts >= 18,
+        "{attempts} task attempts for 16 parts, a node lost and a process aborted"
     );
 
     let expected = wavetrace::film::read_exr(&whole).unwrap();

@@ -4,7 +4,7 @@
 The image is cut into sample ranges x tiles (`wavetrace render --samples A..B --tile X Y W H`);
 each part is a Ray task that asks for one GPU (`num_gpus=1`), runs wavetrace on the node that
 Ray picked and returns the partial film's bytes through Ray's object store. Ray retries a task
-whose worker or node is lost (`max_retries`); since a part is a pure function of the scene,
+whose worker or node is lost, or whose wavetrace died of a signal (`max_retries`); since a part is a pure function of the scene,
 settings and sample range, a retried part is the same bits, and `wavetrace merge` adds the
 parts into the image a one-machine render gives. Ray does the scheduling, retrying and data
 movement; this script only plans parts and gathers them. See docs/SCALE.md.
@@ -79,9 +79,15 @@ def unpack_scene(archive, scene_name):
     return folder / "scene" / scene_name
 
 
+class RendererDied(RuntimeError):
+    """wavetrace died of a signal (a crash, the kernel's OOM killer): a fault of the attempt,
+    like a lost node, not of the part, so Ray runs the part again. An error wavetrace reports
+    itself (a bad scene, a device without the features) is the part's, and is not retried."""
+
+
 # Ray starts a fresh worker process for every GPU task unless told (max_calls=1 frees a
 # CUDA context): wavetrace's own process holds the GPU here, so workers are reused.
-@ray.remote(num_gpus=1, max_retries=4, max_calls=0)
+@ray.remote(num_gpus=1, max_retries=4, max_calls=0, retry_exceptions=[RendererDied])
 def render_part(wavetrace, archive, scene_name, render_args, part, trace_dir):
     """One partial render on this node's GPU; returns the partial film's bytes and timings."""
     started = time.time()
@@ -105,6 +111,15 @@ def render_part(wavetrace, archive, scene_name, render_args, part, trace_dir):
         process_started = time.time()
         result = subprocess.run(command, capture_output=True, text=True, env=environment)
         process_seconds = time.time() - process_started
+        if result.returncode < 0:
+            message = (f"part {part}: {' '.join(command)} died of signal {-result.returncode}: "
+                       f"{result.stderr.strip()}")
+            if trace_dir:
+                # The driver reports every death, though Ray's retry hides it from the result.
+                with open(marker + ".died.tmp", "w") as f:
+                    f.write(message)
+                os.rename(marker + ".died.tmp", marker + ".died")
+            raise RendererDied(message)
         if result.returncode != 0:
             raise RuntimeError(f"part {part}: {' '.join(command)}: {result.stderr.strip()}")
         stats = json.loads(result.stdout[result.stdout.index("{"):])
@@ -150,7 +165,8 @@ def kill_tree(pid):
     import psutil  # a dependency of Ray's
     try:
         process = psutil.Process(pid)
-        for child in process.children(recursive=True) + [process]:
+        # The worker first: it must not outlive its wavetrace long enough to see it die.
+        for child in [process] + process.children(recursive=True):
             child.kill()
     except psutil.NoSuchProcess:
         pass
@@ -246,6 +262,8 @@ def main(argv):
             print(f"ray_render.py: killed worker node {killed.node_id} while it rendered a part, "
                   f"{len(pending)} parts left", flush=True)
     gathered = time.time()
+    if args.trace_dir:
+        report["renderer_deaths"] = [p.read_text() for p in sorted(Path(args.trace_dir).glob("*.died"))]
 
     folder = args.parts_dir or Path(tempfile.mkdtemp(prefix="wavetrace-parts-"))
     folder.mkdir(parents=True, exist_ok=True)
