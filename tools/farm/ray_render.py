@@ -4,10 +4,11 @@
 The image is cut into sample ranges x tiles (`wavetrace render --samples A..B --tile X Y W H`);
 each part is a Ray task that asks for one GPU (`num_gpus=1`), runs wavetrace on the node that
 Ray picked and returns the partial film's bytes through Ray's object store. Ray retries a task
-whose worker or node is lost, or whose wavetrace died of a signal (`max_retries`); since a part is a pure function of the scene,
-settings and sample range, a retried part is the same bits, and `wavetrace merge` adds the
-parts into the image a one-machine render gives. Ray does the scheduling, retrying and data
-movement; this script only plans parts and gathers them. See docs/SCALE.md.
+whose worker or node is lost, or whose wavetrace died of a signal (`max_retries`); since a part
+is a pure function of the scene, settings and sample range, a retried part is the same bits, and
+`wavetrace merge` adds the parts into the image a one-machine render gives. Ray does the
+scheduling, retrying and data movement; this script only plans parts and gathers them. See
+docs/SCALE.md.
 
     python3 tools/farm/ray_render.py SCENE -o OUT.exr --sample-parts 4 --tiles 2x2 \\
         [--address ADDR | --local-workers 3] -- --res 1024 1024 --spp 1024 --max-depth 8
