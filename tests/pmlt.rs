@@ -484,7 +484,7 @@ fn pixel_importance_lowers_relative_error_and_keeps_the_means() {
 /// chains then sample the bright light seen directly in proportion to its pixels, not its light,
 /// so the splats' sum moves the image's mean by about 5% from seed to seed; normalised (the
 /// default), the mean is the bootstrap's estimate of it on every seed, and the seeds' worst
-/// mean is nearer the reference's than without (seeds 1-3: normalised by 1.10, 0.97 and 0.96 on
+/// mean is nearer the reference's than without (seeds 1 and 2: normalised by 1.10 and 0.97 on
 /// lavapipe). Each seed renders once, some 80 s on lavapipe, most of it the bootstrap's four
 /// rounds: the image without normalising is the normalised one over the factor the render
 /// reports (the same bootstrap and chains, so a second render would give the same bits).
@@ -494,7 +494,7 @@ fn one_iteration_with_pixel_importance_is_unbiased_and_normalised_to_the_bootstr
     let scene = common::load_scene("cornell-box");
     let reference = common::reference("cornell-box", 64, 8);
     let (mut worst_normalised, mut worst_without) = (0.0f64, 0.0f64);
-    for seed in 1..=3 {
+    for seed in 1..=2 {
         let mut settings = RenderSettings {
             seed,
             ..pmlt_settings(&gpu, 64, 4096, 1, 1 << 19)
