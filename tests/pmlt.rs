@@ -585,13 +585,14 @@ fn the_passes_of_a_split_render_are_independent_estimates_weighted_by_their_samp
     renderer.render_samples(4, 4).unwrap();
     let two = film(&renderer, 8);
     let second = wavetrace::film::RgbImage {
+        width: first.width,
+        height: first.height,
         pixels: two
             .pixels
             .iter()
             .zip(&first.pixels)
             .map(|(both, first)| std::array::from_fn(|c| 2.0 * both[c] - first[c]))
             .collect(),
-        ..first.clone()
     };
     let apart = metrics::compare(&first, &second).unwrap();
     eprintln!("pmlt passes 0..4 and 4..8 against each other: {apart:?}");
