@@ -1,7 +1,7 @@
 //! The acceleration structures against a brute-force CPU intersector: random rays through
 //! the reference scenes must find the same nearest triangle at the same distance.
 
-mod common;
+use crate::common;
 
 use glam::{Mat4, Vec3};
 use rand::rngs::SmallRng;

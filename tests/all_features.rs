@@ -5,7 +5,7 @@
 //! renders with zero validation errors, the same image from both trace backends and the same
 //! estimate from both integrators.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! clamp at both ends, a malformed sampler names its animation, and `render --frames` writes
 //! one image a frame whose partial films cannot be merged across frames.
 
-mod hostile;
+use crate::hostile;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 
 fn sources() -> Vec<PathBuf> {
     common::files_under(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &["rs"])

@@ -5,7 +5,7 @@
 //! (The MIS weights of all strategies of a path summing to 1, on the GPU against a CPU
 //! computation over the stored path, are tests/bdpt_mis.rs.)
 
-mod common;
+use crate::common;
 
 use glam::Vec3;
 use wavetrace::bsdf::Bsdf;

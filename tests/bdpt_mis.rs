@@ -4,7 +4,7 @@
 //! carries (two scalars a vertex) gives the same weight as the reference that stores the
 //! whole path.
 
-mod common;
+use crate::common;
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};

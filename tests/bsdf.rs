@@ -3,7 +3,7 @@
 //! samples), densities integrate to the chance that sampling gives a direction, f is
 //! reciprocal, and sample weights equal f / pdf.
 
-mod common;
+use crate::common;
 
 use std::f64::consts::TAU;
 

@@ -2,7 +2,7 @@
 //! against its CPU twin (`PinholeCamera::project`, `importance`) on random points around a
 //! turned camera with a wide image: the same pixels, cosines and importance.
 
-mod common;
+use crate::common;
 
 use glam::{Mat4, Vec3, Vec4};
 use rand::rngs::SmallRng;

@@ -3,7 +3,7 @@
 //! and directional lights, a constant environment), so the sampling densities are those the
 //! weights divide by; and each start is where its light is, heading into the scene.
 
-mod common;
+use crate::common;
 
 use glam::{Mat4, Vec3, Vec4};
 use wavetrace::environment::Environment;

@@ -4,7 +4,7 @@
 //! the map, a wrong sampling density (or MIS weights that disagree with it) shows as bias;
 //! both integrators and every trace backend must agree.
 
-mod common;
+use crate::common;
 
 use std::f64::consts::PI;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! A white rough metal loses what single-scattering GGX loses and no more: each pixel is the
 //! GGX directional albedo at the angle it sees the sphere under, computed on the CPU.
 
-mod common;
+use crate::common;
 
 use glam::{Vec2, Vec3, Vec4};
 use wavetrace::bsdf::ggx_directional_albedo;

@@ -1,7 +1,7 @@
 //! The Vulkan layer's own promises: hangs become errors, validation errors are counted,
 //! profiler scopes time what they bracket, images round-trip, devices are chosen as asked.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

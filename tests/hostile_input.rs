@@ -5,7 +5,7 @@
 //! for long. Every input that panicked is saved under `target/fuzz-findings/` and belongs in
 //! `tests/fuzz-regressions/`, which every run replays.
 
-mod hostile;
+use crate::hostile;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -2,8 +2,8 @@
 //! rendered at 32 x 32, none of which may crash, hang, produce a validation error or a
 //! non-finite pixel; textures larger than the device takes; images too large to allocate.
 
-mod common;
-mod hostile;
+use crate::common;
+use crate::hostile;
 
 use std::time::{Duration, Instant};
 

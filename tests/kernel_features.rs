@@ -2,7 +2,7 @@
 //! scene gets exactly the features it uses, and the specialised kernels make the general
 //! kernels' image.
 
-mod common;
+use crate::common;
 
 use glam::Vec3;
 use wavetrace::environment::Environment;

@@ -1,6 +1,6 @@
 //! The GLSL and Rust sides of src/shader_interface.rs agree on every field's place.
 
-mod common;
+use crate::common;
 
 use glam::{UVec4, Vec2, Vec3};
 use wavetrace::gpu::shaders::ids;

@@ -3,7 +3,7 @@
 //! the tree reports (chi-square), hit probabilities against sampling probabilities, which
 //! lights can and cannot be chosen, and the tree's quality against a CPU SAOH build.
 
-mod common;
+use crate::common;
 
 use glam::{Mat4, Vec3};
 use rand::rngs::SmallRng;

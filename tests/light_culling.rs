@@ -4,7 +4,7 @@
 //! where they should), and renders of the street scene with `bits`, `lists` and `off`: the
 //! same expected image, converging as 1/spp, with overflowing lists too.
 
-mod common;
+use crate::common;
 
 use common::render_with_stats as render;
 

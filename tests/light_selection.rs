@@ -3,7 +3,7 @@
 //! than uniform), with one emissive triangle (every strategy the same image), and with the
 //! lights rebuilt every pass (the same image, its cost in the statistics).
 
-mod common;
+use crate::common;
 
 use common::render_with_stats as render;
 

@@ -1,7 +1,7 @@
 //! Light selection: the CPU reference (order, mirroring, sampling), the GPU flattening and
 //! one-dispatch tree against it, and the shaders' sampler against the weights.
 
-mod common;
+use crate::common;
 
 use glam::{Mat4, Vec3};
 use rand::rngs::SmallRng;

@@ -5,7 +5,7 @@
 //! integrator. Schlick's Fresnel, which glTF gives rough metals, made these pixels 15-24%
 //! brighter than Mitsuba's reference before 2026-11-27.
 
-mod common;
+use crate::common;
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 use wavetrace::gpu::TraceBackend;

@@ -5,7 +5,7 @@
 //! against its host twin; convergence to Mitsuba's references as iterations grow; and no
 //! start-up bias.
 
-mod common;
+use crate::common;
 
 use glam::Vec3;
 use rand::rngs::SmallRng;

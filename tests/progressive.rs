@@ -3,7 +3,7 @@
 //! bit for bit, with every integrator; and a camera moved between passes renders what a
 //! render made from that camera does, light culling's screen tiles included.
 
-mod common;
+use crate::common;
 
 use wavetrace::film::RgbImage;
 use wavetrace::integrator::{IntegratorKind, RenderSettings, Renderer};

@@ -4,7 +4,7 @@
 //! and a punctual light beside an emissive quad adds up to the two rendered alone (the choice
 //! between them by power is unbiased).
 
-mod common;
+use crate::common;
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
 use wavetrace::film::RgbImage;

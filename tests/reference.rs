@@ -6,7 +6,7 @@
 //! roulette (the default, as Mitsuba's references have it) and, where paths reach it, without
 //! (each integrator and schedule once, the schedules on different backends).
 
-mod common;
+use crate::common;
 
 use wavetrace::film::{metrics, read_exr};
 use wavetrace::integrator::Renderer;

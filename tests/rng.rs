@@ -1,7 +1,7 @@
 //! The GPU random numbers equal their CPU twin bit for bit, and are uniform and independent
 //! enough for sampling: the path tracer's hash and Metropolis' Squares32.
 
-mod common;
+use crate::common;
 
 use wavetrace::gpu::shaders::ids;
 use wavetrace::gpu::{Buffer, ComputePipeline};

@@ -3,7 +3,7 @@
 //! after scrambling and shuffling; pairs, bounces and pixels are independent of each other; and a render
 //! converges faster with it than with independent numbers.
 
-mod common;
+use crate::common;
 
 use wavetrace::film::{metrics, RgbImage};
 use wavetrace::gpu::shaders::ids;

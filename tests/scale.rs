@@ -2,7 +2,7 @@
 //! render bit for bit whatever the chunk order; partial films of any split of sample ranges
 //! and tiles, through their EXR files, merge into it bit for bit; mismatched parts are refused.
 
-mod common;
+use crate::common;
 
 use wavetrace::gpu::{Context, ContextDesc, TraceBackend, Validation};
 use wavetrace::integrator::{Crop, IntegratorKind, RenderSettings, Renderer};

@@ -1,7 +1,7 @@
 //! The scale-out command line: cameras by number, sample ranges, tiles and device lists
 //! checked before any work, and `merge` refusing what it cannot add.
 
-mod hostile;
+use crate::hostile;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

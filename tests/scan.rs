@@ -1,6 +1,6 @@
 //! The GPU prefix sum against a CPU scan, on random inputs of awkward lengths.
 
-mod common;
+use crate::common;
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};

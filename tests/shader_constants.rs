@@ -8,7 +8,7 @@ use std::path::Path;
 
 use wavetrace::interface::SHARED_CONSTANTS;
 
-mod common;
+use crate::common;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -4,7 +4,7 @@
 //! texels; a mirror whose normal texture tilts it by a known angle reflects the environment
 //! map where the tilt says; an image that cannot be decoded renders magenta with a warning.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -1,7 +1,7 @@
 //! The trace floor (`trace::floor`): extend and connect record exactly the rays a render
 //! traces, each tagged with its path, and tracing them again finds what the render found.
 
-mod common;
+use crate::common;
 
 use wavetrace::gpu::{Buffer, BufferUsage};
 use wavetrace::integrator::{IntegratorKind, RenderSettings, Renderer};

@@ -3,7 +3,7 @@
 //! whichever integrator renders it, and vertex alpha cuts a masked triangle where it falls
 //! below the cutoff. Both expectations come from the CPU, not from another render.
 
-mod common;
+use crate::common;
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
 use wavetrace::environment::Environment;

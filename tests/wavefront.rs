@@ -1,7 +1,7 @@
 //! The wavefront integrator, first stage (emitters seen directly, max depth 1): exact on the
 //! furnace box, equal to a CPU twin on the Cornell box, and identical across trace backends.
 
-mod common;
+use crate::common;
 
 use glam::{Vec2, Vec3};
 use wavetrace::film::RgbImage;

@@ -2,7 +2,7 @@
 //! sizes: the counting sort by material, and the regeneration step (compaction of the active
 //! paths to the first slots, new camera paths from the tiles after them).
 
-mod common;
+use crate::common;
 
 use glam::{UVec4, Vec3};
 use wavetrace::gpu::{Buffer, BufferUsage, CommandBuffer, Context, Profiler, TextureSet};

@@ -9,4 +9,4 @@ export WAVETRACE_FUZZ_SECONDS="${1:-3600}"
 if [ -n "${2:-}" ]; then
     export WAVETRACE_FUZZ_SEED="$2"
 fi
-exec cargo test --release --test hostile_input fuzzing_ -- --nocapture
+exec cargo test --release --test suite hostile_input::fuzzing_ -- --nocapture
