@@ -268,9 +268,9 @@ struct RenderOptions {
     /// the chains in proportion to their contribution.
     #[arg(long, default_value_t = MltSettings::default().bootstrap, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
     mlt_bootstrap: u32,
-    /// pmlt: at most this many rounds of --mlt-bootstrap samples: another round while a path
-    /// length's brightness has a standard error above 2% (light that few samples find); 1 =
-    /// one round.
+    /// pmlt: at most this many rounds of --mlt-bootstrap samples a length: another round, of
+    /// the path lengths whose brightness has a standard error above 2% (light that few samples
+    /// find), while there are any; 1 = one round.
     #[arg(long, default_value_t = MltSettings::default().bootstrap_rounds, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=i64::from(wavetrace::integrator::pmlt::start::MAX_BOOTSTRAP_ROUNDS)))]
     mlt_bootstrap_rounds: u32,
     /// pmlt: iterations (default: enough for --spp path evaluations per pixel).
@@ -1045,12 +1045,13 @@ fn print_pmlt_stats(pmlt: &wavetrace::integrator::PmltStats) {
     );
     for length in &pmlt.lengths {
         println!(
-            "  length {:>2}: b {:.5} (+-{:.2}%), {:5.1}% of uniform samples lit, {:>6} chains, acceptance {:.3}, \
+            "  length {:>2}: b {:.5} (+-{:.2}%), {:5.1}% of {} uniform samples lit, {:>6} chains, acceptance {:.3}, \
              moves {:.3}",
             length.length,
             length.b,
             100.0 * length.b_relative_error,
             100.0 * length.nonzero_share,
+            length.bootstrap_samples,
             length.chains,
             length.acceptance,
             length.move_rate

@@ -1145,6 +1145,8 @@ gpu_structs! {
     /// `pass_seed`); `proposals`: an iteration's proposals (every chain's), or the bootstrap's
     /// samples; `bootstrap`: 1 while the bootstrap's uniform samples are traced;
     /// `resolve_scale`: what the splat film is multiplied by as it is added to the film;
+    /// `lengths`: the path lengths a bootstrap round samples, whose table (`lengths` u32s)
+    /// follows this struct in its buffer (mlt.glsl's `mlt_path_length`);
     /// `pixel_importance`: each pixel's factor on Y* in the chains' target (a float a pixel;
     /// 0: none, the target is Y* itself).
     struct MltControl {
@@ -1152,7 +1154,7 @@ gpu_structs! {
         proposals: u32,
         bootstrap: u32,
         resolve_scale: f32,
-        pad0: u32,
+        lengths: u32,
         pixel_importance: u64,
     }
 

@@ -798,7 +798,7 @@ fn chains_started_on_the_gpu_are_their_host_twins() {
 /// that length with it. The bootstrap then takes further rounds under keys of their own until
 /// each b_k with chains is known within 2% (or the rounds run out): b_k moves (a round that
 /// repeated the first one's samples would leave it where it was), its error falls, and the
-/// samples counted are the rounds'.
+/// samples counted are the rounds'. Those rounds sample only the lengths still uncertain.
 #[test]
 fn an_uncertain_b_k_takes_bootstrap_rounds_of_fresh_samples() {
     let gpu = common::gpu();
@@ -835,14 +835,28 @@ fn an_uncertain_b_k_takes_bootstrap_rounds_of_fresh_samples() {
         assert!(many.bootstrap_rounds > 1, "{what}");
         assert!(worst(&many) <= 0.02 || many.bootstrap_rounds == limit, "{what}");
         assert!(worst(&many) < worst(&one), "{what}");
-        assert_eq!(
-            many.bootstrap_samples,
-            (u64::from(many.bootstrap_rounds) + u64::from(pixel_importance)) * u64::from(bootstrap) * 8,
-            "{what}"
-        );
+        // The rounds after the first sample only the lengths still uncertain.
+        let counted: u64 = many.lengths.iter().map(|length| length.bootstrap_samples).sum();
+        let importance_round = u64::from(pixel_importance) * u64::from(bootstrap) * 8;
+        assert_eq!(many.bootstrap_samples, counted + importance_round, "{what}");
+        let round_samples = u64::from(bootstrap);
         for (first, all) in one.lengths.iter().zip(&many.lengths) {
             // The first round is the same in both renders, and so is the chains' allotment.
             assert_eq!(first.chains, all.chains, "{what}");
+            assert_eq!(first.bootstrap_samples, round_samples, "{what}");
+            assert_eq!(all.bootstrap_samples % round_samples, 0, "{what}");
+            assert!(
+                (round_samples..=u64::from(many.bootstrap_rounds) * round_samples).contains(&all.bootstrap_samples),
+                "{what}"
+            );
+            if first.chains > 0 && first.b_relative_error > 0.02 {
+                assert!(all.bootstrap_samples > round_samples, "length {}: {what}", first.length);
+            }
+            // Without the pixels' importance b_k's error is the only test (with it, the
+            // luminance's too, which the statistics do not report).
+            if !pixel_importance && (first.chains == 0 || first.b_relative_error <= 0.02) {
+                assert_eq!(all.bootstrap_samples, round_samples, "length {}: {what}", first.length);
+            }
             if first.b > 0.0 && first.b_relative_error > 0.02 {
                 assert_ne!(
                     first.b, all.b,
@@ -855,35 +869,57 @@ fn an_uncertain_b_k_takes_bootstrap_rounds_of_fresh_samples() {
     gpu.finish();
 }
 
-/// b_k and its error pooled over rounds are those of one round holding all their samples.
+/// b_k and its error pooled over rounds, some of every length and some of a few, are those
+/// of each length's samples taken together.
 #[test]
-fn a_tally_of_two_rounds_is_the_tally_of_their_samples_together() {
+fn a_tally_of_rounds_is_the_tally_of_each_lengths_samples_together() {
     let mut rng = SmallRng::seed_from_u64(3);
-    let depth = 3;
-    let round = |rng: &mut SmallRng| -> Vec<start::LitRecord> {
-        (0..600u32)
+    let depth = 5;
+    let per_length = 200u32;
+    let rounds: [Vec<u32>; 4] = [
+        start::all_lengths(depth),
+        vec![1, 4],
+        vec![4],
+        start::all_lengths(depth),
+    ];
+    let mut tally = start::BootstrapTally::new(depth);
+    // Per length: its samples and the Y* of its lit ones, as a round's records assign them.
+    let mut samples = vec![0u64; depth as usize];
+    let mut lit: Vec<Vec<f64>> = vec![Vec::new(); depth as usize];
+    for lengths in &rounds {
+        let records = per_length * lengths.len() as u32;
+        let round: Vec<start::LitRecord> = (0..records)
             .filter_map(|record| {
                 let y = rng.random::<f32>() * 5.0;
                 (rng.random::<f32>() < 0.3).then_some([record, y.to_bits(), record % 7])
             })
-            .collect()
-    };
-    let (a, b) = (round(&mut rng), round(&mut rng));
-    let mut pooled = start::BootstrapTally::new(depth);
-    pooled.add(&a, 200);
-    pooled.add(&b, 200);
-    // The second round's records as if they followed the first's.
-    let mut together: Vec<start::LitRecord> = a.clone();
-    together.extend(b.iter().map(|&[record, bits, pixel]| [record + 600, bits, pixel]));
-    let mut one = start::BootstrapTally::new(depth);
-    one.add(&together, 400);
-    assert_eq!(pooled.samples, one.samples);
-    assert_eq!(pooled.lit, one.lit);
-    for (x, y) in pooled.b().iter().zip(one.b()) {
-        assert!((x - y).abs() <= 1e-12 * y, "{x} {y}");
+            .collect();
+        tally.add(&round, per_length, lengths);
+        for &length in lengths {
+            samples[length as usize - 1] += u64::from(per_length);
+        }
+        for &[record, bits, _] in &round {
+            let length = lengths[record as usize % lengths.len()];
+            lit[length as usize - 1].push(f64::from(f32::from_bits(bits)));
+        }
     }
-    for (x, y) in pooled.relative_errors().iter().zip(one.relative_errors()) {
-        assert!((x - y).abs() <= 1e-9 * y, "{x} {y}");
+    assert_eq!(tally.samples, samples);
+    assert_eq!(tally.samples, [600, 400, 400, 800, 400]);
+    assert_eq!(tally.total_samples(), 2600);
+    for k in 0..depth as usize {
+        assert_eq!(tally.lit[k], lit[k].len() as u64);
+        let n = samples[k] as f64;
+        let b = lit[k].iter().sum::<f64>() / n;
+        let variance = lit[k].iter().map(|y| y * y).sum::<f64>() / n - b * b;
+        let error = (variance / n).sqrt() / b;
+        assert!(
+            (tally.b()[k] - b).abs() <= 1e-12 * b,
+            "length {}: {} {b}",
+            k + 1,
+            tally.b()[k]
+        );
+        let got = tally.relative_errors()[k];
+        assert!((got - error).abs() <= 1e-9 * error, "length {}: {got} {error}", k + 1);
     }
 }
 

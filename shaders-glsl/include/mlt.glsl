@@ -17,7 +17,8 @@
 
 layout(buffer_reference, scalar) buffer MltChains { MltChain v[]; };
 layout(buffer_reference, scalar) buffer MltRecords { MltRecord v[]; };
-layout(buffer_reference, scalar) readonly buffer MltControlRef { MltControl v; };
+// The control, then the table of its `lengths` path lengths of a bootstrap round.
+layout(buffer_reference, scalar) readonly buffer MltControlRef { MltControl v; uint lengths[]; };
 layout(buffer_reference, scalar) readonly buffer MltScales { MltScale v[]; };
 
 struct MltIds {
@@ -153,10 +154,12 @@ MltIds mlt_proposal_ids(PassConstants c, uint proposal, uint iteration) {
     return MltIds(chain.base_key, chain.base_index, chain.key, index);
 }
 
-// The path length (segments) of a proposal: its chain's; in the bootstrap, every length in turn.
+// The path length (segments) of a proposal: its chain's; in the bootstrap, each length of the
+// round's table in turn (1 to max_depth in a round of every length).
 uint mlt_path_length(PassConstants c, uint proposal) {
-    if (mlt_control(c).bootstrap != 0) {
-        return 1 + proposal % c.max_depth;
+    MltControlRef control = MltControlRef(c.mlt_control);
+    if (control.v.bootstrap != 0) {
+        return control.lengths[proposal % control.v.lengths];
     }
     return MltChains(c.mlt_chains).v[proposal / c.mlt_proposals].path_length;
 }

@@ -79,8 +79,9 @@ pub struct MltSettings {
     pub proposals: u32,
     /// Uniform samples per path length that estimate b_k and start the chains.
     pub bootstrap: u32,
-    /// Rounds of `bootstrap` samples a bootstrap may take at most: a round more while a
-    /// length's b_k has a standard error above 2% (the chains start from the first round's).
+    /// Rounds of `bootstrap` samples a length a bootstrap may take at most: a round more, of
+    /// the lengths whose b_k has a standard error above 2%, while there are any (the chains
+    /// start from the first round's).
     pub bootstrap_rounds: u32,
     /// Iterations; `None`: as many as make `spp` path evaluations per pixel (or as fit `time`).
     pub iterations: Option<u32>,

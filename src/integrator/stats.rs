@@ -138,7 +138,9 @@ pub struct PmltStats {
     pub chains: u32,
     pub proposals: u32,
     pub iterations: u32,
-    /// The bootstrap's rounds, its uniform samples (all rounds and lengths) and its seconds.
+    /// The bootstrap's rounds for b_k (the first of every length, later ones of the lengths
+    /// still uncertain), its uniform samples (all rounds and lengths, the pixels' importance's
+    /// round included) and its seconds.
     pub bootstrap_rounds: u32,
     pub bootstrap_samples: u64,
     pub bootstrap_seconds: f64,
@@ -164,6 +166,9 @@ pub struct LengthStats {
     pub b: f64,
     /// b_k's standard error over b_k: how far this render's light of this length may be off.
     pub b_relative_error: f64,
+    /// The bootstrap's uniform samples of this length, over the rounds that sampled it (those
+    /// of the pixels' importance apart).
+    pub bootstrap_samples: u64,
     /// Share of the bootstrap's samples of this length with Y* > 0.
     pub nonzero_share: f64,
     pub chains: u32,

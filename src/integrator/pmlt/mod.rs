@@ -46,7 +46,9 @@ use super::contract::{render_before_record, Frame, Integrator, PassSamples, Pass
 use super::settings::{MltSettings, RenderSettings, SplatFilm};
 use super::stats::{LengthStats, PmltStats, RenderStats};
 use super::wavefront::path_state;
-use start::{bootstrap_key, BootstrapTally, ChainStarter, LitRecord, StartPlan, StartSetup, MAX_BOOTSTRAP_ROUNDS};
+use start::{
+    all_lengths, bootstrap_key, BootstrapTally, ChainStarter, LitRecord, StartPlan, StartSetup, MAX_BOOTSTRAP_ROUNDS,
+};
 
 /// The seed of the pass that starts at `first_sample`: the render's own for a whole render (and
 /// a split render's first pass), a distinct one for every other start (an odd multiplier is a
@@ -66,6 +68,16 @@ const MAX_GROUPS_X: u32 = 65_535;
 /// last round warns that it was too small: the conventions' tolerance for an image's mean
 /// (REFERENCE.md).
 const B_ERROR_TARGET: f64 = 0.02;
+
+/// The path lengths (from 1) with chains whose b_k, in `tally` (of Y*) or in `luminance`, has a
+/// standard error above `B_ERROR_TARGET`.
+fn uncertain_lengths(tally: &BootstrapTally, luminance: &BootstrapTally, chains_per_length: &[u32]) -> Vec<u32> {
+    let (errors, luminance_errors) = (tally.relative_errors(), luminance.relative_errors());
+    (0..chains_per_length.len())
+        .filter(|&k| chains_per_length[k] > 0 && errors[k].max(luminance_errors[k]) > B_ERROR_TARGET)
+        .map(|k| k as u32 + 1)
+        .collect()
+}
 
 pub struct Pmlt {
     bdpt: Bdpt,
@@ -89,6 +101,9 @@ pub struct Pmlt {
     splat_film: u64,
     scales: Buffer,
     control: Buffer,
+    /// The queues' state at the start of a bootstrap round, which `bootstrap_start` copies in:
+    /// a round's samples depend on the lengths it samples.
+    bootstrap_queue: Buffer,
     accept_groups: Buffer,
     _by_address: Vec<Buffer>,
     recorded: Option<Recorded>,
@@ -276,9 +291,15 @@ impl Pmlt {
             u64::from(settings.max_depth) * std::mem::size_of::<MltScale>() as u64,
             MemoryLocation::CpuToGpu,
         )?;
+        // The control, then its table of a bootstrap round's path lengths.
         let control = storage(
             "mlt control",
-            std::mem::size_of::<MltControl>() as u64,
+            (std::mem::size_of::<MltControl>() + 4 * settings.max_depth as usize) as u64,
+            MemoryLocation::CpuToGpu,
+        )?;
+        let bootstrap_queue = storage(
+            "mlt bootstrap queue start",
+            std::mem::size_of::<QueueState>() as u64,
             MemoryLocation::CpuToGpu,
         )?;
         // Device-local: every proposal of every iteration reads it.
@@ -331,6 +352,7 @@ impl Pmlt {
             records,
             scales,
             control,
+            bootstrap_queue,
             accept_groups,
             _by_address: vec![strategies],
             recorded: None,
@@ -363,12 +385,13 @@ impl Pmlt {
 
     /// The phase of the pass under `seed` (`pass_seed`), in bootstrap round `round` (outside the
     /// bootstrap no kernel reads the round's key: 0).
+    /// `lengths`: the path lengths of a bootstrap round; none outside the bootstrap.
     fn write_control(
         &mut self,
         seed: u32,
         round: u32,
         proposals: u32,
-        bootstrap: bool,
+        lengths: &[u32],
         resolve_scale: f32,
     ) -> GpuResult<()> {
         self.control.write(
@@ -376,12 +399,27 @@ impl Pmlt {
             &[MltControl {
                 bootstrap_key: bootstrap_key(seed, round),
                 proposals,
-                bootstrap: u32::from(bootstrap),
+                bootstrap: u32::from(!lengths.is_empty()),
                 resolve_scale,
-                pad0: 0,
+                lengths: lengths.len() as u32,
                 pixel_importance: self.importance_address,
             }],
-        )
+        )?;
+        match lengths.is_empty() {
+            true => Ok(()),
+            false => self.control.write(std::mem::size_of::<MltControl>() as u64, lengths),
+        }
+    }
+
+    /// A command buffer that sets the queues to the state `bootstrap_queue` holds.
+    fn bootstrap_queue_start(&self, context: &Context, queues: &Buffer) -> GpuResult<CommandBuffer> {
+        let mut commands = CommandBuffer::new(context, "mlt bootstrap start")?;
+        commands.begin(context)?;
+        let bytes = std::mem::size_of::<QueueState>() as u64;
+        commands.copy_buffer(&self.bootstrap_queue, 0, queues, 0, bytes);
+        commands.compute_barrier();
+        commands.end()?;
+        Ok(commands)
     }
 
     /// A command buffer that sets the queues to hand out `camera_paths` from the start.
@@ -438,8 +476,10 @@ impl Pmlt {
             return Ok(());
         }
         let setup = self.start_setup(seed);
-        let lit = self.starter.lit_of_round(context, &self.records, &setup)?;
-        luminance.add(&lit, self.mlt.bootstrap);
+        let lit = self
+            .starter
+            .lit_of_round(context, &self.records, &setup, self.max_depth)?;
+        luminance.add(&lit, self.mlt.bootstrap, &all_lengths(self.max_depth));
         let factors = importance::pixel_importance(&lit, self.width, self.height);
         if let Some(buffer) = &self.pixel_importance {
             buffer.upload(context, &factors)?;
@@ -463,18 +503,27 @@ impl Pmlt {
             .collect()
     }
 
-    /// One round of the bootstrap: `bootstrap` uniform samples a length under round `round`'s
-    /// key, their records left in `records`.
+    /// One round of the bootstrap: `bootstrap` uniform samples of each of the path `lengths`
+    /// under round `round`'s key, their records left in `records`.
     fn run_bootstrap_round(
         &mut self,
         context: &Context,
         seed: u32,
         round: u32,
+        lengths: &[u32],
         timings: &mut Vec<ScopeTiming>,
         submissions: &mut u64,
     ) -> GpuResult<()> {
-        self.write_control(seed, round, self.bootstrap_samples(), true, 0.0)?;
-        let samples = u64::from(self.bootstrap_samples());
+        let samples = self.mlt.bootstrap * lengths.len() as u32;
+        self.write_control(seed, round, samples, lengths, 0.0)?;
+        self.bootstrap_queue.write(
+            0,
+            &[QueueState {
+                camera_paths: u64::from(samples),
+                ..QueueState::default()
+            }],
+        )?;
+        let samples = u64::from(samples);
         let recorded = self.recorded.as_mut().ok_or_else(render_before_record)?;
         recorded.bootstrap_start.submit_and_wait(context)?;
         recorded.bootstrap.status.write(0, &[QueueState::default()])?;
@@ -491,9 +540,11 @@ impl Pmlt {
 
     /// Further bootstrap rounds while a length with chains has a b_k, of Y* or of luminance
     /// alone (`luminance`, which sets the image's mean where it is normalised), less certain
-    /// than `B_ERROR_TARGET`, each adding its samples to `tally` and `luminance`. The chains
-    /// have started from the start round's records, which these overwrite; only b_k, and so
-    /// each length's scale, changes.
+    /// than `B_ERROR_TARGET`: each round samples only such lengths (the light seen directly
+    /// needs rounds that the longer paths do not), adding its samples to `tally` and
+    /// `luminance`. The chains have started from the start round's records, which these
+    /// overwrite; only b_k, and so each length's scale, changes. Returns the tally and the
+    /// rounds run.
     fn refine_bootstrap(
         &mut self,
         context: &Context,
@@ -502,25 +553,25 @@ impl Pmlt {
         luminance: &mut BootstrapTally,
         timings: &mut Vec<ScopeTiming>,
         submissions: &mut u64,
-    ) -> GpuResult<BootstrapTally> {
+    ) -> GpuResult<(BootstrapTally, u32)> {
         let mut tally = plan.tally.clone();
         let setup = self.start_setup(seed);
         let first = setup.round;
-        let worst = |tally: &BootstrapTally| {
-            tally
-                .worst_relative_error(&plan.chains_per_length)
-                .map_or(0.0, |(_, error)| error)
-        };
+        let mut rounds = 1;
         for round in first + 1..first + self.mlt.bootstrap_rounds {
-            if worst(&tally).max(worst(luminance)) <= B_ERROR_TARGET {
+            let uncertain = uncertain_lengths(&tally, luminance, &plan.chains_per_length);
+            if uncertain.is_empty() {
                 break;
             }
-            self.run_bootstrap_round(context, seed, round, timings, submissions)?;
-            let lit = self.starter.lit_of_round(context, &self.records, &setup)?;
-            tally.add(&lit, self.mlt.bootstrap);
-            luminance.add(&self.luminance_records(&lit), self.mlt.bootstrap);
+            self.run_bootstrap_round(context, seed, round, &uncertain, timings, submissions)?;
+            let lit = self
+                .starter
+                .lit_of_round(context, &self.records, &setup, uncertain.len() as u32)?;
+            tally.add(&lit, self.mlt.bootstrap, &uncertain);
+            luminance.add(&self.luminance_records(&lit), self.mlt.bootstrap, &uncertain);
+            rounds += 1;
         }
-        Ok(tally)
+        Ok((tally, rounds))
     }
 
     /// Each length's splat scales from its b_k (all rounds) and its chains (allotted from the
@@ -545,13 +596,13 @@ impl Pmlt {
             })
             .collect();
         self.scales.write(0, &scales)?;
-        let samples = tally.samples.max(1) as f64;
         self.stats.lengths = (0..self.max_depth as usize)
             .map(|k| LengthStats {
                 length: k as u32 + 1,
                 b: b[k],
                 b_relative_error: errors[k],
-                nonzero_share: tally.lit[k] as f64 / samples,
+                bootstrap_samples: tally.samples[k],
+                nonzero_share: tally.lit[k] as f64 / tally.samples[k].max(1) as f64,
                 chains: plan.chains_per_length[k],
                 ..LengthStats::default()
             })
@@ -567,7 +618,7 @@ impl Pmlt {
                  the image's, may be {:.1}% off (a standard error); raise --mlt-bootstrap or --mlt-bootstrap-rounds",
                 k + 1,
                 tally.lit[k],
-                tally.samples,
+                tally.samples[k],
                 100.0 * error
             );
         }
@@ -735,12 +786,7 @@ impl Integrator for Pmlt {
         )?;
         let bootstrap_batches = self.bootstrap_samples().div_ceil(self.proposals());
         let bootstrap = kernels.record(frame, bootstrap_batches.min(MAX_ITERATIONS_PER_SUBMISSION))?;
-        let bootstrap_start = Self::queue_start(
-            context,
-            frame.queues,
-            u64::from(self.bootstrap_samples()),
-            "mlt bootstrap start",
-        )?;
+        let bootstrap_start = self.bootstrap_queue_start(context, frame.queues)?;
         let iterations_start = Self::queue_start(
             context,
             frame.queues,
@@ -792,11 +838,19 @@ impl Integrator for Pmlt {
         let seed = pass_seed(self.seed, pass.first_sample);
 
         let started = Instant::now();
-        self.run_bootstrap_round(context, seed, 0, &mut timings, &mut submissions)?;
+        let every_length = all_lengths(self.max_depth);
+        self.run_bootstrap_round(context, seed, 0, &every_length, &mut timings, &mut submissions)?;
         let mut luminance = BootstrapTally::new(self.max_depth);
         self.build_pixel_importance(context, seed, &mut luminance)?;
         if self.start_round() > 0 {
-            self.run_bootstrap_round(context, seed, self.start_round(), &mut timings, &mut submissions)?;
+            self.run_bootstrap_round(
+                context,
+                seed,
+                self.start_round(),
+                &every_length,
+                &mut timings,
+                &mut submissions,
+            )?;
         }
         let starting = Instant::now();
         let setup = self.start_setup(seed);
@@ -804,6 +858,7 @@ impl Integrator for Pmlt {
         luminance.add(
             &self.luminance_records(&self.starter.lit_records(context)?),
             self.mlt.bootstrap,
+            &every_length,
         );
         self.stats.chain_start_seconds = starting.elapsed().as_secs_f64();
         let lit = !plan.is_dark();
@@ -816,14 +871,15 @@ impl Integrator for Pmlt {
                 self.bootstrap_samples()
             );
         }
-        let tally = self.refine_bootstrap(context, seed, &plan, &mut luminance, &mut timings, &mut submissions)?;
+        let (tally, rounds) =
+            self.refine_bootstrap(context, seed, &plan, &mut luminance, &mut timings, &mut submissions)?;
         self.apply_bootstrap(&plan, &tally)?;
-        self.stats.bootstrap_rounds = (tally.samples / u64::from(self.mlt.bootstrap)) as u32;
-        let importance_samples = u64::from(self.start_round()) * u64::from(self.mlt.bootstrap);
-        self.stats.bootstrap_samples = (tally.samples + importance_samples) * u64::from(self.max_depth);
+        self.stats.bootstrap_rounds = rounds;
+        let importance_samples = u64::from(self.start_round()) * u64::from(self.bootstrap_samples());
+        self.stats.bootstrap_samples = tally.total_samples() + importance_samples;
         self.stats.bootstrap_seconds = started.elapsed().as_secs_f64();
 
-        self.write_control(seed, 0, self.proposals(), false, 0.0)?;
+        self.write_control(seed, 0, self.proposals(), &[], 0.0)?;
         let planned = if lit { self.planned_iterations(spp) } else { 0 };
         let budget = self.mlt.time_seconds;
         let iterating = Instant::now();
@@ -854,7 +910,7 @@ impl Integrator for Pmlt {
         self.stats.normalisation = self.normalisation(context, &plan, &luminance, done)?;
         // The film divides by spp; the splats were scaled per iteration's sample.
         let resolve_scale = (f64::from(spp) / f64::from(done.max(1)) * self.stats.normalisation) as f32;
-        self.write_control(seed, 0, self.proposals(), false, resolve_scale)?;
+        self.write_control(seed, 0, self.proposals(), &[], resolve_scale)?;
         let recorded = self.recorded.as_mut().ok_or_else(render_before_record)?;
         if let Some(resolve) = recorded.bootstrap.resolve.as_mut() {
             resolve.submit_and_wait(context)?;

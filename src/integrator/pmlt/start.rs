@@ -67,54 +67,71 @@ pub fn bootstrap_key(seed: u32, round: u32) -> u64 {
 pub type LitRecord = [u32; 3];
 
 /// The bootstrap's uniform samples summed per path length, over one round or several: b_k (the
-/// mean Y* of a length's samples) and its standard error.
+/// mean Y* of a length's samples) and its standard error. A round need not sample every length:
+/// the rounds after the first go only to the lengths whose b_k is still uncertain.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BootstrapTally {
-    /// Samples each length has had.
-    pub samples: u64,
-    /// Per length: the sum of the samples' Y*, of their squares, and how many carry light.
+    /// Per length: the samples it has had, the sum of their Y*, of their squares, and how many
+    /// carry light.
+    pub samples: Vec<u64>,
     pub sums: Vec<f64>,
     pub squares: Vec<f64>,
     pub lit: Vec<u64>,
 }
 
+/// The path lengths 1 to `depth`, every one of which the first rounds sample.
+pub fn all_lengths(depth: u32) -> Vec<u32> {
+    (1..=depth).collect()
+}
+
 impl BootstrapTally {
     pub fn new(depth: u32) -> Self {
         Self {
-            samples: 0,
+            samples: vec![0; depth as usize],
             sums: vec![0.0; depth as usize],
             squares: vec![0.0; depth as usize],
             lit: vec![0; depth as usize],
         }
     }
 
-    /// Adds a round of `samples` samples a length whose lit records are `lit` (record i is of
-    /// length i mod depth + 1), summed in record order.
-    pub fn add(&mut self, lit: &[LitRecord], samples: u32) {
-        let depth = self.sums.len();
+    /// Adds a round of `samples` samples of each of the path `lengths` (record i is of length
+    /// `lengths[i mod lengths.len()]`: mlt.glsl's `mlt_path_length`) whose lit records are
+    /// `lit`, summed in record order.
+    pub fn add(&mut self, lit: &[LitRecord], samples: u32, lengths: &[u32]) {
         for &[record, bits, _] in lit {
-            let k = record as usize % depth;
+            let k = lengths[record as usize % lengths.len()] as usize - 1;
             let y = f64::from(f32::from_bits(bits));
             self.sums[k] += y;
             self.squares[k] += y * y;
             self.lit[k] += 1;
         }
-        self.samples += u64::from(samples);
+        for &length in lengths {
+            self.samples[length as usize - 1] += u64::from(samples);
+        }
+    }
+
+    /// Samples of all lengths together.
+    pub fn total_samples(&self) -> u64 {
+        self.samples.iter().sum()
     }
 
     pub fn b(&self) -> Vec<f64> {
-        let n = self.samples.max(1) as f64;
-        self.sums.iter().map(|&sum| sum / n).collect()
+        self.sums
+            .iter()
+            .zip(&self.samples)
+            .map(|(&sum, &n)| sum / n.max(1) as f64)
+            .collect()
     }
 
     /// Each b_k's standard error over b_k, from the spread of its samples' Y* (0 where b_k is).
     /// It scales the whole length's light in the image: a render is that far off for it.
     pub fn relative_errors(&self) -> Vec<f64> {
-        let n = self.samples.max(1) as f64;
         self.sums
             .iter()
             .zip(&self.squares)
-            .map(|(&sum, &squares)| {
+            .zip(&self.samples)
+            .map(|((&sum, &squares), &n)| {
+                let n = n.max(1) as f64;
                 let mean = sum / n;
                 match mean > 0.0 {
                     true => ((squares / n - mean * mean).max(0.0) / n).sqrt() / mean,
@@ -180,7 +197,7 @@ pub fn plan(lit: &[LitRecord], setup: &StartSetup) -> GpuResult<StartPlan> {
         )));
     }
     let mut tally = BootstrapTally::new(setup.depth);
-    tally.add(lit, setup.bootstrap);
+    tally.add(lit, setup.bootstrap, &all_lengths(setup.depth));
     if lit.is_empty() {
         return Ok(StartPlan {
             tally,
@@ -340,7 +357,7 @@ impl ChainStarter {
         chains: &Buffer,
         setup: &StartSetup,
     ) -> GpuResult<StartPlan> {
-        let lit = self.lit_of_round(context, records, setup)?;
+        let lit = self.lit_of_round(context, records, setup, setup.depth)?;
         let plan = plan(&lit, setup)?;
         if plan.is_dark() {
             return Ok(plan);
@@ -362,15 +379,20 @@ impl ChainStarter {
         Ok(plan)
     }
 
-    /// The lit records among the first `setup.records()` of `records` (a bootstrap round's),
-    /// read back: for `plan`, `BootstrapTally::add` or `importance::pixel_importance`.
+    /// The lit records among the first `setup.bootstrap` x `lengths` of `records` (those of a
+    /// bootstrap round of that many path lengths), read back: for `plan`,
+    /// `BootstrapTally::add` or `importance::pixel_importance`.
     pub fn lit_of_round(
         &mut self,
         context: &Context,
         records: &Buffer,
         setup: &StartSetup,
+        lengths: u32,
     ) -> GpuResult<Vec<LitRecord>> {
-        let push = self.push(records, setup)?;
+        let push = MltStartPush {
+            count: Self::record_count(setup.bootstrap as usize * lengths as usize)?,
+            ..self.push(records, setup)?
+        };
         self.list_lit(context, &push)?;
         self.lit_records(context)
     }
@@ -383,7 +405,7 @@ impl ChainStarter {
             positions: self.positions.address(),
             lit: self.lit.address(),
             lit_count: self.lit_count.address(),
-            count: Self::record_count(setup)?,
+            count: Self::record_count(setup.records())?,
             depth: setup.depth,
             pixels: setup.pixels,
             pixel_importance: setup.pixel_importance,
@@ -410,10 +432,10 @@ impl ChainStarter {
         })
     }
 
-    fn record_count(setup: &StartSetup) -> GpuResult<u32> {
-        u32::try_from(setup.records()).map_err(|_| GpuError::InvalidUse {
+    fn record_count(records: usize) -> GpuResult<u32> {
+        u32::try_from(records).map_err(|_| GpuError::InvalidUse {
             name: "pmlt".into(),
-            problem: format!("{} bootstrap records exceed 32-bit indices", setup.records()),
+            problem: format!("{records} bootstrap records exceed 32-bit indices"),
         })
     }
 
