@@ -29,9 +29,9 @@ c = json.loads(subprocess.run([".device/wavetrace", "compare", f"/tmp/{name}.exr
 print(f"{name} [{options}]: gpu_s {s['gpu_seconds']:.4f} wall_s {s['wall_seconds']:.4f} relMSE {c['rel_mse']:.6f} mean {[round(m, 4) for m in c['mean_ratio']]}")
 if s.get("pmlt"):
     p = s["pmlt"]
-    print(f"  pmlt: {p['chains']} chains x {p['proposals']}, {p['iterations']} iterations in {p['iteration_seconds']:.3f} s, bootstrap {p['bootstrap_samples']} in {p['bootstrap_seconds']:.3f} s, {p['splats_per_second']/1e6:.1f} M splats/s")
+    print(f"  pmlt: {p['chains']} chains x {p['proposals']}, {p['iterations']} iterations in {p['iteration_seconds']:.3f} s, bootstrap {p['bootstrap_samples']} in {p['bootstrap_rounds']} round(s), {p['bootstrap_seconds']:.3f} s, {p['splats_per_second']/1e6:.1f} M splats/s")
     for l in p["lengths"]:
-        print(f"    length {l['length']}: b {l['b']:.5f} lit {100*l['nonzero_share']:.1f}% chains {l['chains']} acceptance {l['acceptance']:.3f} moves {l['move_rate']:.3f}")
+        print(f"    length {l['length']}: b {l['b']:.5f} (+-{100*l['b_relative_error']:.2f}% of {l['bootstrap_samples']}) lit {100*l['nonzero_share']:.1f}% chains {l['chains']} acceptance {l['acceptance']:.3f} moves {l['move_rate']:.3f}")
 PY
 }
 
