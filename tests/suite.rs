@@ -50,3 +50,30 @@ mod vertex_colors;
 mod viewer;
 mod wavefront;
 mod wavefront_kernels;
+
+/// With `autotests = false`, a test file that no `mod` line here names is never compiled, and
+/// its tests would pass by not running: every file under tests/ but this one and the soak
+/// test's must be a module of the suite.
+#[test]
+fn every_test_file_is_a_module_of_the_suite() {
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let declared: Vec<&str> = include_str!("suite.rs")
+        .lines()
+        .filter_map(|line| line.strip_prefix("mod ")?.strip_suffix(';'))
+        .collect();
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(&folder).unwrap() {
+        let path = entry.unwrap().path();
+        let module = match (path.is_dir(), path.extension().and_then(|e| e.to_str())) {
+            (true, _) if path.join("mod.rs").is_file() => path.file_name(),
+            (false, Some("rs")) => path.file_stem(),
+            _ => continue,
+        };
+        let module = module.and_then(|m| m.to_str()).unwrap().to_string();
+        if !["suite", "soak"].contains(&module.as_str()) && !declared.contains(&module.as_str()) {
+            missing.push(module);
+        }
+    }
+    assert!(missing.is_empty(), "tests/suite.rs names no module {missing:?}");
+    assert!(declared.len() >= 40, "{declared:?}");
+}
