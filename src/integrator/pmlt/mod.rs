@@ -297,11 +297,8 @@ impl Pmlt {
             (std::mem::size_of::<MltControl>() + 4 * settings.max_depth as usize) as u64,
             MemoryLocation::CpuToGpu,
         )?;
-        let bootstrap_queue = storage(
-            "mlt bootstrap queue start",
-            std::mem::size_of::<QueueState>() as u64,
-            MemoryLocation::CpuToGpu,
-        )?;
+        let queue_bytes = std::mem::size_of::<QueueState>() as u64;
+        let bootstrap_queue = storage("mlt bootstrap queue start", queue_bytes, MemoryLocation::CpuToGpu)?;
         // Device-local: every proposal of every iteration reads it.
         let pixel_importance = match mlt.pixel_importance {
             true => Some(Buffer::gpu_storage(
@@ -625,6 +622,51 @@ impl Pmlt {
         Ok(())
     }
 
+    /// The pass's bootstrap under `seed`: the pixels' importance where it is on, the start round
+    /// and the chains' start, then the rounds that refine b_k; each length's scale written. The
+    /// start's plan and the luminance tally (which normalises the image).
+    fn bootstrap(
+        &mut self,
+        context: &Context,
+        seed: u32,
+        timings: &mut Vec<ScopeTiming>,
+        submissions: &mut u64,
+    ) -> GpuResult<(StartPlan, BootstrapTally)> {
+        let started = Instant::now();
+        let every_length = all_lengths(self.max_depth);
+        self.run_bootstrap_round(context, seed, 0, &every_length, timings, submissions)?;
+        let mut luminance = BootstrapTally::new(self.max_depth);
+        self.build_pixel_importance(context, seed, &mut luminance)?;
+        if self.start_round() > 0 {
+            self.run_bootstrap_round(context, seed, self.start_round(), &every_length, timings, submissions)?;
+        }
+        let starting = Instant::now();
+        let setup = self.start_setup(seed);
+        let plan = self.starter.start(context, &self.records, &self.chains, &setup)?;
+        luminance.add(
+            &self.luminance_records(&self.starter.lit_records(context)?),
+            self.mlt.bootstrap,
+            &every_length,
+        );
+        self.stats.chain_start_seconds = starting.elapsed().as_secs_f64();
+        if plan.is_dark() {
+            // The estimate a Metropolis render can give then: b_k = 0 for every length. A
+            // scene whose light is rarer than one sample in the bootstrap's comes out black too.
+            log::warn!(
+                "pmlt: none of the bootstrap's {} uniform samples carries light, so the image is black \
+                 (raise --mlt-bootstrap if the scene has light)",
+                self.bootstrap_samples()
+            );
+        }
+        let (tally, rounds) = self.refine_bootstrap(context, seed, &plan, &mut luminance, timings, submissions)?;
+        self.apply_bootstrap(&plan, &tally)?;
+        self.stats.bootstrap_rounds = rounds;
+        let importance_samples = u64::from(self.start_round()) * u64::from(self.bootstrap_samples());
+        self.stats.bootstrap_samples = tally.total_samples() + importance_samples;
+        self.stats.bootstrap_seconds = started.elapsed().as_secs_f64();
+        Ok((plan, luminance))
+    }
+
     /// `count` iterations in one command buffer: each a BDPT batch of every chain's proposals,
     /// then the acceptance.
     fn record_iterations(
@@ -837,47 +879,8 @@ impl Integrator for Pmlt {
             .max(1);
         let seed = pass_seed(self.seed, pass.first_sample);
 
-        let started = Instant::now();
-        let every_length = all_lengths(self.max_depth);
-        self.run_bootstrap_round(context, seed, 0, &every_length, &mut timings, &mut submissions)?;
-        let mut luminance = BootstrapTally::new(self.max_depth);
-        self.build_pixel_importance(context, seed, &mut luminance)?;
-        if self.start_round() > 0 {
-            self.run_bootstrap_round(
-                context,
-                seed,
-                self.start_round(),
-                &every_length,
-                &mut timings,
-                &mut submissions,
-            )?;
-        }
-        let starting = Instant::now();
-        let setup = self.start_setup(seed);
-        let plan = self.starter.start(context, &self.records, &self.chains, &setup)?;
-        luminance.add(
-            &self.luminance_records(&self.starter.lit_records(context)?),
-            self.mlt.bootstrap,
-            &every_length,
-        );
-        self.stats.chain_start_seconds = starting.elapsed().as_secs_f64();
+        let (plan, luminance) = self.bootstrap(context, seed, &mut timings, &mut submissions)?;
         let lit = !plan.is_dark();
-        if !lit {
-            // The estimate a Metropolis render can give then: b_k = 0 for every length. A
-            // scene whose light is rarer than one sample in the bootstrap's comes out black too.
-            log::warn!(
-                "pmlt: none of the bootstrap's {} uniform samples carries light, so the image is black \
-                 (raise --mlt-bootstrap if the scene has light)",
-                self.bootstrap_samples()
-            );
-        }
-        let (tally, rounds) =
-            self.refine_bootstrap(context, seed, &plan, &mut luminance, &mut timings, &mut submissions)?;
-        self.apply_bootstrap(&plan, &tally)?;
-        self.stats.bootstrap_rounds = rounds;
-        let importance_samples = u64::from(self.start_round()) * u64::from(self.bootstrap_samples());
-        self.stats.bootstrap_samples = tally.total_samples() + importance_samples;
-        self.stats.bootstrap_seconds = started.elapsed().as_secs_f64();
 
         self.write_control(seed, 0, self.proposals(), &[], 0.0)?;
         let planned = if lit { self.planned_iterations(spp) } else { 0 };
