@@ -1143,18 +1143,18 @@ gpu_structs! {
     /// The phase of a Metropolis render, written by the host between submissions:
     /// `bootstrap_key`: the key of the bootstrap's samples (each pass's own: pmlt/mod.rs's
     /// `pass_seed`); `proposals`: an iteration's proposals (every chain's), or the bootstrap's
-    /// samples; `bootstrap`: 1 while the bootstrap's uniform samples are traced;
-    /// `resolve_scale`: what the splat film is multiplied by as it is added to the film;
-    /// `lengths`: the path lengths a bootstrap round samples, whose table (`lengths` u32s)
-    /// follows this struct in its buffer (mlt.glsl's `mlt_path_length`);
+    /// samples; `lengths`: while the bootstrap's uniform samples are traced, the path lengths
+    /// its round samples, whose table (`lengths` u32s) follows this struct in its buffer
+    /// (mlt.glsl's `mlt_path_length`), and 0 outside the bootstrap; `resolve_scale`: what the
+    /// splat film is multiplied by as it is added to the film;
     /// `pixel_importance`: each pixel's factor on Y* in the chains' target (a float a pixel;
     /// 0: none, the target is Y* itself).
     struct MltControl {
         bootstrap_key: u64,
         proposals: u32,
-        bootstrap: u32,
-        resolve_scale: f32,
         lengths: u32,
+        resolve_scale: f32,
+        pad0: u32,
         pixel_importance: u64,
     }
 

@@ -141,7 +141,7 @@ bool mlt_large_step(PassConstants c, MltChain chain, uint iteration) {
 // The ids of proposal `proposal` (of every chain's, in chain order) at `iteration`; in the
 // bootstrap, of uniform sample `proposal`.
 MltIds mlt_proposal_ids(PassConstants c, uint proposal, uint iteration) {
-    if (mlt_control(c).bootstrap != 0) {
+    if (mlt_control(c).lengths != 0) {
         uint64_t index = uint64_t(proposal) + 1;
         uint64_t key = mlt_control(c).bootstrap_key;
         return MltIds(key, index, key, index);
@@ -158,7 +158,7 @@ MltIds mlt_proposal_ids(PassConstants c, uint proposal, uint iteration) {
 // round's table in turn (1 to max_depth in a round of every length).
 uint mlt_path_length(PassConstants c, uint proposal) {
     MltControlRef control = MltControlRef(c.mlt_control);
-    if (control.v.bootstrap != 0) {
+    if (control.v.lengths != 0) {
         return control.lengths[proposal % control.v.lengths];
     }
     return MltChains(c.mlt_chains).v[proposal / c.mlt_proposals].path_length;

@@ -396,9 +396,9 @@ impl Pmlt {
             &[MltControl {
                 bootstrap_key: bootstrap_key(seed, round),
                 proposals,
-                bootstrap: u32::from(!lengths.is_empty()),
-                resolve_scale,
                 lengths: lengths.len() as u32,
+                resolve_scale,
+                pad0: 0,
                 pixel_importance: self.importance_address,
             }],
         )?;
