@@ -169,6 +169,8 @@ gpu_constants! {
     const MLT_ACCEPT_GROUP: u32 = 64;
     /// Threads per workgroup of the chains' start (pmlt/start_*.comp).
     const MLT_START_GROUP: u32 = 256;
+    /// A chain's entry in a redraw of the chains' start that leaves the chain as it is.
+    const MLT_KEEP_CHAIN: u32 = 0xffff_ffff;
     /// `pmlt/chain_stats.comp`: threads per workgroup, and the chains of one length a
     /// workgroup sums at most.
     const MLT_STATS_GROUP: u32 = 256;
@@ -1103,7 +1105,8 @@ gpu_structs! {
     /// their number in `lit_count`; each chain's entry of `lit` in `chosen`; the chains' states
     /// in `chains`, under `seed`'s keys and the bootstrap's. Y* here is the chains' target:
     /// times the record's pixel's factor in `pixel_importance` (`pixels` floats) where that is
-    /// not 0.
+    /// not 0. A redraw (`redraw` 1: a later bootstrap round's) leaves the chains whose entry is
+    /// `MLT_KEEP_CHAIN` as they are and keeps every chain's path length.
     struct MltStartPush {
         records: u64,
         luminances: u64,
@@ -1118,6 +1121,8 @@ gpu_structs! {
         seed: u32,
         pixels: u32,
         pixel_importance: u64,
+        redraw: u32,
+        pad0: u32,
     }
 
     /// Push constants of `pmlt/chain_stats.comp`: `runs` runs of chains of one length, each

@@ -19,7 +19,7 @@ use wavetrace::integrator::pmlt::Pmlt;
 use wavetrace::integrator::{IntegratorKind, MltSettings, MltStart, RenderSettings, Renderer};
 use wavetrace::interface::{
     MltChain, MltControl, MltProbePush, MltRecord, MltScale, PassConstants, WavefrontPush, MLT_ACCEPT_GROUP,
-    MLT_STATS_RUN,
+    MLT_KEEP_CHAIN, MLT_STATS_RUN,
 };
 use wavetrace::lights::LightSelection;
 use wavetrace::rng::{squares_key, squares_uniform};
@@ -778,6 +778,51 @@ fn chains_started_on_the_gpu_are_their_host_twins() {
             }
             first_chain += count;
         }
+        // A later round of the last length alone redraws some of that length's chains onto
+        // its records, and start_chains moves exactly those, keeping their length.
+        let lengths = [depth];
+        let later = random_records(bootstrap as usize, &mut rng);
+        let later_buffer = Buffer::from_slice(context, "later records", &later, BufferUsage::STORAGE).unwrap();
+        let round_setup = StartSetup { round: 2, ..setup };
+        let later_lit = starter.lit_of_round(context, &later_buffer, &round_setup, 1).unwrap();
+        let chosen = start::redraw(
+            &later_lit,
+            &lengths,
+            &plan.tally,
+            2,
+            &round_setup,
+            &plan.chains_per_length,
+        );
+        starter
+            .redraw(context, &later_buffer, &chains_buffer, &round_setup, &chosen)
+            .unwrap();
+        let redrawn: Vec<MltChain> = chains_buffer.read_back(context, chains as usize).unwrap();
+        for chain in 0..chains {
+            let twin = start::host_redrawn_chain(
+                &later,
+                &later_lit,
+                &round_setup,
+                &chosen,
+                started[chain as usize],
+                chain,
+            );
+            assert_eq!(
+                redrawn[chain as usize], twin,
+                "{what}: chain {chain} after a later round"
+            );
+            assert_eq!(
+                twin.path_length, started[chain as usize].path_length,
+                "{what}: chain {chain}"
+            );
+        }
+        let moved = chosen.iter().filter(|&&entry| entry != MLT_KEEP_CHAIN).count();
+        if how == MltStart::Bootstrap && chains > 1000 && !later_lit.is_empty() {
+            let last = *plan.chains_per_length.last().unwrap() as usize;
+            assert!(
+                moved > 0 && moved < last,
+                "{what}: {moved} of length {depth}'s {last} chains redrawn"
+            );
+        }
     }
     let dark = StartSetup {
         seed: 1,
@@ -921,6 +966,114 @@ fn a_tally_of_rounds_is_the_tally_of_each_lengths_samples_together() {
         );
         let got = tally.relative_errors()[k];
         assert!((got - error).abs() <= 1e-9 * error, "length {}: {got} {error}", k + 1);
+    }
+}
+
+/// Later bootstrap rounds redraw the chains, so that each starts from the samples of every round
+/// so far of its length in proportion to Y*, the samples its b_k is the mean of: a rare sample
+/// of large Y* gets its share of the chains whichever round it fell in (a chi-square over the
+/// chains of each length, against every round's lit samples). A round leaves the chains of the
+/// lengths it did not sample as they were, a redrawn chain lands on a record of its own length,
+/// and fixed starts stay fixed. With the start drawn from its first round alone, the later
+/// rounds' samples would have no chains (the chi-square fails).
+#[test]
+fn later_bootstrap_rounds_redraw_the_chains_in_proportion_to_every_rounds_samples() {
+    let mut rng = SmallRng::seed_from_u64(28);
+    let (depth, bootstrap, chains) = (3u32, 64u32, 300_000u32);
+    let setup = StartSetup {
+        seed: 5,
+        round: 1,
+        how: MltStart::Bootstrap,
+        depth,
+        bootstrap,
+        chains,
+        ..StartSetup::default()
+    };
+    // Lit records with Y* over a decade, one in fifty 300 times larger.
+    let mut round = |lengths: &[u32]| -> Vec<start::LitRecord> {
+        (0..bootstrap * lengths.len() as u32)
+            .filter_map(|record| {
+                let lit = rng.random::<f32>() < 0.4;
+                let rare = if rng.random::<f32>() < 0.02 { 300.0 } else { 1.0 };
+                let y = rng.random_range(0.5f32..5.0) * rare;
+                lit.then_some([record, y.to_bits(), record % 7])
+            })
+            .collect()
+    };
+    let first = round(&start::all_lengths(depth));
+    let plan = start::plan(&first, &setup).unwrap();
+    let mut tally = plan.tally.clone();
+    // Each chain's start as (round, record); each length's samples as (round, record, Y*).
+    let mut starts: Vec<(u32, u32)> = plan.chosen.iter().map(|&entry| (1, first[entry as usize][0])).collect();
+    let mut samples: Vec<Vec<(u32, u32, f64)>> = vec![Vec::new(); depth as usize];
+    let mut note = |r: u32, lit: &[start::LitRecord], lengths: &[u32]| {
+        for &[record, bits, _] in lit {
+            let length = lengths[record as usize % lengths.len()];
+            samples[length as usize - 1].push((r, record, f64::from(f32::from_bits(bits))));
+        }
+    };
+    note(1, &first, &start::all_lengths(depth));
+    let chain_length = |chain: u32| {
+        let mut end = 0;
+        plan.chains_per_length.iter().position(|&count| {
+            end += count;
+            chain < end
+        })
+    };
+    for (r, lengths) in [(2u32, vec![1u32, 3]), (3, vec![3]), (4, start::all_lengths(depth))] {
+        let lit = round(&lengths);
+        let round_setup = StartSetup { round: r, ..setup };
+        let fixed = StartSetup {
+            how: MltStart::FixedState,
+            ..round_setup
+        };
+        let kept = start::redraw(&lit, &lengths, &tally, r, &fixed, &plan.chains_per_length);
+        assert!(
+            kept.iter().all(|&entry| entry == MLT_KEEP_CHAIN),
+            "round {r}: a fixed start moved"
+        );
+        let chosen = start::redraw(&lit, &lengths, &tally, r, &round_setup, &plan.chains_per_length);
+        assert_eq!(chosen.len(), chains as usize);
+        for (chain, &entry) in chosen.iter().enumerate() {
+            let length = chain_length(chain as u32).unwrap() as u32 + 1;
+            if entry == MLT_KEEP_CHAIN {
+                continue;
+            }
+            assert!(
+                lengths.contains(&length),
+                "round {r}: chain {chain} of length {length} moved"
+            );
+            let record = lit[entry as usize][0];
+            assert_eq!(
+                lengths[record as usize % lengths.len()],
+                length,
+                "round {r}: chain {chain}"
+            );
+            starts[chain] = (r, record);
+        }
+        tally.add(&lit, bootstrap, &lengths);
+        note(r, &lit, &lengths);
+    }
+    for (k, samples) in samples.iter().enumerate() {
+        let total: f64 = samples.iter().map(|s| s.2).sum();
+        let probabilities: Vec<f64> = samples.iter().map(|s| s.2 / total).collect();
+        let mut counts = vec![0u64; samples.len()];
+        let mut draws = 0;
+        for (chain, &(r, record)) in starts.iter().enumerate() {
+            if chain_length(chain as u32) == Some(k) {
+                let at = samples.iter().position(|s| (s.0, s.1) == (r, record)).unwrap();
+                counts[at] += 1;
+                draws += 1;
+            }
+        }
+        let (chi2, bins) = common::chi_square(&counts, &probabilities, draws);
+        let dof = (bins - 1) as f64;
+        let what = format!("length {}: {draws} chains over {} samples", k + 1, samples.len());
+        assert!(bins > 30, "{what}: too few bins ({bins}) to mean something");
+        assert!(
+            chi2 < dof + 5.0 * (2.0 * dof).sqrt(),
+            "{what}: chi2 {chi2:.1} over {bins} bins"
+        );
     }
 }
 

@@ -6,7 +6,9 @@
 // ids are the bootstrap's key with index record + 1 for both base and offset, as the
 // bootstrap traced it. The chain's own
 // key is squares_key of its number, computed here rather than on the host, where a million
-// of them took a tenth of a second.
+// of them took a tenth of a second. A redraw after a later bootstrap round moves some chains
+// to that round's records (MLT_KEEP_CHAIN leaves the others) and keeps their lengths, so that
+// the chains start from every round's samples in proportion to Y*.
 #extension GL_GOOGLE_include_directive : require
 
 #include "common.glsl"
@@ -27,10 +29,16 @@ void main() {
     if (chain >= push.count) {
         return;
     }
-    uvec3 entry = Triples(push.lit).v[Words(push.chosen).v[chain]];
+    uint chosen = Words(push.chosen).v[chain];
+    if (chosen == MLT_KEEP_CHAIN) {
+        return;
+    }
+    uvec3 entry = Triples(push.lit).v[chosen];
     uint record_index = entry.x;
     MltRecord record = MltRecords(push.records).v[record_index];
     MltChain state;
+    // A round's records are of the lengths of its table; a chain is redrawn within its own.
+    uint path_length = push.redraw != 0u ? MltChains(push.chains).v[chain].path_length : record_index % push.depth + 1u;
     state.key = squares_key(push.seed, chain);
     state.base_key = push.bootstrap_key;
     state.base_index = uint64_t(record_index) + 1ul;
@@ -39,7 +47,7 @@ void main() {
     state.contribution = record.contribution;
     state.luminance = uintBitsToFloat(entry.y);
     state.pixel = record.pixel;
-    state.path_length = record_index % push.depth + 1u;
+    state.path_length = path_length;
     state.moves = 0u;
     state.iterations = 0u;
     state.acceptance = 0.0;

@@ -539,9 +539,10 @@ impl Pmlt {
     /// alone (`luminance`, which sets the image's mean where it is normalised), less certain
     /// than `B_ERROR_TARGET`: each round samples only such lengths (the light seen directly
     /// needs rounds that the longer paths do not), adding its samples to `tally` and
-    /// `luminance`. The chains have started from the start round's records, which these
-    /// overwrite; only b_k, and so each length's scale, changes. Returns the tally and the
-    /// rounds run.
+    /// `luminance`. The chains started from the start round's records; after each round some
+    /// of them move to its records (`start::redraw`), so that every chain's start is drawn from
+    /// all the rounds' samples of its length, whose mean b_k is. The allotment of chains to
+    /// lengths stays. Returns the tally and the rounds run.
     fn refine_bootstrap(
         &mut self,
         context: &Context,
@@ -564,6 +565,10 @@ impl Pmlt {
             let lit = self
                 .starter
                 .lit_of_round(context, &self.records, &setup, uncertain.len() as u32)?;
+            let round_setup = StartSetup { round, ..setup };
+            let chosen = start::redraw(&lit, &uncertain, &tally, round, &round_setup, &plan.chains_per_length);
+            self.starter
+                .redraw(context, &self.records, &self.chains, &round_setup, &chosen)?;
             tally.add(&lit, self.mlt.bootstrap, &uncertain);
             luminance.add(&self.luminance_records(&lit), self.mlt.bootstrap, &uncertain);
             rounds += 1;

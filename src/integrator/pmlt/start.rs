@@ -13,7 +13,7 @@
 use crate::gpu::shaders::ids;
 use crate::gpu::{Buffer, BufferUsage, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, MemoryLocation};
 use crate::integrator::settings::MltStart;
-use crate::interface::{MltChain, MltRecord, MltStartPush, MLT_START_GROUP};
+use crate::interface::{MltChain, MltRecord, MltStartPush, MLT_KEEP_CHAIN, MLT_START_GROUP};
 use crate::primitives::{PrefixSum, ScanElement};
 use crate::rng::{squares_key, squares_uniform};
 
@@ -169,8 +169,28 @@ struct StartingLength {
 }
 
 impl StartingLength {
+    /// A round's lit records by path length (record i of length `lengths[i mod their count]`),
+    /// indexed by length - 1.
+    fn of_round(lit: &[LitRecord], lengths: &[u32]) -> Vec<Self> {
+        let depth = lengths.iter().copied().max().unwrap_or(0) as usize;
+        let mut by_length: Vec<Self> = (0..depth).map(|_| Self::default()).collect();
+        for (entry, &[record, bits, _]) in lit.iter().enumerate() {
+            let length = &mut by_length[lengths[record as usize % lengths.len()] as usize - 1];
+            let sum = length.sum() + f64::from(f32::from_bits(bits));
+            length.entries.push(entry as u32);
+            length.cumulative.push(sum);
+        }
+        by_length
+    }
+
     fn sum(&self) -> f64 {
         self.cumulative.last().copied().unwrap_or(0.0)
+    }
+
+    /// The entry a uniform `u` draws in proportion to Y*.
+    fn draw(&self, u: f64) -> u32 {
+        let at = self.cumulative.partition_point(|&c| c <= u * self.sum());
+        self.entries[at.min(self.entries.len() - 1)]
     }
 }
 
@@ -205,53 +225,83 @@ pub fn plan(lit: &[LitRecord], setup: &StartSetup) -> GpuResult<StartPlan> {
             chosen: Vec::new(),
         });
     }
-    let mut lengths: Vec<StartingLength> = (0..depth).map(|_| StartingLength::default()).collect();
-    for (entry, &[record, bits, _]) in lit.iter().enumerate() {
-        let length = &mut lengths[record as usize % depth];
-        let sum = length.sum() + f64::from(f32::from_bits(bits));
-        length.entries.push(entry as u32);
-        length.cumulative.push(sum);
-    }
+    let lengths = StartingLength::of_round(lit, &all_lengths(setup.depth));
     let chains_per_length = allot(setup.chains, &tally.b());
     let draw_key = squares_key(setup.seed, START_DRAW_KEY_CHAIN);
-    let mut chosen = vec![0u32; setup.chains as usize];
-    // Each chain's length: the lengths take consecutive chains in order.
-    let mut first_chain_of_length = Vec::with_capacity(depth);
-    let mut next = 0u32;
-    for &count in &chains_per_length {
-        first_chain_of_length.push(next);
-        next += count;
-    }
-    let threads = std::thread::available_parallelism().map_or(1, usize::from);
-    let per_thread = chosen.len().div_ceil(threads).max(1);
-    std::thread::scope(|scope| {
-        for (piece, chunk) in chosen.chunks_mut(per_thread).enumerate() {
-            let (lengths, first_chain_of_length) = (&lengths, &first_chain_of_length);
-            scope.spawn(move || {
-                for (offset, entry) in chunk.iter_mut().enumerate() {
-                    let chain = (piece * per_thread + offset) as u32;
-                    // A length with chains has lit samples (allot gives none to the others).
-                    let length = &lengths[first_chain_of_length.partition_point(|&first| first <= chain) - 1];
-                    let at = match setup.how {
-                        MltStart::Bootstrap => {
-                            let u = f64::from(squares_uniform(u64::from(chain), draw_key)) * length.sum();
-                            length
-                                .cumulative
-                                .partition_point(|&c| c <= u)
-                                .min(length.cumulative.len() - 1)
-                        }
-                        MltStart::FixedState => 0,
-                    };
-                    *entry = length.entries[at];
-                }
-            });
-        }
+    // A length with chains has lit samples (allot gives none to the others).
+    let chosen = per_chain(&chains_per_length, |chain, k| match setup.how {
+        MltStart::Bootstrap => lengths[k].draw(f64::from(squares_uniform(u64::from(chain), draw_key))),
+        MltStart::FixedState => lengths[k].entries[0],
     });
     Ok(StartPlan {
         tally,
         chains_per_length,
         chosen,
     })
+}
+
+/// A later bootstrap round's part in the chains' start: each chain of a length the round
+/// sampled moves to one of the round's lit records of that length with probability the
+/// round's share of the length's summed Y* (`before` holds the sums of the rounds the chains
+/// were drawn from so far), drawn in proportion to Y*; every other chain keeps its state
+/// (`MLT_KEEP_CHAIN`). After each round every chain's start is thus drawn in proportion to Y*
+/// from the samples of all the rounds so far, the samples whose mean b_k is. A start from the
+/// first of them alone, scaled by b_k of all, shared each length's light among the pixels
+/// as that round's samples did and scaled its total by all the rounds': where a few rare
+/// samples of large Y* (a block the pixels' importance saw dark) fell in one round and not in
+/// another, parts of the image came out 10% dark (docs/PMLT.md, "Bootstrap"). Fixed starts
+/// stay fixed.
+pub fn redraw(
+    lit: &[LitRecord],
+    lengths: &[u32],
+    before: &BootstrapTally,
+    round: u32,
+    setup: &StartSetup,
+    chains_per_length: &[u32],
+) -> Vec<u32> {
+    let by_length = StartingLength::of_round(lit, lengths);
+    let draw_key = squares_key(setup.seed, START_DRAW_KEY_CHAIN);
+    per_chain(chains_per_length, |chain, k| {
+        let Some(length) = by_length.get(k).filter(|length| length.sum() > 0.0) else {
+            return MLT_KEEP_CHAIN;
+        };
+        let share = length.sum() / (before.sums[k] + length.sum());
+        let u = f64::from(squares_uniform(u64::from(round) << 32 | u64::from(chain), draw_key));
+        match setup.how == MltStart::Bootstrap && u < share {
+            // Below the share, u / share is uniform again: one number decides and draws.
+            true => length.draw(u / share),
+            false => MLT_KEEP_CHAIN,
+        }
+    })
+}
+
+/// `entry(chain, length - 1)` for every chain, the lengths taking consecutive chains in order
+/// (`chains_per_length`), spread over the host's threads: a million draws by binary search.
+fn per_chain(chains_per_length: &[u32], entry: impl Fn(u32, usize) -> u32 + Sync) -> Vec<u32> {
+    let mut first_chain_of_length = Vec::with_capacity(chains_per_length.len());
+    let mut next = 0u32;
+    for &count in chains_per_length {
+        first_chain_of_length.push(next);
+        next += count;
+    }
+    let mut chosen = vec![0u32; next as usize];
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let per_thread = chosen.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        for (piece, chunk) in chosen.chunks_mut(per_thread).enumerate() {
+            let (entry, first_chain_of_length) = (&entry, &first_chain_of_length);
+            scope.spawn(move || {
+                for (offset, slot) in chunk.iter_mut().enumerate() {
+                    let chain = (piece * per_thread + offset) as u32;
+                    *slot = entry(
+                        chain,
+                        first_chain_of_length.partition_point(|&first| first <= chain) - 1,
+                    );
+                }
+            });
+        }
+    });
+    chosen
 }
 
 /// `chains` shared among lengths in proportion to `b` (largest remainders), every length with
@@ -289,7 +339,36 @@ pub fn host_chain(
     plan: &StartPlan,
     chain: u32,
 ) -> MltChain {
-    let [p, bits, _] = lit[plan.chosen[chain as usize] as usize];
+    let entry = plan.chosen[chain as usize];
+    let path_length = lit[entry as usize][0] % setup.depth + 1;
+    chain_on_entry(records, lit, setup, entry, chain, path_length)
+}
+
+/// Chain `chain` as `start_chains.comp` leaves it in a redraw (`chosen`, from `redraw`, over
+/// the records and lit list of round `setup.round`), where it was `before`.
+pub fn host_redrawn_chain(
+    records: &[MltRecord],
+    lit: &[LitRecord],
+    setup: &StartSetup,
+    chosen: &[u32],
+    before: MltChain,
+    chain: u32,
+) -> MltChain {
+    match chosen[chain as usize] {
+        MLT_KEEP_CHAIN => before,
+        entry => chain_on_entry(records, lit, setup, entry, chain, before.path_length),
+    }
+}
+
+fn chain_on_entry(
+    records: &[MltRecord],
+    lit: &[LitRecord],
+    setup: &StartSetup,
+    entry: u32,
+    chain: u32,
+    path_length: u32,
+) -> MltChain {
+    let [p, bits, _] = lit[entry as usize];
     let record = records[p as usize];
     let index = u64::from(p) + 1;
     MltChain {
@@ -301,7 +380,7 @@ pub fn host_chain(
         contribution: record.contribution,
         luminance: f32::from_bits(bits),
         pixel: record.pixel,
-        path_length: p % setup.depth + 1,
+        path_length,
         ..MltChain::default()
     }
 }
@@ -362,21 +441,52 @@ impl ChainStarter {
         if plan.is_dark() {
             return Ok(plan);
         }
-        self.chosen.write(0, &plan.chosen)?;
+        self.place_chains(context, records, chains, setup, &plan.chosen, false)?;
+        Ok(plan)
+    }
+
+    /// Moves the chains that `chosen` (from `redraw`) names to the records of round
+    /// `setup.round`, whose lit list is the last one listed.
+    pub fn redraw(
+        &mut self,
+        context: &Context,
+        records: &Buffer,
+        chains: &Buffer,
+        setup: &StartSetup,
+        chosen: &[u32],
+    ) -> GpuResult<()> {
+        if chosen.iter().all(|&entry| entry == MLT_KEEP_CHAIN) {
+            return Ok(());
+        }
+        self.place_chains(context, records, chains, setup, chosen, true)
+    }
+
+    /// start_chains over `chosen`, one entry a chain.
+    fn place_chains(
+        &mut self,
+        context: &Context,
+        records: &Buffer,
+        chains: &Buffer,
+        setup: &StartSetup,
+        chosen: &[u32],
+        redraw: bool,
+    ) -> GpuResult<()> {
+        self.chosen.write(0, chosen)?;
+        let count = chosen.len() as u32;
         let push = MltStartPush {
             chosen: self.chosen.address(),
             chains: chains.address(),
             bootstrap_key: setup.bootstrap_key(),
-            count: setup.chains,
+            count,
             seed: setup.seed,
+            redraw: u32::from(redraw),
             ..self.push(records, setup)?
         };
         context.run_once("mlt start chains", |commands| {
-            commands.dispatch(&self.fetch, &push, self.grid(setup.chains)?);
+            commands.dispatch(&self.fetch, &push, self.grid(count)?);
             commands.compute_barrier();
             Ok(())
-        })?;
-        Ok(plan)
+        })
     }
 
     /// The lit records among the first `setup.bootstrap` x `lengths` of `records` (those of a
