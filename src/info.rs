@@ -74,12 +74,13 @@ impl std::fmt::Display for SystemReport {
             )?;
             writeln!(
                 f,
-                "    subgroup size {} (arithmetic {}, ballot {}, shuffle {}); float atomics {}; int64 {}",
+                "    subgroup size {} (arithmetic {}, ballot {}, shuffle {}); float64 {} (atomic adds {}); int64 {}",
                 c.subgroup_size,
                 yes_no(c.subgroup_arithmetic),
                 yes_no(c.subgroup_ballot),
                 yes_no(c.subgroup_shuffle),
-                yes_no(c.shader_float_atomics),
+                yes_no(c.shader_float64),
+                yes_no(c.shader_float64_atomics),
                 yes_no(c.shader_int64)
             )?;
             let [x, y, z] = c.max_compute_workgroup_size;

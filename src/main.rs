@@ -240,8 +240,8 @@ struct RenderOptions {
     #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
     env_rotation: f32,
     /// bdpt: where splats (light vertices seen by the camera) are summed: fixed (the
-    /// fixed-point film, the same bits every run), float (a float film with float atomics, a
-    /// compare-and-swap loop where the device has none) or cas (the loop everywhere).
+    /// fixed-point film, the same bits every run), float (a film of 64-bit float sums with float
+    /// atomics, a compare-and-swap loop where the device has none) or cas (the loop everywhere).
     #[arg(long, default_value = "fixed", value_parser = parse_splat_film)]
     splat_film: SplatFilm,
     /// Where a path's random numbers come from: sobol (Owen-scrambled Sobol points, each

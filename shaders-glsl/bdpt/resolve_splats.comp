@@ -18,14 +18,14 @@ void main() {
     if (pixel >= c.width * c.height) {
         return;
     }
-    SplatFilm splats = SplatFilm(c.splat_film);
-    vec3 sum = vec3(splats.v[3 * pixel], splats.v[3 * pixel + 1], splats.v[3 * pixel + 2]);
+    vec3 sum = splat_sum(c.splat_film, pixel);
     if (metropolis(c)) {
         sum *= mlt_control(c).resolve_scale;
     }
     film_add(c.film, pixel, film_quantize(sum));
     // Emptied once added, so that a progressive render's next pass adds only its own splats.
-    splats.v[3 * pixel] = 0.0;
-    splats.v[3 * pixel + 1] = 0.0;
-    splats.v[3 * pixel + 2] = 0.0;
+    SplatFilm splats = SplatFilm(c.splat_film);
+    splats.v[3 * pixel] = 0.0lf;
+    splats.v[3 * pixel + 1] = 0.0lf;
+    splats.v[3 * pixel + 2] = 0.0lf;
 }

@@ -8,6 +8,7 @@
 
 #include "common.glsl"
 #include "mlt.glsl"
+#include "splat_film.glsl"
 
 layout(local_size_x = MLT_STATS_GROUP) in;
 
@@ -15,7 +16,6 @@ layout(push_constant, scalar) uniform PushBlock {
     MltFilmSumPush push;
 };
 
-layout(buffer_reference, scalar) readonly buffer Film { float v[]; };
 layout(buffer_reference, scalar) writeonly buffer Sums { float v[]; };
 
 shared float partial[MLT_STATS_GROUP];
@@ -26,8 +26,7 @@ void main() {
     uint pixel = group * MLT_STATS_GROUP + thread;
     float sum = 0.0;
     if (pixel < push.pixels) {
-        Film film = Film(push.film);
-        sum = mlt_luminance(vec3(film.v[3 * pixel], film.v[3 * pixel + 1], film.v[3 * pixel + 2]));
+        sum = mlt_luminance(splat_sum(push.film, pixel));
     }
     partial[thread] = sum;
     barrier();

@@ -26,7 +26,12 @@ pub struct Capabilities {
     pub shader_int64: bool,
     /// 64-bit integer atomics on buffers: the film's fixed-point sums.
     pub shader_buffer_int64_atomics: bool,
-    pub shader_float_atomics: bool,
+    /// 64-bit floats in shaders: the float splat film's sums (a 32-bit sum of a million equal
+    /// splats stops growing; docs/BDPT.md, "The float splat film").
+    pub shader_float64: bool,
+    /// 64-bit float atomic adds on buffers (VK_EXT_shader_atomic_float); without them the
+    /// float splat film adds by compare-and-swap.
+    pub shader_float64_atomics: bool,
     /// VK_KHR_pipeline_executable_properties: the driver reports what each kernel compiled
     /// to (`WAVETRACE_PIPELINE_STATS`).
     pub pipeline_statistics: bool,
@@ -302,7 +307,8 @@ fn probe(instance: &Instance, index: usize, raw: vk::PhysicalDevice) -> GpuResul
         synchronization2: features.synchronization2,
         shader_int64: features.shader_int64,
         shader_buffer_int64_atomics: features.shader_buffer_int64_atomics,
-        shader_float_atomics: features.shader_float_atomics,
+        shader_float64: features.shader_float64,
+        shader_float64_atomics: features.shader_float64_atomics,
         pipeline_statistics: features.pipeline_statistics,
         invocation_reorder: features.invocation_reorder && features.ray_tracing_pipeline,
         invocation_reorder_regroups: features.invocation_reorder && properties.invocation_reorder_regroups,
@@ -362,7 +368,8 @@ struct FeatureFlags {
     synchronization2: bool,
     shader_int64: bool,
     shader_buffer_int64_atomics: bool,
-    shader_float_atomics: bool,
+    shader_float64: bool,
+    shader_float64_atomics: bool,
     pipeline_statistics: bool,
     invocation_reorder: bool,
     /// Subgroup size control and full subgroups in compute.
@@ -408,6 +415,7 @@ fn query_features(vki: &ash::Instance, raw: vk::PhysicalDevice, api: u32, has: &
     // p_next chain lives on this stack frame until the query returns.
     unsafe { vki.get_physical_device_features2(raw, &mut features) };
     let shader_int64 = features.features.shader_int64 == vk::TRUE;
+    let shader_float64 = features.features.shader_float64 == vk::TRUE;
     FeatureFlags {
         acceleration_structure: accel.acceleration_structure == vk::TRUE
             && has(ash::khr::deferred_host_operations::NAME),
@@ -425,7 +433,8 @@ fn query_features(vki: &ash::Instance, raw: vk::PhysicalDevice, api: u32, has: &
         synchronization2: f13.synchronization2 == vk::TRUE,
         shader_int64,
         shader_buffer_int64_atomics: f12.shader_buffer_int64_atomics == vk::TRUE,
-        shader_float_atomics: float_atomics.shader_buffer_float32_atomic_add == vk::TRUE,
+        shader_float64,
+        shader_float64_atomics: float_atomics.shader_buffer_float64_atomic_add == vk::TRUE,
         pipeline_statistics: executables.pipeline_executable_info == vk::TRUE,
         invocation_reorder: reorder.ray_tracing_invocation_reorder == vk::TRUE,
         subgroup_size_control: f13.subgroup_size_control == vk::TRUE && f13.compute_full_subgroups == vk::TRUE,
@@ -562,7 +571,8 @@ mod tests {
             synchronization2: true,
             shader_int64: true,
             shader_buffer_int64_atomics: true,
-            shader_float_atomics: false,
+            shader_float64: true,
+            shader_float64_atomics: false,
             pipeline_statistics: false,
             invocation_reorder: false,
             invocation_reorder_regroups: false,

@@ -497,7 +497,7 @@ fn create_device(
     if has_pipeline {
         extensions.push(ash::khr::ray_tracing_pipeline::NAME);
     }
-    if caps.shader_float_atomics {
+    if caps.shader_float64_atomics {
         extensions.push(ash::ext::shader_atomic_float::NAME);
     }
     if pipeline_statistics {
@@ -512,7 +512,9 @@ fn create_device(
     }
     let extension_ptrs: Vec<_> = extensions.iter().map(|e| e.as_ptr()).collect();
 
-    let base = vk::PhysicalDeviceFeatures::default().shader_int64(true);
+    let base = vk::PhysicalDeviceFeatures::default()
+        .shader_int64(true)
+        .shader_float64(caps.shader_float64);
     let mut f12 = vk::PhysicalDeviceVulkan12Features::default()
         .buffer_device_address(true)
         .descriptor_indexing(true)
@@ -533,7 +535,7 @@ fn create_device(
         .ray_tracing_pipeline(true)
         .ray_tracing_pipeline_trace_rays_indirect(true);
     let mut float_atomics =
-        vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default().shader_buffer_float32_atomic_add(true);
+        vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default().shader_buffer_float64_atomic_add(true);
     let mut features = vk::PhysicalDeviceFeatures2::default()
         .features(base)
         .push_next(&mut f12)
@@ -545,7 +547,7 @@ fn create_device(
     if has_pipeline {
         features = features.push_next(&mut pipeline);
     }
-    if caps.shader_float_atomics {
+    if caps.shader_float64_atomics {
         features = features.push_next(&mut float_atomics);
     }
     let mut executables =

@@ -296,8 +296,8 @@ pub enum SplatFilm {
     /// not depend on their order, so an image is the same bits on every run.
     #[default]
     Fixed,
-    /// A float film with float atomic adds (a compare-and-swap loop where the device has no
-    /// float atomics), added into the fixed-point film at the end.
+    /// A film of 64-bit float sums with float atomic adds (a compare-and-swap loop where the
+    /// device has no 64-bit float atomics), added into the fixed-point film at the end.
     FloatAtomic,
     /// The float film with the compare-and-swap loop on every device.
     FloatCas,

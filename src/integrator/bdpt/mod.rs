@@ -281,22 +281,7 @@ impl Bdpt {
             &vec![0u64; BDPT_COUNTERS as usize],
             BufferUsage::STORAGE,
         )?;
-        let splat_film = match settings.splat_film {
-            SplatFilm::FloatAtomic if !context.adapter().capabilities.shader_float_atomics => SplatFilm::FloatCas,
-            chosen => chosen,
-        };
-        let splats = match splat_film {
-            SplatFilm::Fixed => None,
-            SplatFilm::FloatAtomic | SplatFilm::FloatCas => {
-                let pixels = u64::from(settings.width) * u64::from(settings.height);
-                let buffer = storage("splat film", pixels * 12)?;
-                context.run_once("clear splat film", |commands| {
-                    commands.fill_buffer(&buffer, 0, buffer.size(), 0);
-                    Ok(())
-                })?;
-                Some(buffer)
-            }
-        };
+        let (splat_film, splats) = splat_film(context, settings)?;
         state.fill(constants);
         fill_ray_sort(scene, sort_rays, constants);
         // Batches run extend, shade and connect in turn.
@@ -464,6 +449,38 @@ impl Integrator for Bdpt {
         stats.bdpt = Some(self.read_counters(context)?);
         Ok(())
     }
+}
+
+/// The splat film `settings` ask for on this device (the CAS loop where 64-bit float atomics
+/// are missing) and, for the float films, its cleared buffer: three f64 sums a pixel
+/// (splat_film.glsl says why not f32).
+fn splat_film(context: &Context, settings: &RenderSettings) -> GpuResult<(SplatFilm, Option<Buffer>)> {
+    let adapter = context.adapter();
+    let capabilities = &adapter.capabilities;
+    if settings.splat_film != SplatFilm::Fixed && !capabilities.shader_float64 {
+        return Err(GpuError::InvalidUse {
+            name: "splat film".into(),
+            problem: format!(
+                "{} has no 64-bit floats in shaders (shaderFloat64), which the float splat film sums in \
+                 (and so Metropolis light transport); use --splat-film fixed with bdpt",
+                adapter.name
+            ),
+        });
+    }
+    let splat_film = match settings.splat_film {
+        SplatFilm::FloatAtomic if !capabilities.shader_float64_atomics => SplatFilm::FloatCas,
+        chosen => chosen,
+    };
+    if splat_film == SplatFilm::Fixed {
+        return Ok((splat_film, None));
+    }
+    let pixels = u64::from(settings.width) * u64::from(settings.height);
+    let buffer = Buffer::gpu_storage(context, "splat film", pixels * 24)?;
+    context.run_once("clear splat film", |commands| {
+        commands.fill_buffer(&buffer, 0, buffer.size(), 0);
+        Ok(())
+    })?;
+    Ok((splat_film, Some(buffer)))
 }
 
 #[cfg(test)]
