@@ -276,46 +276,15 @@ fn splats_of_lights_close_to_a_surface_keep_the_reference_mean() {
 /// image is black; a random scene of tools/mitsuba-check.sh came out 33% too bright).
 #[test]
 fn an_emitter_seen_from_behind_lights_nothing_in_its_own_plane() {
-    use glam::{Mat4, Vec4};
-    use wavetrace::scene::{Camera, Instance, Material, Mesh};
-    let scene = Scene {
-        source: "an emitter from behind".into(),
-        meshes: vec![Mesh {
-            name: "light".into(),
-            // Counter-clockwise seen from -Z: it emits away from the camera on +Z.
-            positions: vec![
-                Vec3::new(-1.0, -1.0, 0.0),
-                Vec3::new(-1.0, 1.0, 0.0),
-                Vec3::new(1.0, 1.0, 0.0),
-                Vec3::new(1.0, -1.0, 0.0),
-            ],
-            indices: vec![0, 1, 2, 0, 2, 3],
-            material: 0,
-            ..Mesh::default()
-        }],
-        instances: vec![Instance {
-            mesh: 0,
-            world_from_object: Mat4::IDENTITY,
-            node: "light".into(),
-        }],
-        materials: vec![Material {
-            name: "glowing on the far side".into(),
-            base_color: Vec4::new(0.8, 0.8, 0.8, 1.0),
-            metallic: 0.0,
-            specular: 0.0,
-            emission: Vec3::splat(5.0),
-            ..Material::default()
-        }],
-        textures: Vec::new(),
-        lights: Vec::new(),
-        camera: Some(Camera {
-            world_from_camera: Mat4::from_translation(Vec3::new(0.2, 0.1, 1.5)),
-            yfov: 1.0,
-            aspect_ratio: Some(1.0),
-        }),
-        more_cameras: Vec::new(),
-        warnings: Vec::new(),
-    };
+    // Counter-clockwise seen from -Z: it emits away from the camera on +Z.
+    let corners = [
+        Vec3::new(-1.0, -1.0, 0.0),
+        Vec3::new(-1.0, 1.0, 0.0),
+        Vec3::new(1.0, 1.0, 0.0),
+        Vec3::new(1.0, -1.0, 0.0),
+    ];
+    let camera = glam::Mat4::from_translation(Vec3::new(0.2, 0.1, 1.5));
+    let scene = common::quad_emitter_scene("an emitter from behind", corners, Vec3::splat(5.0), camera, 1.0);
     for depth in [2, 8] {
         let base = RenderSettings::new(32, 32, 64, depth, wavetrace::gpu::TraceBackend::Pipeline);
         for (what, image) in common::render_each_named(&scene, &base, &common::PATH_INTEGRATORS) {

@@ -793,8 +793,9 @@ fn chains_started_on_the_gpu_are_their_host_twins() {
             &round_setup,
             &plan.chains_per_length,
         );
+        let placement = start::Placement::Redraw;
         starter
-            .redraw(context, &later_buffer, &chains_buffer, &round_setup, &chosen)
+            .place_chains(context, &later_buffer, &chains_buffer, &round_setup, &chosen, placement)
             .unwrap();
         let redrawn: Vec<MltChain> = chains_buffer.read_back(context, chains as usize).unwrap();
         for chain in 0..chains {
@@ -1084,49 +1085,14 @@ fn later_bootstrap_rounds_redraw_the_chains_in_proportion_to_every_rounds_sample
 /// (a wide random scene came out 2 : 1 : 1 where its emitter is 2.5 : 1 : 1.6, and 12% green).
 #[test]
 fn millions_of_splats_on_a_few_pixels_keep_their_colour() {
-    use glam::{Mat4, Vec4};
-    use wavetrace::scene::{Camera, Instance, Material, Mesh, Scene};
     let gpu = common::gpu();
     let emission = Vec3::new(0.884, 0.357, 0.566) * 18.9;
-    let half = 0.02;
-    let scene = Scene {
-        source: "a small emitter".into(),
-        meshes: vec![Mesh {
-            name: "light".into(),
-            // Counter-clockwise seen from +Z, where the camera is.
-            positions: vec![
-                Vec3::new(-half, -half, 0.0),
-                Vec3::new(half, -half, 0.0),
-                Vec3::new(half, half, 0.0),
-                Vec3::new(-half, half, 0.0),
-            ],
-            indices: vec![0, 1, 2, 0, 2, 3],
-            material: 0,
-            ..Mesh::default()
-        }],
-        instances: vec![Instance {
-            mesh: 0,
-            world_from_object: Mat4::from_translation(Vec3::new(0.013, -0.007, 0.0)),
-            node: "light".into(),
-        }],
-        materials: vec![Material {
-            name: "light".into(),
-            base_color: Vec4::new(0.5, 0.5, 0.5, 1.0),
-            metallic: 0.0,
-            specular: 0.0,
-            emission,
-            ..Material::default()
-        }],
-        textures: Vec::new(),
-        lights: Vec::new(),
-        camera: Some(Camera {
-            world_from_camera: Mat4::from_translation(Vec3::new(0.0, 0.0, 1.0)),
-            yfov: 0.5,
-            aspect_ratio: Some(1.0),
-        }),
-        more_cameras: Vec::new(),
-        warnings: Vec::new(),
-    };
+    // 0.04 across, off the image's centre, counter-clockwise seen from the camera on +Z.
+    let (half, centre) = (0.02, Vec3::new(0.013, -0.007, 0.0));
+    let corners =
+        [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)].map(|(x, y)| centre + half * Vec3::new(x, y, 0.0));
+    let camera = glam::Mat4::from_translation(Vec3::new(0.0, 0.0, 1.0));
+    let scene = common::quad_emitter_scene("a small emitter", corners, emission, camera, 0.5);
     let mut settings = pmlt_settings(&gpu, 16, 65_536, 64, 1 << 16);
     settings.max_depth = 1;
     settings.mlt.proposals = 1;

@@ -44,6 +44,50 @@ impl TestGpu {
     }
 }
 
+/// One emissive quad (`corners` counter-clockwise seen from the side it emits to, grey base
+/// colour, `emission`) and a square camera at `world_from_camera` with vertical field `yfov`.
+pub fn quad_emitter_scene(
+    name: &str,
+    corners: [glam::Vec3; 4],
+    emission: glam::Vec3,
+    world_from_camera: glam::Mat4,
+    yfov: f32,
+) -> wavetrace::scene::Scene {
+    use wavetrace::scene::{Camera, Instance, Material, Mesh, Scene};
+    Scene {
+        source: name.into(),
+        meshes: vec![Mesh {
+            name: "light".into(),
+            positions: corners.to_vec(),
+            indices: vec![0, 1, 2, 0, 2, 3],
+            material: 0,
+            ..Mesh::default()
+        }],
+        instances: vec![Instance {
+            mesh: 0,
+            world_from_object: glam::Mat4::IDENTITY,
+            node: "light".into(),
+        }],
+        materials: vec![Material {
+            name: name.into(),
+            base_color: glam::Vec4::new(0.8, 0.8, 0.8, 1.0),
+            metallic: 0.0,
+            specular: 0.0,
+            emission,
+            ..Material::default()
+        }],
+        textures: Vec::new(),
+        lights: Vec::new(),
+        camera: Some(Camera {
+            world_from_camera,
+            yfov,
+            aspect_ratio: Some(1.0),
+        }),
+        more_cameras: Vec::new(),
+        warnings: Vec::new(),
+    }
+}
+
 /// A scene from tests/scenes by name (`cornell-box` -> tests/scenes/cornell-box/cornell-box.gltf).
 pub fn load_scene(name: &str) -> wavetrace::scene::Scene {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

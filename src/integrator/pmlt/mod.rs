@@ -567,8 +567,9 @@ impl Pmlt {
                 .lit_of_round(context, &self.records, &setup, uncertain.len() as u32)?;
             let round_setup = StartSetup { round, ..setup };
             let chosen = start::redraw(&lit, &uncertain, &tally, round, &round_setup, &plan.chains_per_length);
+            let placement = start::Placement::Redraw;
             self.starter
-                .redraw(context, &self.records, &self.chains, &round_setup, &chosen)?;
+                .place_chains(context, &self.records, &self.chains, &round_setup, &chosen, placement)?;
             tally.add(&lit, self.mlt.bootstrap, &uncertain);
             luminance.add(&self.luminance_records(&lit), self.mlt.bootstrap, &uncertain);
             rounds += 1;

@@ -385,6 +385,16 @@ fn chain_on_entry(
     }
 }
 
+/// How `ChainStarter::place_chains` treats the chains.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// Every chain starts on its entry, with the length of its record (a round of every length).
+    Start,
+    /// A later round's (`redraw`): chains whose entry is `MLT_KEEP_CHAIN` stay as they are, the
+    /// others move and keep their lengths.
+    Redraw,
+}
+
 /// The GPU's kernels of a start and their buffers.
 pub struct ChainStarter {
     luminance: ComputePipeline<MltStartPush>,
@@ -441,36 +451,24 @@ impl ChainStarter {
         if plan.is_dark() {
             return Ok(plan);
         }
-        self.place_chains(context, records, chains, setup, &plan.chosen, false)?;
+        self.place_chains(context, records, chains, setup, &plan.chosen, Placement::Start)?;
         Ok(plan)
     }
 
-    /// Moves the chains that `chosen` (from `redraw`) names to the records of round
-    /// `setup.round`, whose lit list is the last one listed.
-    pub fn redraw(
+    /// Places the chains from `chosen`, an entry of the last lit list listed each (a record of
+    /// round `setup.round`), as `placement` says.
+    pub fn place_chains(
         &mut self,
         context: &Context,
         records: &Buffer,
         chains: &Buffer,
         setup: &StartSetup,
         chosen: &[u32],
+        placement: Placement,
     ) -> GpuResult<()> {
         if chosen.iter().all(|&entry| entry == MLT_KEEP_CHAIN) {
             return Ok(());
         }
-        self.place_chains(context, records, chains, setup, chosen, true)
-    }
-
-    /// start_chains over `chosen`, one entry a chain.
-    fn place_chains(
-        &mut self,
-        context: &Context,
-        records: &Buffer,
-        chains: &Buffer,
-        setup: &StartSetup,
-        chosen: &[u32],
-        redraw: bool,
-    ) -> GpuResult<()> {
         self.chosen.write(0, chosen)?;
         let count = chosen.len() as u32;
         let push = MltStartPush {
@@ -479,7 +477,7 @@ impl ChainStarter {
             bootstrap_key: setup.bootstrap_key(),
             count,
             seed: setup.seed,
-            redraw: u32::from(redraw),
+            redraw: u32::from(placement == Placement::Redraw),
             ..self.push(records, setup)?
         };
         context.run_once("mlt start chains", |commands| {
