@@ -26,8 +26,8 @@ pub struct Capabilities {
     pub shader_int64: bool,
     /// 64-bit integer atomics on buffers: the film's fixed-point sums.
     pub shader_buffer_int64_atomics: bool,
-    /// 64-bit floats in shaders: the float splat film's sums (a 32-bit sum of a million equal
-    /// splats stops growing; docs/BDPT.md, "The float splat film").
+    /// 64-bit floats in shaders: the float splat film's sums (a 32-bit sum of millions of equal
+    /// splats stops growing; docs/BDPT.md, "Why 64 bits").
     pub shader_float64: bool,
     /// 64-bit float atomic adds on buffers (VK_EXT_shader_atomic_float); without them the
     /// float splat film adds by compare-and-swap.

@@ -259,6 +259,9 @@ pub fn redraw(
     setup: &StartSetup,
     chains_per_length: &[u32],
 ) -> Vec<u32> {
+    if setup.how == MltStart::FixedState {
+        return vec![MLT_KEEP_CHAIN; chains_per_length.iter().sum::<u32>() as usize];
+    }
     let by_length = StartingLength::of_round(lit, lengths);
     let draw_key = squares_key(setup.seed, START_DRAW_KEY_CHAIN);
     per_chain(chains_per_length, |chain, k| {
@@ -267,7 +270,7 @@ pub fn redraw(
         };
         let share = length.sum() / (before.sums[k] + length.sum());
         let u = f64::from(squares_uniform(u64::from(round) << 32 | u64::from(chain), draw_key));
-        match setup.how == MltStart::Bootstrap && u < share {
+        match u < share {
             // Below the share, u / share is uniform again: one number decides and draws.
             true => length.draw(u / share),
             false => MLT_KEEP_CHAIN,
