@@ -785,14 +785,7 @@ fn chains_started_on_the_gpu_are_their_host_twins() {
         let later_buffer = Buffer::from_slice(context, "later records", &later, BufferUsage::STORAGE).unwrap();
         let round_setup = StartSetup { round: 2, ..setup };
         let later_lit = starter.lit_of_round(context, &later_buffer, &round_setup, 1).unwrap();
-        let chosen = start::redraw(
-            &later_lit,
-            &lengths,
-            &plan.tally,
-            2,
-            &round_setup,
-            &plan.chains_per_length,
-        );
+        let chosen = start::redraw(&later_lit, &lengths, &plan.tally, &round_setup, &plan.chains_per_length);
         let placement = start::Placement::Redraw;
         starter
             .place_chains(context, &later_buffer, &chains_buffer, &round_setup, &chosen, placement)
@@ -1028,12 +1021,12 @@ fn later_bootstrap_rounds_redraw_the_chains_in_proportion_to_every_rounds_sample
             how: MltStart::FixedState,
             ..round_setup
         };
-        let kept = start::redraw(&lit, &lengths, &tally, r, &fixed, &plan.chains_per_length);
+        let kept = start::redraw(&lit, &lengths, &tally, &fixed, &plan.chains_per_length);
         assert!(
             kept.iter().all(|&entry| entry == MLT_KEEP_CHAIN),
             "round {r}: a fixed start moved"
         );
-        let chosen = start::redraw(&lit, &lengths, &tally, r, &round_setup, &plan.chains_per_length);
+        let chosen = start::redraw(&lit, &lengths, &tally, &round_setup, &plan.chains_per_length);
         assert_eq!(chosen.len(), chains as usize);
         for (chain, &entry) in chosen.iter().enumerate() {
             let length = chain_length(chain as u32).unwrap() as u32 + 1;

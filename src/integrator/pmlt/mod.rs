@@ -566,7 +566,7 @@ impl Pmlt {
                 .starter
                 .lit_of_round(context, &self.records, &setup, uncertain.len() as u32)?;
             let round_setup = StartSetup { round, ..setup };
-            let chosen = start::redraw(&lit, &uncertain, &tally, round, &round_setup, &plan.chains_per_length);
+            let chosen = start::redraw(&lit, &uncertain, &tally, &round_setup, &plan.chains_per_length);
             let placement = start::Placement::Redraw;
             self.starter
                 .place_chains(context, &self.records, &self.chains, &round_setup, &chosen, placement)?;

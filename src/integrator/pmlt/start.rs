@@ -240,22 +240,21 @@ pub fn plan(lit: &[LitRecord], setup: &StartSetup) -> GpuResult<StartPlan> {
     })
 }
 
-/// A later bootstrap round's part in the chains' start: each chain of a length the round
-/// sampled moves to one of the round's lit records of that length with probability the
-/// round's share of the length's summed Y* (`before` holds the sums of the rounds the chains
-/// were drawn from so far), drawn in proportion to Y*; every other chain keeps its state
-/// (`MLT_KEEP_CHAIN`). After each round every chain's start is thus drawn in proportion to Y*
-/// from the samples of all the rounds so far, the samples whose mean b_k is. A start from the
-/// first of them alone, scaled by b_k of all, shared each length's light among the pixels
-/// as that round's samples did and scaled its total by all the rounds': where a few rare
-/// samples of large Y* (a block the pixels' importance saw dark) fell in one round and not in
-/// another, parts of the image came out 10% dark (docs/PMLT.md, "Bootstrap"). Fixed starts
-/// stay fixed.
+/// A later bootstrap round's part in the chains' start (round `setup.round`, whose lit records
+/// are `lit`): each chain of a length the round sampled moves to one of the round's lit
+/// records of that length with probability the round's share of the length's summed Y*
+/// (`before` holds the sums of the rounds the chains were drawn from so far), drawn in
+/// proportion to Y*; every other chain keeps its state (`MLT_KEEP_CHAIN`). After each round
+/// every chain's start is thus drawn in proportion to Y* from the samples of all the rounds so
+/// far, the samples whose mean b_k is. A start from the first of them alone, scaled by b_k of
+/// all, shared each length's light among the pixels as that round's samples did and scaled
+/// its total by all the rounds': where a few rare samples of large Y* (a block the pixels'
+/// importance saw dark) fell in one round and not in another, images came out up to 10% off
+/// (docs/PMLT.md, "Bootstrap"). Fixed starts stay fixed.
 pub fn redraw(
     lit: &[LitRecord],
     lengths: &[u32],
     before: &BootstrapTally,
-    round: u32,
     setup: &StartSetup,
     chains_per_length: &[u32],
 ) -> Vec<u32> {
@@ -269,7 +268,10 @@ pub fn redraw(
             return MLT_KEEP_CHAIN;
         };
         let share = length.sum() / (before.sums[k] + length.sum());
-        let u = f64::from(squares_uniform(u64::from(round) << 32 | u64::from(chain), draw_key));
+        let u = f64::from(squares_uniform(
+            u64::from(setup.round) << 32 | u64::from(chain),
+            draw_key,
+        ));
         match u < share {
             // Below the share, u / share is uniform again: one number decides and draws.
             true => length.draw(u / share),
