@@ -13,7 +13,14 @@ tools/scenes/random_scene.py --wide writes. On top of the peer's converter
     intensity, irradiance = colour x intensity, as wavetrace reads them; a spot's edge hard);
   * `asset.extras.environment`: a constant environment radiance, or an equirectangular map's file
     with its turn about +Y (degrees) and strength (handed to Mitsuba with every texel repeated 4 x 4,
-    so that its interpolation shows wavetrace's nearest texels).
+    so that its interpolation shows wavetrace's nearest texels);
+  * what random_scene.py --wider adds: alpha (a `mask` BSDF whose opacity is the base colour's
+    alpha for BLEND, and 0 or 1 by the cutoff for MASK; nearest textures only, where both mean
+    the texel's alpha), KHR_texture_transform on base-colour textures (Mitsuba's `to_uv`), and
+    KHR_materials_volume's absorption inside a smooth dielectric (a homogeneous medium of albedo
+    0 and extinction -ln(attenuationColor) / attenuationDistance). Scenes with either render with
+    `volpath`, whose shadow rays pass through `mask` surfaces and whose depth does not count the
+    passes, as wavetrace's holes; `path` would treat both as surfaces.
 usage: gltf2mitsuba_wide.py scene.gltf out.exr --spp N --res W H --max-depth D [--variant V] [--twosided] [--seed-base S]
 """
 import argparse
@@ -37,7 +44,9 @@ class Textures:
     def __init__(self, g, base, folder):
         self.g, self.base, self.folder, self.count = g, base, folder, 0
 
-    def bitmap(self, index, factor):
+    def bitmap(self, index, factor, transform=None, alpha=None):
+        """Texture `index` times `factor`; `transform` a KHR_texture_transform; `alpha` a function
+        of the texels' alpha times factor[3] that gives the texture instead (an opacity)."""
         import mitsuba as mi
         texture = self.g["textures"][index]
         image = self.g["images"][texture["source"]]
@@ -49,8 +58,13 @@ class Textures:
         else:
             path = os.path.join(self.base, uri)
         # sRGB to linear light by Mitsuba itself, then the factor; the EXR is read as is.
-        linear = mi.Bitmap(path).convert(mi.Bitmap.PixelFormat.RGB, mi.Struct.Type.Float32, srgb_gamma=False)
-        pixels = np.array(linear, np.float32) * np.asarray(factor, np.float32)[:3]
+        linear = mi.Bitmap(path).convert(mi.Bitmap.PixelFormat.RGBA, mi.Struct.Type.Float32, srgb_gamma=False)
+        pixels = np.array(linear, np.float32)
+        if alpha is None:
+            pixels = pixels[:, :, :3] * np.asarray(factor, np.float32)[:3]
+        else:
+            opacity = alpha(pixels[:, :, 3] * (factor[3] if len(factor) > 3 else 1.0))
+            pixels = np.repeat(opacity[:, :, None], 3, axis=2).astype(np.float32)
         out = os.path.join(self.folder, f"texture{self.count}.exr")
         self.count += 1
         mi.Bitmap(pixels).write(out)
@@ -61,8 +75,25 @@ class Textures:
         nearest = sampler.get("magFilter") == 9728
         if (sampler.get("minFilter") == 9728) != nearest or sampler.get("minFilter") not in (9728, 9729):
             sys.exit(f"texture {index}: only NEAREST or LINEAR filters without mipmaps have a Mitsuba twin")
-        return {"type": "bitmap", "filename": out, "raw": True, "filter_type": "nearest" if nearest else "bilinear",
-                "wrap_mode": WRAP[wrap_s]}
+        if alpha is not None and not nearest:
+            sys.exit(f"texture {index}: alpha only from NEAREST textures, where both renderers read one texel")
+        texture = {"type": "bitmap", "filename": out, "raw": True, "filter_type": "nearest" if nearest else "bilinear",
+                   "wrap_mode": WRAP[wrap_s]}
+        if transform:
+            texture["to_uv"] = uv_transform(transform)
+        return texture
+
+
+def uv_transform(t):
+    """KHR_texture_transform's translation x rotation x scale, as the extension composes them."""
+    import mitsuba as mi
+    if "texCoord" in t:
+        sys.exit("a texture transform's texCoord has no twin here")
+    (ox, oy), r, (sx, sy) = t.get("offset", [0, 0]), t.get("rotation", 0.0), t.get("scale", [1, 1])
+    c, s = math.cos(r), math.sin(r)
+    matrix = np.array([[1, 0, ox], [0, 1, oy], [0, 0, 1]]) @ np.array([[c, s, 0], [-s, c, 0], [0, 0, 1]]) \
+        @ np.array([[sx, 0, 0], [0, sy, 0], [0, 0, 1]])
+    return mi.ScalarTransform3f(mi.ScalarMatrix3f(matrix))
 
 
 def look_along(position, direction):
@@ -98,6 +129,7 @@ def scene_dict(path, res, max_depth, spp, twosided=False):
     folder = tempfile.mkdtemp()
     textures = Textures(g, os.path.dirname(os.path.abspath(path)), folder)
     lights = g.get("extensions", {}).get("KHR_lights_punctual", {}).get("lights", [])
+    needs_volpath = False
     for ni, (n, m) in enumerate(nodes):
         light = n.get("extensions", {}).get("KHR_lights_punctual")
         if light is not None:
@@ -116,8 +148,31 @@ def scene_dict(path, res, max_depth, spp, twosided=False):
             if "baseColorTexture" in pbr:
                 if inner["type"] != "diffuse":
                     sys.exit(f"material {material.get('name')}: a base-colour texture only on Lambertian materials")
-                inner["reflectance"] = textures.bitmap(pbr["baseColorTexture"]["index"],
-                                                       pbr.get("baseColorFactor", [1, 1, 1, 1]))
+                reference = pbr["baseColorTexture"]
+                transform = reference.get("extensions", {}).get("KHR_texture_transform")
+                factor = pbr.get("baseColorFactor", [1, 1, 1, 1])
+                inner["reflectance"] = textures.bitmap(reference["index"], factor, transform)
+                mode = material.get("alphaMode", "OPAQUE")
+                if mode != "OPAQUE":
+                    cutoff = material.get("alphaCutoff", 0.5)
+                    # wavetrace's MASK is a hole where alpha < cutoff; BLEND one with probability 1 - alpha.
+                    opacity = (lambda a: (a >= cutoff).astype(np.float32)) if mode == "MASK" else (lambda a: a)
+                    shape["bsdf"] = {"type": "mask", "opacity": textures.bitmap(reference["index"], factor, transform,
+                                                                                 opacity), "bsdf": shape["bsdf"]}
+                    needs_volpath = True
+            elif material.get("alphaMode", "OPAQUE") != "OPAQUE":
+                sys.exit(f"material {material.get('name')}: alpha only from a base-colour texture here")
+            volume = material.get("extensions", {}).get("KHR_materials_volume")
+            if volume and volume.get("thicknessFactor", 0) > 0 and "attenuationDistance" in volume:
+                if inner["type"] != "dielectric":
+                    sys.exit(f"material {material.get('name')}: a volume only behind a smooth dielectric here")
+                remaining = np.clip(np.asarray(volume.get("attenuationColor", [1, 1, 1]), np.float64), 1e-6, 1)
+                sigma_t = -np.log(remaining) / volume["attenuationDistance"]
+                # An RGB value is a reflectance in [0, 1] to Mitsuba: the largest channel goes to `scale`.
+                scale = max(sigma_t.max(), 1e-12)
+                shape["interior"] = {"type": "homogeneous", "albedo": 0.0, "scale": float(scale),
+                                     "sigma_t": {"type": "rgb", "value": (sigma_t / scale).tolist()}}
+                needs_volpath = True
             if "emissiveTexture" in material:
                 uv = acc(attributes["TEXCOORD_0"])
                 if uv.min() < 0 or uv.max() > 1:
@@ -132,6 +187,8 @@ def scene_dict(path, res, max_depth, spp, twosided=False):
             if uses_uv or "NORMAL" in attributes:
                 shape["filename"] = rewrite_ply(shape["filename"], acc, p, m, uses_uv)
                 shape["face_normals"] = "NORMAL" not in attributes
+    if needs_volpath:
+        d["integrator"]["type"] = "volpath"
     environment = g.get("asset", {}).get("extras", {}).get("environment")
     if isinstance(environment, dict):
         # Mitsuba's envmap takes u = atan2(x, -z) / 2 pi and v = acos(y) / pi as wavetrace does

@@ -17,7 +17,14 @@ environment (`asset.extras.environment`: a constant colour, or an equirectangula
 beside the scene as OUT-sky.hdr with a turn about +Y and a strength; the renderers take it from
 their command lines). Seeds give the same scenes without --wide as before it existed.
 
-usage: random_scene.py SEED OUT.gltf [--wide]    (prints the resolution and depth to render it at)
+With --wider the scene has all of --wide and also, where both renderers mean the same by them:
+alpha (MASK with a cutoff, or BLEND, from an RGBA base-colour texture read nearest, as the
+alpha test reads the finest texel), KHR_texture_transform on base-colour textures (offset,
+rotation, scale), and absorbing glass (KHR_materials_volume on closed shapes: Beer's law inside,
+which Mitsuba renders as a homogeneous medium of albedo 0 behind its dielectric). Seeds give the
+same scenes with --wide as before --wider existed.
+
+usage: random_scene.py SEED OUT.gltf [--wide | --wider]    (prints the resolution and depth to render it at)
 """
 import zlib
 import base64
@@ -113,6 +120,8 @@ def icosphere(subdivisions=1):
     return p, f
 
 
+# The shapes that enclose a volume (a box's six sides are all there unless `open_side` says).
+CLOSED = {"box", "octahedron", "tetrahedron", "icosphere"}
 SHAPES = {"box": box, "octahedron": octahedron, "tetrahedron": tetrahedron, "quad": quad, "triangle": triangle,
           "icosphere": icosphere}
 
@@ -154,11 +163,11 @@ def look_rotation(eye, target):
 
 
 def png(width, height, rgb):
-    """An 8-bit RGB PNG of rows of (r, g, b) texels, top row first."""
+    """An 8-bit RGB PNG of rows of (r, g, b) texels, top row first (RGBA where texels have four)."""
     def chunk(kind, data):
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
     raw = b"".join(b"\x00" + bytes(v for texel in rgb[y * width:(y + 1) * width] for v in texel) for y in range(height))
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    header = struct.pack(">IIBBBBB", width, height, 8, 6 if len(rgb[0]) == 4 else 2, 0, 0, 0)
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
 
 
@@ -205,7 +214,8 @@ def write_sky(rng, path, width=256, height=128):
 
 def main():
     seed, out = int(sys.argv[1]), sys.argv[2]
-    wide = "--wide" in sys.argv[3:]
+    wider = "--wider" in sys.argv[3:]
+    wide = wider or "--wide" in sys.argv[3:]
     rng = random.Random(seed)
     blob = bytearray()
     views, accessors, meshes, materials, nodes, roots = [], [], [], [], [], []
@@ -289,25 +299,41 @@ def main():
         meshes.append({"name": name, "primitives": primitives})
         return len(meshes) - 1
 
-    def add_texture():
-        """A small random sRGB texture behind a sampler without mipmaps."""
+    def add_texture(alpha=False):
+        """A small random sRGB texture behind a sampler without mipmaps; with `alpha` an RGBA one,
+        read nearest, whose alpha is 0 or 1 in a third of its texels each."""
         w, h = rng.choice([2, 4, 8, 16]), rng.choice([2, 4, 8, 16])
         texels = [tuple(rng.randrange(20, 240) for _ in range(3)) for _ in range(w * h)]
+        if alpha:
+            texels = [t + (rng.choice([0, 255, rng.randrange(256)]),) for t in texels]
         images.append({"uri": "data:image/png;base64," + base64.b64encode(png(w, h, texels)).decode()})
-        nearest = rng.random() < 0.5
+        nearest = alpha or rng.random() < 0.5
         wrap = rng.choice([10497, 33648, 33071])
         samplers.append({"magFilter": 9728 if nearest else 9729, "minFilter": 9728 if nearest else 9729,
                          "wrapS": wrap, "wrapT": wrap})
         textures.append({"source": len(images) - 1, "sampler": len(samplers) - 1})
         return len(textures) - 1
 
-    def add_material(kind, emission=None, emission_texture=False):
+    def add_material(kind, emission=None, emission_texture=False, closed=False):
+        """A material of `kind`; `closed`: the shape it goes on encloses a volume."""
         name = f"{kind}-{len(materials)}"
         if kind == "texture":
+            alpha = wider and rng.choice([None, None, "MASK", "BLEND"])
             m = {"name": name, "pbrMetallicRoughness": {"baseColorFactor": [rng.uniform(0.5, 1.0) for _ in range(3)] + [1],
-                                                        "baseColorTexture": {"index": add_texture()},
+                                                        "baseColorTexture": {"index": add_texture(bool(alpha))},
                                                         "metallicFactor": 0},
                  "extensions": {"KHR_materials_specular": {"specularFactor": 0}}}
+            if alpha:
+                m["alphaMode"] = alpha
+                m["pbrMetallicRoughness"]["baseColorFactor"][3] = round(rng.uniform(0.6, 1.0), 3)
+                if alpha == "MASK":
+                    m["alphaCutoff"] = round(rng.uniform(0.2, 0.8), 3)
+            if wider and rng.random() < 0.5:
+                transform = {"offset": [round(rng.uniform(-1, 1), 3), round(rng.uniform(-1, 1), 3)],
+                             "rotation": round(rng.uniform(-math.pi, math.pi), 3),
+                             "scale": [round(rng.uniform(0.3, 3), 3), round(rng.uniform(0.3, 3), 3)]}
+                m["pbrMetallicRoughness"]["baseColorTexture"]["extensions"] = {"KHR_texture_transform": transform}
+                extensions_used.append("KHR_texture_transform")
         elif kind == "lambert":
             m = {"name": name, "pbrMetallicRoughness": {"baseColorFactor": [rng.uniform(0.05, 0.9) for _ in range(3)] + [1],
                                                         "metallicFactor": 0},
@@ -319,6 +345,12 @@ def main():
             m = {"name": name, "pbrMetallicRoughness": {"metallicFactor": 0, "roughnessFactor": 0},
                  "extensions": {"KHR_materials_transmission": {"transmissionFactor": 1},
                                 "KHR_materials_ior": {"ior": round(rng.uniform(1.2, 1.9), 3)}}}
+            if wider and closed and rng.random() < 0.6:
+                # What is left of each channel after the distance, in units of the shapes' size.
+                m["extensions"]["KHR_materials_volume"] = {
+                    "thicknessFactor": 1.0, "attenuationDistance": round(rng.uniform(0.2, 2.0), 3),
+                    "attenuationColor": [round(rng.uniform(0.1, 0.95), 3) for _ in range(3)]}
+                extensions_used.append("KHR_materials_volume")
         if emission:
             colour, strength = emission
             m["emissiveFactor"] = colour
@@ -376,14 +408,15 @@ def main():
         else:
             second = None
             if rng.random() < 0.3:
-                second = (SHAPES[rng.choice(list(SHAPES))](), add_material(rng.choice(kinds)))
+                other = rng.choice(list(SHAPES))
+                second = (SHAPES[other](), add_material(rng.choice(kinds), closed=other in CLOSED))
             smooth = wide and shape == "icosphere" and rng.random() < 0.6
             # Smooth spheres of 1,280 faces, whose normals stay within a few degrees of their
             # faces': where a reflection or refraction about the interpolated normal falls on the
             # wrong side of the face, wavetrace drops it and Mitsuba follows it (a glass sphere of
             # 80 faces came out 2% apart).
             geometry = icosphere(3) if smooth else SHAPES[shape]()
-            mesh = add_mesh(f"{shape}-{k}", geometry, add_material(kind), second, smooth)
+            mesh = add_mesh(f"{shape}-{k}", geometry, add_material(kind, closed=shape in CLOSED), second, smooth)
             shared[shape] = mesh
         place(mesh, f"object-{k}", 1.2, 0.45)
     for k in range(rng.randint(1, 3)):
@@ -465,8 +498,8 @@ def main():
     if lights:
         extensions_used.append("KHR_lights_punctual")
     document = {
-        "asset": {"version": "2.0", "generator": f"wavetrace tools/scenes/random_scene.py {seed}" + " --wide" * wide},
-        "extensionsUsed": extensions_used,
+        "asset": {"version": "2.0", "generator": f"wavetrace tools/scenes/random_scene.py {seed}" + (" --wider" if wider else " --wide" * wide)},
+        "extensionsUsed": sorted(set(extensions_used)),
         "scene": len(scenes) - 1,
         "scenes": scenes,
         "nodes": nodes,
