@@ -268,6 +268,35 @@ fn splats_of_lights_close_to_a_surface_keep_the_reference_mean() {
     gpu.finish();
 }
 
+/// A point light's caustic: the floor under a mirror is lit by the light and, through the mirror,
+/// by its image, exactly (`common::point_light_under_a_mirror_scene`). Light subpaths reach the
+/// image's share from the light's end; the path tracer cannot reach it from either end, and must
+/// give the light's share alone. (Random scenes with a punctual light and a mirror or glass are
+/// brighter under BDPT than under Mitsuba's path tracer by that light: tools/mitsuba-check.sh.)
+#[test]
+fn a_point_light_seen_in_a_mirror_lights_the_floor_as_its_image_would() {
+    let exact: f64 = common::mirrored_floor_radiance(32, true).iter().flatten().sum();
+    let direct: f64 = common::mirrored_floor_radiance(32, false).iter().flatten().sum();
+    assert!(
+        exact / direct > 1.08,
+        "the mirror adds {}x: too little to tell apart",
+        exact / direct
+    );
+    let scene = common::point_light_under_a_mirror_scene();
+    let base = RenderSettings::new(32, 32, 1024, 3, wavetrace::gpu::TraceBackend::Pipeline);
+    let integrators = [IntegratorKind::Wavefront, IntegratorKind::Bdpt];
+    for (what, image) in common::render_each_named(&scene, &base, &integrators) {
+        let light_traced = what.starts_with("Bdpt");
+        let (mean, furthest_block) = common::mirrored_floor_ratios(&image, light_traced);
+        eprintln!("{what}: mean ratio {mean:.4}, furthest 8 x 8 block {furthest_block:.4}");
+        assert!((mean - 1.0).abs() < 0.01, "{what}: mean {mean} of the exact image's");
+        assert!(
+            (furthest_block - 1.0).abs() < 0.02,
+            "{what}: a block at {furthest_block}"
+        );
+    }
+}
+
 /// A one-sided emitter seen from behind lights nothing the camera sees: its back face lies in its
 /// own plane, which no emission reaches, and nothing else is there. Next-event estimation from a
 /// point on the back face sampled points of the same light; its shadow origin, offset off the

@@ -1105,6 +1105,27 @@ fn millions_of_splats_on_a_few_pixels_keep_their_colour() {
     gpu.finish();
 }
 
+/// A point light's caustic, exactly known (`common::point_light_under_a_mirror_scene`): the
+/// light's image in the mirror lights the floor too, which only paths traced from the light
+/// reach, and the chains find it.
+#[test]
+fn a_point_light_seen_in_a_mirror_lights_the_floor_as_its_image_would() {
+    let gpu = common::gpu();
+    let scene = common::point_light_under_a_mirror_scene();
+    // The chains' noise: the furthest block 4.7% off at 256 iterations, 4.1% at 512, 2.4% at 1024.
+    let mut settings = pmlt_settings(&gpu, 32, 4096, 1024, 1 << 17);
+    settings.max_depth = 3;
+    let image = common::render(&gpu.context, &scene, &settings);
+    let (mean, furthest_block) = common::mirrored_floor_ratios(&image, true);
+    eprintln!("pmlt: mean ratio {mean:.4}, furthest 8 x 8 block {furthest_block:.4}");
+    assert!(
+        (mean - 1.0).abs() < MEAN_WITHIN_NORMALISED,
+        "mean {mean} of the exact image's"
+    );
+    assert!((furthest_block - 1.0).abs() < 0.05, "a block at {furthest_block}");
+    gpu.finish();
+}
+
 /// A scene without light is a black image, as every other integrator renders it, not an
 /// error: the bootstrap finds nothing, no chain starts and no iteration runs.
 #[test]

@@ -360,3 +360,144 @@ pub fn assert_means_within(c: &wavetrace::film::metrics::Comparison, tolerance: 
         );
     }
 }
+
+/// A point light between a Lambertian floor (y = 0, albedo `MIRRORED_FLOOR_ALBEDO`, x and z in
+/// [-1, 1]) and a wide mirror facing down at y = 2 (reflectance `MIRROR_REFLECTANCE` at every
+/// angle), seen straight down from y = 1.5 with a 60-degree field of view, so that every pixel
+/// sees the floor. At depth 3 a floor point's light is exact: the light's and, through the
+/// mirror, its image's at y = 4 - 1 (`mirrored_floor_radiance`). No path tracer reaches the
+/// image's share (a point cannot be hit, and the mirror stops next-event estimation); light
+/// tracing does.
+pub fn point_light_under_a_mirror_scene() -> Scene {
+    use wavetrace::scene::{PunctualKind, PunctualLight};
+    let quad = |half: f32, y: f32, down: bool, material: u32| {
+        let mut positions = vec![
+            Vec3::new(-half, y, -half),
+            Vec3::new(-half, y, half),
+            Vec3::new(half, y, half),
+            Vec3::new(half, y, -half),
+        ];
+        if down {
+            positions.reverse();
+        }
+        Mesh {
+            name: format!("quad at y = {y}"),
+            positions,
+            indices: vec![0, 1, 2, 0, 2, 3],
+            material,
+            ..Mesh::default()
+        }
+    };
+    let floor = Material {
+        name: "floor".into(),
+        base_color: Vec3::splat(MIRRORED_FLOOR_ALBEDO).extend(1.0),
+        metallic: 0.0,
+        specular: 0.0,
+        ..Material::default()
+    };
+    let mirror = Material {
+        name: "mirror".into(),
+        base_color: Vec3::splat(MIRROR_REFLECTANCE).extend(1.0),
+        metallic: 1.0,
+        roughness: 0.0,
+        ..Material::default()
+    };
+    Scene {
+        source: "a point light under a mirror".into(),
+        meshes: vec![quad(1.0, 0.0, false, 0), quad(6.0, 2.0, true, 1)],
+        instances: (0..2)
+            .map(|mesh| Instance {
+                mesh,
+                world_from_object: Mat4::IDENTITY,
+                node: format!("quad {mesh}"),
+            })
+            .collect(),
+        materials: vec![floor, mirror],
+        textures: Vec::new(),
+        lights: vec![PunctualLight {
+            name: "point".into(),
+            kind: PunctualKind::Point,
+            position: MIRRORED_POINT_LIGHT,
+            direction: Vec3::NEG_Y,
+            intensity: Vec3::new(2.0, 1.5, 1.0),
+            range: None,
+        }],
+        camera: Some(Camera {
+            world_from_camera: Mat4::from_translation(Vec3::new(0.0, 1.5, 0.0))
+                * Mat4::from_rotation_x(-std::f32::consts::FRAC_PI_2),
+            yfov: 60f32.to_radians(),
+            aspect_ratio: Some(1.0),
+        }),
+        more_cameras: Vec::new(),
+        warnings: Vec::new(),
+    }
+}
+
+pub const MIRRORED_FLOOR_ALBEDO: f32 = 0.8;
+pub const MIRROR_REFLECTANCE: f32 = 0.9;
+pub const MIRRORED_POINT_LIGHT: Vec3 = Vec3::new(0.3, 1.0, -0.2);
+
+/// The exact image of `point_light_under_a_mirror_scene` at depth 3, `size` pixels square, each
+/// pixel the mean of 8 x 8 points: the light's own radiance off the floor, and with
+/// `through_mirror` its image's as well.
+pub fn mirrored_floor_radiance(size: u32, through_mirror: bool) -> Vec<[f64; 3]> {
+    let scene = point_light_under_a_mirror_scene();
+    let intensity = scene.lights[0].intensity.as_dvec3();
+    let light = MIRRORED_POINT_LIGHT.as_dvec3();
+    let image = glam::DVec3::new(light.x, 4.0 - light.y, light.z);
+    let half_width = 1.5 * (30f64.to_radians()).tan();
+    let irradiance_from = |source: glam::DVec3, p: glam::DVec3| {
+        let d = source - p;
+        source.y / d.length() / d.length_squared()
+    };
+    let sub = 8;
+    (0..size * size)
+        .map(|pixel| {
+            let (px, py) = (pixel % size, pixel / size);
+            let mut sum = 0.0;
+            for s in 0..sub * sub {
+                let u = (f64::from(px) + (f64::from(s % sub) + 0.5) / f64::from(sub)) / f64::from(size);
+                let v = (f64::from(py) + (f64::from(s / sub) + 0.5) / f64::from(sub)) / f64::from(size);
+                // Looking down -Y with +X to the right and image rows down the screen along +Z.
+                let p = glam::DVec3::new((2.0 * u - 1.0) * half_width, 0.0, (2.0 * v - 1.0) * half_width);
+                let mirrored = if through_mirror {
+                    f64::from(MIRROR_REFLECTANCE) * irradiance_from(image, p)
+                } else {
+                    0.0
+                };
+                sum += irradiance_from(light, p) + mirrored;
+            }
+            let e = sum / f64::from(sub * sub) * f64::from(MIRRORED_FLOOR_ALBEDO) / std::f64::consts::PI;
+            (intensity * e).to_array()
+        })
+        .collect()
+}
+
+/// How far `image` of `point_light_under_a_mirror_scene` is from `mirrored_floor_radiance`:
+/// the whole image's ratio to it (channels summed), and the 8 x 8 blocks' ratio furthest from 1.
+pub fn mirrored_floor_ratios(image: &wavetrace::film::RgbImage, through_mirror: bool) -> (f64, f64) {
+    let size = image.width as u32;
+    let exact = mirrored_floor_radiance(size, through_mirror);
+    let sum = |p: [f64; 3]| p.iter().sum::<f64>();
+    let rendered: Vec<f64> = image.pixels.iter().map(|p| sum(p.map(f64::from))).collect();
+    let expected: Vec<f64> = exact.into_iter().map(sum).collect();
+    let block_sum = |values: &[f64], bx: u32, by: u32| {
+        let mut total = 0.0;
+        for y in by * 8..by * 8 + 8 {
+            for x in bx * 8..bx * 8 + 8 {
+                total += values[(y * size + x) as usize];
+            }
+        }
+        total
+    };
+    let mut furthest = 1.0f64;
+    for by in 0..size / 8 {
+        for bx in 0..size / 8 {
+            let ratio = block_sum(&rendered, bx, by) / block_sum(&expected, bx, by);
+            if (ratio - 1.0).abs() > (furthest - 1.0).abs() || ratio.is_nan() {
+                furthest = ratio;
+            }
+        }
+    }
+    (rendered.iter().sum::<f64>() / expected.iter().sum::<f64>(), furthest)
+}
