@@ -190,7 +190,7 @@ uint light_bvh_sample(uint64_t nodes_address, uint count, LightContext ctx, floa
         }
         u = clamp(first ? u / share : (u - share) / (1.0 - share), 0.0, float_below(1.0));
         p *= taken;
-        node = light_bvh_node(nodes_address, first ? node.children.x : node.children.y);
+        node = first ? first_child : second_child;
     }
     probability = p;
     return node.children.x;
@@ -220,7 +220,7 @@ float light_bvh_probability(uint64_t nodes_address, uint64_t leaf_of_address, Li
             return 0.0;
         }
         p *= taken;
-        node = light_bvh_node(nodes_address, second ? node.children.y : node.children.x);
+        node = second ? second_child : first_child;
     }
     return p;
 }
