@@ -10,7 +10,8 @@ tools/scenes/random_scene.py --wide writes. On top of the peer's converter
     (with coordinates that repeat, its light sampling came out 1.4-2.2x too dark);
   * NORMAL as vertex normals (the peer's converter shades every triangle flat);
   * KHR_lights_punctual point, spot and directional lights (radiant intensity = colour x
-    intensity, irradiance = colour x intensity, as wavetrace reads them; a spot's edge hard);
+    intensity, irradiance = colour x intensity, as wavetrace reads them; a spot's falloff between
+    its cones wavetrace's, the specification's recommended one, as a texture over Mitsuba's cone);
   * `asset.extras.environment`: a constant environment radiance, or an equirectangular map's file
     with its turn about +Y (degrees) and strength (handed to Mitsuba with every texel repeated 4 x 4,
     so that its interpolation shows wavetrace's nearest texels);
@@ -102,7 +103,7 @@ def look_along(position, direction):
     return mi.ScalarTransform4f().look_at(origin=list(position), target=list(position + direction), up=up)
 
 
-def punctual(light, m):
+def punctual(light, m, folder, name):
     position = m[:3, 3]
     direction = -m[:3, 2] / np.linalg.norm(m[:3, 2])
     value = {"type": "rgb", "value": (np.asarray(light.get("color", [1, 1, 1])) * light.get("intensity", 1.0)).tolist()}
@@ -115,8 +116,24 @@ def punctual(light, m):
     spot = light.get("spot", {})
     outer = spot.get("outerConeAngle", math.pi / 4)
     inner = spot.get("innerConeAngle", 0.0)
+    # Mitsuba's own edge is hard (a ramp of a millionth of the angle); the falloff is wavetrace's
+    # in a texture projected over the cone.
     return {"type": "spot", "to_world": look_along(position, direction), "intensity": value,
-            "cutoff_angle": math.degrees(outer), "beam_width": math.degrees(inner)}
+            "cutoff_angle": math.degrees(outer), "beam_width": math.degrees(outer) * (1 - 1e-6),
+            "texture": spot_falloff(inner, outer, os.path.join(folder, f"spot-{name}.exr"))}
+
+
+def spot_falloff(inner, outer, path, size=1024):
+    """KHR_lights_punctual's recommended falloff as wavetrace renders it (lights.glsl: the square
+    of a ramp over the cosines, at least 1e-3 wide), as Mitsuba's spot projects a texture: texel
+    (u, v) lies in local direction ((2u - 1) tan(outer), (2v - 1) tan(outer), 1)."""
+    import mitsuba as mi
+    t = (np.arange(size) + 0.5) / size * 2 - 1
+    x, y = np.meshgrid(t * math.tan(outer), t * math.tan(outer))
+    cos_theta = 1 / np.sqrt(1 + x * x + y * y)
+    ramp = np.clip((cos_theta - math.cos(outer)) / max(math.cos(inner) - math.cos(outer), 1e-3), 0, 1)
+    mi.Bitmap(np.repeat((ramp * ramp)[:, :, None], 3, axis=2).astype(np.float32)).write(path)
+    return {"type": "bitmap", "filename": path, "raw": True, "filter_type": "bilinear", "wrap_mode": "clamp"}
 
 
 def scene_dict(path, res, max_depth, spp, twosided=False):
@@ -133,7 +150,7 @@ def scene_dict(path, res, max_depth, spp, twosided=False):
     for ni, (n, m) in enumerate(nodes):
         light = n.get("extensions", {}).get("KHR_lights_punctual")
         if light is not None:
-            d[f"light{ni}"] = punctual(lights[light["light"]], m)
+            d[f"light{ni}"] = punctual(lights[light["light"]], m, folder, ni)
         if "mesh" not in n:
             continue
         for pi, p in enumerate(g["meshes"][n["mesh"]]["primitives"]):

@@ -437,8 +437,8 @@ def main():
                      "intensity": round(rng.uniform(0.5, 4.0) if kind == "directional" else rng.uniform(1, 15), 3)}
             if kind == "spot":
                 # A hard edge (the inner cone 0.01 rad inside the outer, or a ten-thousandth of
-                # it, as for Blender's spots of no blend): the two renderers' falloffs between
-                # the cones differ, as glTF leaves them free to.
+                # it, as for Blender's spots of no blend). glTF leaves the falloff between the
+                # cones free; the converter hands Mitsuba wavetrace's as a projected texture.
                 outer = round(rng.uniform(0.3, 1.2), 3)
                 inner = outer - rng.choice([0.01, outer * 1e-4])
                 light["spot"] = {"innerConeAngle": inner, "outerConeAngle": outer}
