@@ -5,13 +5,13 @@
 
 use crate::common;
 
-use glam::{Mat4, Vec3, Vec4};
+use glam::{Vec3, Vec4};
 use wavetrace::environment::Environment;
 use wavetrace::gpu::shaders::ids;
 use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline, DispatchSize};
 use wavetrace::integrator::{RenderSettings, SceneResources};
 use wavetrace::interface::{EmissionProbePush, PassConstants, PROBE_GROUP};
-use wavetrace::scene::{Instance, Material, Mesh, PunctualKind, PunctualLight, Scene};
+use wavetrace::scene::{Material, Mesh, PunctualKind, PunctualLight, Scene};
 
 fn quad(corners: [Vec3; 4], material: u32) -> Mesh {
     Mesh {
@@ -117,13 +117,7 @@ fn scene(lights: Lights) -> Scene {
     Scene {
         source: "emission".into(),
         meshes: vec![floor, lamp],
-        instances: (0..2)
-            .map(|mesh| Instance {
-                mesh,
-                world_from_object: Mat4::IDENTITY,
-                node: format!("quad {mesh}"),
-            })
-            .collect(),
+        instances: common::one_instance_of_each(2),
         materials: vec![white, glow],
         textures: Vec::new(),
         lights: punctual,

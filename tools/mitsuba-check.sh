@@ -66,27 +66,11 @@ elif sky:
     print('--env-color %r %r %r' % tuple(sky))
 else:
     print()" "$scene")
-  # Whether a punctual light (a point in position or direction) shines on a mirror or smooth glass
-  # in the rendered scene: a path tracer can reach neither end of such a light's caustics, so
-  # Mitsuba's path tracer and wavetrace's do not have them, and light tracing (bdpt, pmlt) does.
-  caustics_of_points=$(python3 -c "
-import json, sys
-g = json.load(open(sys.argv[1]))
-nodes, used = g['nodes'], []
-def walk(i):
-    used.append(nodes[i])
-    for c in nodes[i].get('children', []):
-        walk(c)
-for r in g['scenes'][g.get('scene', 0)]['nodes']:
-    walk(r)
-materials = [g['materials'][p['material']] for n in used if 'mesh' in n for p in g['meshes'][n['mesh']]['primitives']]
-specular = any('KHR_materials_transmission' in m.get('extensions', {})
-               or (m.get('pbrMetallicRoughness', {}).get('metallicFactor', 1) == 1
-                   and m.get('pbrMetallicRoughness', {}).get('roughnessFactor', 1) == 0) for m in materials)
-print(int(specular and any('KHR_lights_punctual' in n.get('extensions', {}) for n in used)))" "$scene")
-  if [ ${#wide[@]} -gt 0 ]; then
-    # What of the wide features the rendered scene holds, to count what the seeds covered.
-    python3 -c "
+  # What the rendered scene holds: first whether a punctual light (a point in position or
+  # direction) shines on a mirror or smooth glass, whose caustics a path tracer can reach from
+  # neither end, so that Mitsuba's path tracer and wavetrace's lack them and light tracing (bdpt,
+  # pmlt) has them; then its wide features, to count what the seeds covered.
+  read -r caustics_of_points features < <(python3 -c "
 import json, sys
 g = json.load(open(sys.argv[1]))
 nodes, used = g['nodes'], []
@@ -101,19 +85,24 @@ prims = [p for m in meshes for p in m['primitives']]
 mats = [g['materials'][p['material']] for p in prims]
 lights = g.get('extensions', {}).get('KHR_lights_punctual', {}).get('lights', [])
 kinds = [lights[n['extensions']['KHR_lights_punctual']['light']]['type'] for n in used if 'extensions' in n]
-features = {'base-colour textures': sum('baseColorTexture' in m['pbrMetallicRoughness'] for m in mats),
+specular = any('KHR_materials_transmission' in m.get('extensions', {})
+               or (m.get('pbrMetallicRoughness', {}).get('metallicFactor', 1) == 1
+                   and m.get('pbrMetallicRoughness', {}).get('roughnessFactor', 1) == 0) for m in mats)
+features = {'base-colour textures': sum('baseColorTexture' in m.get('pbrMetallicRoughness', {}) for m in mats),
             'emissive textures': sum('emissiveTexture' in m for m in mats),
             'spheres with normals': sum('NORMAL' in m['primitives'][0]['attributes'] for m in meshes
                                   if m['name'].startswith('icosphere')),
             'alpha masks': sum(m.get('alphaMode') == 'MASK' for m in mats),
             'alpha blends': sum(m.get('alphaMode') == 'BLEND' for m in mats),
-            'texture transforms': sum('extensions' in m['pbrMetallicRoughness'].get('baseColorTexture', {}) for m in mats),
+            'texture transforms': sum('extensions' in m.get('pbrMetallicRoughness', {}).get('baseColorTexture', {})
+                                      for m in mats),
             'absorbing glass': sum('KHR_materials_volume' in m.get('extensions', {}) for m in mats),
             'point': kinds.count('point'), 'spot': kinds.count('spot'), 'directional': kinds.count('directional'),
             'constant environment': int(isinstance(g['asset'].get('extras', {}).get('environment'), list)),
             'environment map': int(isinstance(g['asset'].get('extras', {}).get('environment'), dict))}
-print('seed %s: ' % sys.argv[2] + ', '.join('%s %d' % kv for kv in features.items() if kv[1]))" "$scene" "$seed"
-  fi
+print(int(specular and bool(kinds)), 'seed %s: ' % sys.argv[2] + ', '.join('%s %d' % kv for kv in features.items() if kv[1]))" \
+    "$scene" "$seed")
+  [ ${#wide[@]} -eq 0 ] || echo "$features"
   # Four Mitsuba renders of a quarter of the samples each, with other seeds: their average is
   # the reference, and the spread of their means gives the standard error of its mean.
   parts=()

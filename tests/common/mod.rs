@@ -405,13 +405,7 @@ pub fn point_light_under_a_mirror_scene() -> Scene {
     Scene {
         source: "a point light under a mirror".into(),
         meshes: vec![quad(1.0, 0.0, false, 0), quad(6.0, 2.0, true, 1)],
-        instances: (0..2)
-            .map(|mesh| Instance {
-                mesh,
-                world_from_object: Mat4::IDENTITY,
-                node: format!("quad {mesh}"),
-            })
-            .collect(),
+        instances: one_instance_of_each(2),
         materials: vec![floor, mirror],
         textures: Vec::new(),
         lights: vec![PunctualLight {
@@ -431,6 +425,17 @@ pub fn point_light_under_a_mirror_scene() -> Scene {
         more_cameras: Vec::new(),
         warnings: Vec::new(),
     }
+}
+
+/// One instance of each of a scene's first `meshes` meshes, where they are, named by index.
+pub fn one_instance_of_each(meshes: u32) -> Vec<Instance> {
+    (0..meshes)
+        .map(|mesh| Instance {
+            mesh,
+            world_from_object: Mat4::IDENTITY,
+            node: format!("mesh {mesh}"),
+        })
+        .collect()
 }
 
 pub const MIRRORED_FLOOR_ALBEDO: f32 = 0.8;
