@@ -413,7 +413,7 @@ pub fn point_light_under_a_mirror_scene() -> Scene {
             kind: PunctualKind::Point,
             position: MIRRORED_POINT_LIGHT,
             direction: Vec3::NEG_Y,
-            intensity: Vec3::new(2.0, 1.5, 1.0),
+            intensity: MIRRORED_POINT_INTENSITY,
             range: None,
         }],
         camera: Some(Camera {
@@ -441,13 +441,13 @@ pub fn one_instance_of_each(meshes: u32) -> Vec<Instance> {
 pub const MIRRORED_FLOOR_ALBEDO: f32 = 0.8;
 pub const MIRROR_REFLECTANCE: f32 = 0.9;
 pub const MIRRORED_POINT_LIGHT: Vec3 = Vec3::new(0.3, 1.0, -0.2);
+pub const MIRRORED_POINT_INTENSITY: Vec3 = Vec3::new(2.0, 1.5, 1.0);
 
 /// The exact image of `point_light_under_a_mirror_scene` at depth 3, `size` pixels square, each
 /// pixel the mean of 8 x 8 points: the light's own radiance off the floor, and with
 /// `through_mirror` its image's as well.
 pub fn mirrored_floor_radiance(size: u32, through_mirror: bool) -> Vec<[f64; 3]> {
-    let scene = point_light_under_a_mirror_scene();
-    let intensity = scene.lights[0].intensity.as_dvec3();
+    let intensity = MIRRORED_POINT_INTENSITY.as_dvec3();
     let light = MIRRORED_POINT_LIGHT.as_dvec3();
     let image = glam::DVec3::new(light.x, 4.0 - light.y, light.z);
     let half_width = 1.5 * (30f64.to_radians()).tan();
