@@ -5,7 +5,7 @@
 //!
 //!     cargo run --release --example bench_trace_floor -- SCENE.gltf [--res W H] [--spp N]
 //!         [--max-depth D] [--integrator wavefront|bdpt] [--capacity RAYS] [--merge-instances] [--json]
-//!         [--orders CHUNK] [--dump-rays DIR] [--path-runs]
+//!         [--orders CHUNK] [--dump-rays DIR] [--path-runs] [--software]
 //!
 //! Defaults: 1024 x 1024, 64 spp (the logs hold every ray: 32 bytes each), depth 8, the
 //! wavefront, room for 2^28 rays of each kind. `--dump-rays` writes both logs under DIR, in
@@ -15,6 +15,8 @@
 //! rays in the same orders (`tools/bench/peer/mitsuba_trace_floor.py`). `--path-runs` (the path
 //! tracer only) traces the extension rays again as a megakernel would: a path a thread, its
 //! segments one after the other, against the same rays one a thread in the same order.
+//! `--software` traces both logs again with our own traversal of a hierarchy built here
+//! (`trace::software_bvh`) against the driver's, each the fastest of warm runs.
 
 use std::path::PathBuf;
 
@@ -22,7 +24,8 @@ use wavetrace::gpu::{Context, ContextDesc};
 use wavetrace::integrator::{IntegratorKind, RenderSettings, RenderStats, Renderer};
 use wavetrace::interface::ProbeRay;
 use wavetrace::scene::Scene;
-use wavetrace::trace::floor::{FloorTrace, RayCounts, RayLog, RayTag, TraceFloor};
+use wavetrace::trace::floor::{FloorTrace, RayCounts, RayLog, RayTag, SoftwareFloor, TraceFloor};
+use wavetrace::trace::software_bvh::SoftwareBvh;
 
 struct Args {
     scene: PathBuf,
@@ -40,6 +43,8 @@ struct Args {
     dump_rays: Option<PathBuf>,
     /// Trace the extension rays again a path a thread, each thread its path's rays in turn.
     path_runs: bool,
+    /// Trace both logs again with our own traversal of a software hierarchy.
+    software: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -56,6 +61,7 @@ fn parse_args() -> Result<Args, String> {
         orders_chunk: None,
         dump_rays: None,
         path_runs: false,
+        software: false,
     };
     let mut words = std::env::args().skip(1);
     let number = |word: Option<String>, flag: &str| -> Result<u32, String> {
@@ -83,6 +89,7 @@ fn parse_args() -> Result<Args, String> {
             "--merge-instances" => args.merge_instances = true,
             "--orders" => args.orders_chunk = Some(number(words.next(), "--orders")? as usize),
             "--path-runs" => args.path_runs = true,
+            "--software" => args.software = true,
             "--dump-rays" => args.dump_rays = Some(words.next().ok_or("--dump-rays needs a directory")?.into()),
             scene if !scene.starts_with("--") && args.scene.as_os_str().is_empty() => args.scene = scene.into(),
             other => return Err(format!("unknown argument {other}")),
@@ -91,7 +98,7 @@ fn parse_args() -> Result<Args, String> {
     if args.scene.as_os_str().is_empty() {
         return Err(
             "usage: bench_trace_floor SCENE.gltf [--res W H] [--spp N] [--max-depth D] [--integrator \
-                    wavefront|bdpt] [--capacity RAYS] [--merge-instances] [--json] [--orders CHUNK] [--dump-rays DIR] [--path-runs]"
+                    wavefront|bdpt] [--capacity RAYS] [--merge-instances] [--json] [--orders CHUNK] [--dump-rays DIR] [--path-runs] [--software]"
                 .into(),
         );
     }
@@ -182,6 +189,15 @@ fn main() -> Result<(), String> {
         let trace = |shadow: bool, count: u32| trace(shadow, count).map_err(|e| e.to_string());
         dump_rays(dir, &context, log, counts, (args.spp, args.integrator), &trace)?;
     }
+    if args.software {
+        compare_software(
+            &context,
+            &scene,
+            &|shadow, count| trace(shadow, count).map_err(|e| e.to_string()),
+            log,
+            counts,
+        )?;
+    }
     if args.path_runs {
         if args.integrator != IntegratorKind::Wavefront {
             return Err("--path-runs needs the path tracer's rays (--integrator wavefront)".into());
@@ -259,6 +275,54 @@ fn main() -> Result<(), String> {
         });
         println!("{}", serde_json::to_string_pretty(&report).expect("plain JSON values"));
     }
+    Ok(())
+}
+
+/// Both logs traced by the driver and by our own traversal of a software hierarchy of the
+/// scene's triangles in world space, each the fastest of warm runs.
+fn compare_software(
+    context: &Context,
+    scene: &Scene,
+    driver: &dyn Fn(bool, u32) -> Result<FloorTrace, String>,
+    log: &RayLog,
+    counts: RayCounts,
+) -> Result<(), String> {
+    let started = std::time::Instant::now();
+    let bvh = SoftwareBvh::build(&scene.world_triangles()).map_err(|e| e.to_string())?;
+    println!(
+        "software hierarchy: {} triangles, {} nodes, depth {}, built in {:.2} s on the CPU",
+        bvh.triangles.len(),
+        bvh.nodes.len(),
+        bvh.depth,
+        started.elapsed().as_secs_f64()
+    );
+    let software = SoftwareFloor::new(context, &bvh).map_err(|e| e.to_string())?;
+    let mut totals = [0.0f64; 2];
+    for (shadow, count) in [(false, counts.extension), (true, counts.shadow)] {
+        let theirs = fastest_of_warm_runs(&|| driver(shadow, count))?;
+        let ours = fastest_of_warm_runs(&|| {
+            software
+                .trace(context, log.rays(shadow), count, shadow, None)
+                .map_err(|e| e.to_string())
+        })?;
+        totals[0] += theirs.milliseconds;
+        totals[1] += ours.milliseconds;
+        println!(
+            "{} rays: driver {:.2} ms ({} hit), ours {:.2} ms ({} hit): driver / ours {:.3}x",
+            if shadow { "shadow" } else { "extension" },
+            theirs.milliseconds,
+            theirs.hits,
+            ours.milliseconds,
+            ours.hits,
+            theirs.milliseconds / ours.milliseconds
+        );
+    }
+    println!(
+        "software floor {:.2} ms against the driver's {:.2} ms: driver / ours {:.3}x",
+        totals[1],
+        totals[0],
+        totals[0] / totals[1]
+    );
     Ok(())
 }
 

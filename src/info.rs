@@ -68,7 +68,7 @@ impl std::fmt::Display for SystemReport {
             let backends = |backend| yes_no(device.trace_backends.contains(&backend));
             writeln!(
                 f,
-                "    trace backends: ray query {}, pipeline {}",
+                "    trace backends: ray query {}, pipeline {}, software yes (our own traversal, any device)",
                 backends(TraceBackend::Query),
                 backends(TraceBackend::Pipeline)
             )?;

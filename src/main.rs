@@ -359,6 +359,9 @@ enum Trace {
     Auto,
     Query,
     Pipeline,
+    /// Our own traversal in compute shaders: faster than the driver's on GPUs without
+    /// ray-tracing cores (H100, H200).
+    Software,
 }
 
 fn main() -> ExitCode {
@@ -783,6 +786,7 @@ fn render_settings(
         Trace::Auto => *available.first().ok_or("the device has no trace backend")?,
         Trace::Query => TraceBackend::Query,
         Trace::Pipeline => TraceBackend::Pipeline,
+        Trace::Software => TraceBackend::Software,
     };
     Ok(RenderSettings {
         width,

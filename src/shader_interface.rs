@@ -12,6 +12,12 @@
 // GLSL's scalar layout.
 
 gpu_constants! {
+    /// The deepest software hierarchy (`trace::software_bvh`) its traversal's stack holds.
+    const SOFTWARE_BVH_MAX_DEPTH: u32 = 64;
+    /// Set on a software hierarchy's instance id where the material may have alpha holes.
+    const SOFTWARE_MAY_HAVE_HOLES: u32 = 0x8000_0000;
+    /// Bits of a software hierarchy's leaf index that hold its triangle count less one.
+    const SOFTWARE_LEAF_COUNT_BITS: u32 = 3;
     /// Threads per workgroup of the wavefront's compute kernels and the compute megakernel.
     const WAVEFRONT_GROUP: u32 = 64;
     /// A free path slot has this pixel; every other value is a path in flight.
@@ -288,6 +294,22 @@ gpu_structs! {
         rays_per_thread: u32,
     }
 
+    /// Push constants of `trace/floor_software`: the trace floor's (`TraceFloorPush`) with our
+    /// own traversal of the hierarchy at `nodes` and `triangles` (`trace::software_bvh`) in
+    /// place of the top level; where `results` is not 0, each ray's distance and the slot of
+    /// the triangle it hit (-1 for none) are written there as a (f32, i32) pair.
+    struct SoftwareFloorPush {
+        nodes: u64,
+        triangles: u64,
+        rays: u64,
+        hits: u64,
+        results: u64,
+        first: u32,
+        count: u32,
+        shadow: u32,
+        rays_per_thread: u32,
+    }
+
     /// Push constants of `diagnostics/rng_probe`.
     struct RngProbePush {
         values: u64,
@@ -420,6 +442,12 @@ gpu_structs! {
         // colours (FEATURE_VERTEX_COLORS); 0 where it has none, which the general kernels see.
         colors: u64,
         top_level: u64,
+        // The software hierarchy (`trace::software_bvh`) where the render traces with our own
+        // traversal (`TraceBackend::Software`), else 0: nodes, triangles, and each triangle
+        // slot's (instance | SOFTWARE_MAY_HAVE_HOLES, triangle).
+        software_nodes: u64,
+        software_triangles: u64,
+        software_ids: u64,
         // Main paths, one entry per slot.
         ray_origins: u64,
         ray_directions: u64,

@@ -535,7 +535,7 @@ fn splats_equal_a_cpu_splat_of_the_same_light_vertices() {
 
 fn splats_equal_a_cpu_splat(gpu: &common::TestGpu, name: &str, share: u32) {
     let scene = common::load_scene(name);
-    let triangles = common::world_triangles(&scene);
+    let triangles = scene.world_triangles();
     let (size, depth) = (24, 4);
     let (camera, _) = PinholeCamera::for_scene(&scene, size, size);
     let camera_paths = size * size;

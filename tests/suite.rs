@@ -44,6 +44,7 @@ mod scale_cli;
 mod scan;
 mod scene_import;
 mod shader_constants;
+mod software_trace;
 mod textures;
 mod trace_floor;
 mod vertex_colors;

@@ -3,16 +3,20 @@
 
 use crate::common;
 
+use glam::Vec3;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
 use wavetrace::gpu::{Buffer, BufferUsage};
 use wavetrace::integrator::{IntegratorKind, RenderSettings, Renderer};
 use wavetrace::interface::ProbeRay;
-use wavetrace::trace::floor::TraceFloor;
+use wavetrace::trace::floor::{SoftwareFloor, TraceFloor};
+use wavetrace::trace::software_bvh::SoftwareBvh;
 
 #[test]
 fn recorded_rays_are_the_rays_the_render_traced_and_trace_again_alike() {
     let gpu = common::gpu();
     let scene = common::load_scene("cornell-box");
-    let triangles = common::world_triangles(&scene);
+    let triangles = scene.world_triangles();
     for integrator in [IntegratorKind::Wavefront, IntegratorKind::Bdpt] {
         // The path tracer's hits on a path's last segment that cannot emit end unshaded
         // (tests/wavefront.rs checks that); at depth 64 roulette ends every path before then,
@@ -155,5 +159,124 @@ fn recorded_rays_are_the_rays_the_render_traced_and_trace_again_alike() {
         .unwrap()
         .to_string();
     assert!(error.contains("megakernel"), "{error}");
+    gpu.finish();
+}
+
+/// Our own traversal (`trace::software_bvh`, `include/software_bvh.glsl`) against its CPU twin
+/// on random triangles and rays of awkward counts: the same nearest triangle at the same
+/// distance, and a shadow ray blocked exactly where the twin finds a hit.
+#[test]
+fn our_own_traversal_finds_what_its_cpu_twin_finds() {
+    let gpu = common::gpu();
+    for (triangle_count, ray_count, seed) in [
+        (1, 33, 1u64),
+        (2, 31, 2),
+        (33, 1000, 3),
+        (1000, 4097, 4),
+        (100_007, 4099, 5),
+    ] {
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut point = || Vec3::new(rng.random(), rng.random(), rng.random());
+        let triangles: Vec<[Vec3; 3]> = (0..triangle_count)
+            .map(|_| {
+                let centre = point() * 20.0;
+                let size = 0.2 + 2.0 * point().x;
+                std::array::from_fn(|_| centre + (point() - 0.5) * size)
+            })
+            .collect();
+        let rays: Vec<ProbeRay> = (0..ray_count)
+            .map(|_| ProbeRay {
+                origin: point() * 24.0 - 2.0,
+                t_min: 1e-3,
+                direction: (point() - 0.5).normalize(),
+                t_max: 5.0 + 40.0 * point().x,
+            })
+            .collect();
+        let bvh = SoftwareBvh::build(&triangles).unwrap();
+        let floor = SoftwareFloor::new(&gpu.context, &bvh).unwrap();
+        let ray_buffer = Buffer::from_slice(&gpu.context, "rays", &rays, BufferUsage::STORAGE).unwrap();
+        let results = Buffer::gpu_storage(&gpu.context, "results", 8 * ray_count as u64).unwrap();
+        for shadow in [false, true] {
+            let traced = floor
+                .trace(&gpu.context, &ray_buffer, ray_count, shadow, Some(&results))
+                .unwrap();
+            let found: Vec<[u32; 2]> = results.read_back(&gpu.context, ray_count as usize).unwrap();
+            let mut expected_hits = 0;
+            for (ray, &[t_bits, slot]) in rays.iter().zip(&found) {
+                let expected = bvh.intersect(ray.origin, ray.direction, ray.t_min, ray.t_max, shadow);
+                expected_hits += u32::from(expected.is_some());
+                let slot = slot as i32;
+                assert_eq!(slot >= 0, expected.is_some(), "{triangle_count} triangles: {ray:?}");
+                if let (Some(hit), false) = (expected, shadow) {
+                    assert_eq!(
+                        bvh.triangle_ids[slot as usize], hit.triangle,
+                        "{triangle_count}: {ray:?}"
+                    );
+                    let t = f32::from_bits(t_bits);
+                    assert!(
+                        (t - hit.t).abs() <= 1e-5 * hit.t,
+                        "{triangle_count}: {t} against {}",
+                        hit.t
+                    );
+                }
+            }
+            assert_eq!(traced.hits, expected_hits, "{triangle_count} triangles");
+            assert!(
+                triangle_count < 1000 || expected_hits as usize > ray_count as usize / 20,
+                "{triangle_count}: {expected_hits} hits"
+            );
+        }
+    }
+    gpu.finish();
+}
+
+/// A render's recorded rays traced by our own traversal and by the driver's (or lavapipe's):
+/// the same rays hit, but for the few whose hit depends on how each rounds an edge.
+#[test]
+fn our_own_traversal_finds_the_hits_the_trace_backends_find() {
+    let gpu = common::gpu();
+    for name in ["cornell-glass", "all-features"] {
+        let scene = common::load_scene(name);
+        let settings = RenderSettings {
+            ray_log_capacity: 1 << 17,
+            ..RenderSettings::new(32, 32, 4, 8, gpu.context.trace_backends()[0])
+        };
+        let mut renderer = Renderer::new(&gpu.context, &scene, &settings).unwrap();
+        renderer.render_with_progress(|_| {}).unwrap();
+        let log = renderer.ray_log().unwrap();
+        let counts = log.counts(&gpu.context).unwrap();
+        assert!(counts.extension < log.capacity() && counts.shadow < log.capacity());
+        let bvh = SoftwareBvh::build(&scene.world_triangles()).unwrap();
+        let software = SoftwareFloor::new(&gpu.context, &bvh).unwrap();
+        for &backend in gpu.context.trace_backends() {
+            let floor = TraceFloor::new(&gpu.context, backend).unwrap();
+            for (shadow, count) in [(false, counts.extension), (true, counts.shadow)] {
+                let ours = software
+                    .trace(&gpu.context, log.rays(shadow), count, shadow, None)
+                    .unwrap();
+                let theirs = floor
+                    .trace(
+                        &gpu.context,
+                        renderer.top_level_address(),
+                        log.rays(shadow),
+                        count,
+                        shadow,
+                    )
+                    .unwrap();
+                assert!(
+                    (f64::from(ours.hits) - f64::from(theirs.hits)).abs() <= 1e-3 * f64::from(count),
+                    "{name}, {backend:?}, shadow {shadow}: {} hits, the backend {} of {count}",
+                    ours.hits,
+                    theirs.hits
+                );
+                let least = if shadow { count / 100 } else { count / 2 };
+                assert!(
+                    theirs.hits > least,
+                    "{name}, shadow {shadow}: {} of {count}",
+                    theirs.hits
+                );
+            }
+        }
+    }
     gpu.finish();
 }

@@ -1,4 +1,5 @@
-// What the trace floor's kernels share (trace/floor*): the push constants, the recorded rays
+// What the trace floor's kernels share (trace/floor*): the push constants (the software
+// traversal's with SOFTWARE_FLOOR), the recorded rays
 // and the count of those that hit: one atomic per subgroup with SUBGROUP_COUNT (where the
 // stage has subgroup ballot), else one per lane that hit.
 #ifndef WAVETRACE_TRACE_FLOOR_GLSL
@@ -7,7 +8,11 @@
 #include "common.glsl"
 
 layout(push_constant, scalar) uniform PushBlock {
+#ifdef SOFTWARE_FLOOR
+    SoftwareFloorPush push;
+#else
     TraceFloorPush push;
+#endif
 };
 
 layout(buffer_reference, scalar) readonly buffer FloorRays { ProbeRay v[]; };

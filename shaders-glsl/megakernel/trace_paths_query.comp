@@ -1,65 +1,7 @@
 #version 460
 //
-// The megakernel, ray-query backend: one thread per pixel traces its whole path.
+// The megakernel, ray-query backend (trace_paths_compute.glsl).
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_ray_query : require
-#extension GL_KHR_shader_subgroup_arithmetic : require
 
-#extension GL_EXT_shader_atomic_int64 : require
-
-// Compute has subgroup operations everywhere; raygen shaders not (lavapipe), so only this
-// backend offers --cull-scalarise's subgroup walk.
-#define LIGHT_CULLING_SCALARISED
-#include "wavefront.glsl"
-#include "alpha.glsl"
-
-layout(local_size_x = WAVEFRONT_GROUP) in;
-
-bool trace_closest(PassConstants c, vec3 origin, vec3 direction, out HitRecord hit) {
-    rayQueryEXT query;
-    rayQueryInitializeEXT(query, accelerationStructureEXT(c.top_level), gl_RayFlagsNoneEXT, 0xff, origin, 0.0,
-                          direction, 1e30);
-    PROCEED_WITH_ALPHA(c, query, origin, direction)
-    hit = HitRecord(-1.0, 0, 0, 0);
-    // The committed-intersection getters are undefined without a hit (lavapipe faults).
-    if (rayQueryGetIntersectionTypeEXT(query, true) != gl_RayQueryCommittedIntersectionTriangleEXT) {
-        return false;
-    }
-    hit = HitRecord(rayQueryGetIntersectionTEXT(query, true), hit_instance(query, true),
-                    uint(rayQueryGetIntersectionPrimitiveIndexEXT(query, true)), 0);
-    return true;
-}
-
-bool trace_occluded(PassConstants c, vec3 origin, vec3 direction, float t_max) {
-    rayQueryEXT query;
-    rayQueryInitializeEXT(query, accelerationStructureEXT(c.top_level),
-                          gl_RayFlagsTerminateOnFirstHitEXT, 0xff, origin, 0.0, direction, t_max);
-    PROCEED_WITH_ALPHA(c, query, origin, direction)
-    return rayQueryGetIntersectionTypeEXT(query, true) != gl_RayQueryCommittedIntersectionNoneEXT;
-}
-
-// trace_paths.glsl's one trace a turn; ray queries have no call site to share, so it branches.
-bool trace_segment(PassConstants c, vec3 origin, vec3 direction, float t_max, bool occlusion, out HitRecord hit) {
-    if (occlusion) {
-        hit = HitRecord(-1.0, 0, 0, 0);
-        return trace_occluded(c, origin, direction, t_max);
-    }
-    return trace_closest(c, origin, direction, hit);
-}
-
-#include "trace_paths.glsl"
-
-void main() {
-    PassConstants c = constants();
-    // Rows of groups past the device's group count limit (TraceKernel::record_per_pixel).
-    uint path = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * WAVEFRONT_GROUP;
-    uint sample_index;
-    bool traces = path < c.crop_width * c.crop_height && launch_sample(c, gl_WorkGroupID.z, sample_index);
-    uvec2 rays = traces ? trace_path(c, crop_pixel(c, path), sample_index) : uvec2(0);
-    // One atomic per subgroup for the pass's ray counts.
-    uvec2 totals = uvec2(subgroupAdd(rays.x), subgroupAdd(rays.y));
-    if (subgroupElect()) {
-        atomicAdd(Queues(c.queues).q.extend_rays, uint64_t(totals.x));
-        atomicAdd(Queues(c.queues).q.shadow_rays, uint64_t(totals.y));
-    }
-}
+#include "trace_paths_compute.glsl"

@@ -89,7 +89,7 @@ pub struct Capabilities {
     pub(crate) queue_family: Option<u32>,
 }
 
-/// The two ways wavetrace can trace rays; see `src/trace/`.
+/// The three ways wavetrace can trace rays; see `src/trace/`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TraceBackend {
@@ -97,6 +97,11 @@ pub enum TraceBackend {
     Query,
     /// A ray-tracing pipeline (raygen over the ray queue).
     Pipeline,
+    /// Our own traversal of a hierarchy built on the host (`trace::software_bvh`), in compute
+    /// shaders: any device can run it, and on GPUs without ray-tracing cores (NVIDIA's H100
+    /// and H200) it traces faster than the driver does (docs/BENCHMARKS.md). Not in
+    /// `trace_backends`, which lists the hardware ones the device offers.
+    Software,
 }
 
 impl Capabilities {

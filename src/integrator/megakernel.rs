@@ -51,6 +51,7 @@ impl Megakernel {
             "trace_paths",
             &TraceShaders {
                 query: ids::MEGAKERNEL_TRACE_PATHS_QUERY,
+                software: Some(ids::MEGAKERNEL_TRACE_PATHS_SOFTWARE),
                 raygen: trace::appending_raygen(
                     context,
                     ids::MEGAKERNEL_TRACE_PATHS_SUBGROUP_RGEN,

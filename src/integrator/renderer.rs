@@ -79,7 +79,8 @@ fn check_settings(settings: &RenderSettings, context: &Context) -> GpuResult<()>
     if settings.ray_log_capacity > 0 && settings.integrator == IntegratorKind::Megakernel {
         return invalid("the megakernel traces its rays itself: only extend and connect record them".into());
     }
-    if !context.trace_backends().contains(&settings.backend) {
+    // Our own traversal needs nothing of the device beyond what every render needs.
+    if settings.backend != TraceBackend::Software && !context.trace_backends().contains(&settings.backend) {
         return invalid(format!("this device has no {:?} trace backend", settings.backend));
     }
     Ok(())
@@ -148,7 +149,7 @@ impl Renderer {
             crop_width: crop.width,
             crop_height: crop.height,
             launch_lanes: match settings.backend {
-                TraceBackend::Query => WAVEFRONT_GROUP,
+                TraceBackend::Query | TraceBackend::Software => WAVEFRONT_GROUP,
                 TraceBackend::Pipeline => context.subgroup_size(),
             },
             ..PassConstants::default()

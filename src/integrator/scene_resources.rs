@@ -4,16 +4,19 @@
 
 use crate::accel::SceneAccel;
 use crate::environment::GpuEnvironment;
-use crate::gpu::{Buffer, CommandBuffer, Context, GpuResult};
+use crate::gpu::{Buffer, CommandBuffer, Context, GpuResult, TraceBackend};
 use crate::interface::PassConstants;
 use crate::lights::{LightCulling, LightSampler, PunctualLights};
 use crate::scene::{GpuScene, PinholeCamera, Scene};
+use crate::trace::software_bvh::GpuSoftwareBvh;
 
 use super::settings::RenderSettings;
 
 pub struct SceneResources {
     pub scene: GpuScene,
     pub accel: SceneAccel,
+    /// Our own traversal's hierarchy, where the render traces with it.
+    pub software: Option<GpuSoftwareBvh>,
     pub lights: LightSampler,
     pub environment: GpuEnvironment,
     pub punctual: PunctualLights,
@@ -25,6 +28,10 @@ impl SceneResources {
     pub fn upload(context: &Context, scene: &Scene, settings: &RenderSettings) -> GpuResult<Self> {
         let gpu_scene = GpuScene::upload(context, scene)?;
         let accel = SceneAccel::build(context, scene, &gpu_scene.meshes, settings.merge_instances)?;
+        let software = match settings.backend {
+            TraceBackend::Software => Some(GpuSoftwareBvh::new(context, scene)?),
+            _ => None,
+        };
         let (camera, _) = PinholeCamera::for_scene(scene, settings.width, settings.height);
         let culling = LightCulling::new(
             context,
@@ -42,6 +49,7 @@ impl SceneResources {
         Ok(Self {
             scene: gpu_scene,
             accel,
+            software,
             lights,
             environment,
             punctual,
@@ -74,6 +82,9 @@ impl SceneResources {
         constants.materials = self.scene.materials.address();
         constants.material_count = scene.materials.len().max(1) as u32;
         constants.top_level = self.accel.top_level.address();
+        if let Some(software) = &self.software {
+            software.fill(constants);
+        }
         (constants.scene_center, constants.scene_radius) = scene.bounding_sphere();
 
         let light_tables = self.lights.tables();

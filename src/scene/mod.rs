@@ -250,4 +250,21 @@ impl Scene {
             .map(|i| self.meshes[i.mesh as usize].triangle_count())
             .sum()
     }
+
+    /// Every instance's triangles in world space, instance by instance in order, each mesh's
+    /// triangles in index order.
+    pub fn world_triangles(&self) -> Vec<[Vec3; 3]> {
+        let mut triangles = Vec::with_capacity(self.triangle_count());
+        for instance in &self.instances {
+            let mesh = &self.meshes[instance.mesh as usize];
+            for tri in mesh.indices.chunks_exact(3) {
+                triangles.push(std::array::from_fn(|k| {
+                    instance
+                        .world_from_object
+                        .transform_point3(mesh.positions[tri[k] as usize])
+                }));
+            }
+        }
+        triangles
+    }
 }

@@ -8,9 +8,10 @@
 //! to their first.
 
 use crate::gpu::shaders::ids;
-use crate::gpu::{Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult, Profiler};
-use crate::interface::{PassConstants, ProbeRay, TraceFloorPush, SAMPLE_BITS, SAMPLE_MASK};
+use crate::gpu::{Buffer, BufferUsage, CommandBuffer, ComputePipeline, Context, GpuError, GpuResult, Profiler};
+use crate::interface::{PassConstants, ProbeRay, SoftwareFloorPush, TraceFloorPush, SAMPLE_BITS, SAMPLE_MASK};
 
+use super::software_bvh::SoftwareBvh;
 use super::{appending_raygen, barrier, TraceBackend, TraceKernel, TraceShaders};
 
 /// Where a render's extend and connect kernels record the rays they trace.
@@ -137,6 +138,8 @@ impl TraceFloor {
             "trace floor",
             &TraceShaders {
                 query: ids::TRACE_FLOOR_QUERY,
+                // Our own traversal's floor has a push of its own (`SoftwareFloor`).
+                software: None,
                 raygen: appending_raygen(context, ids::TRACE_FLOOR_SUBGROUP_RGEN, ids::TRACE_FLOOR_LANES_RGEN),
                 miss: &[ids::TRACE_FLOOR_RMISS],
                 closest_hit: ids::TRACE_FLOOR_RCHIT,
@@ -177,45 +180,131 @@ impl TraceFloor {
         rays_per_thread: u32,
         shadow: bool,
     ) -> GpuResult<FloorTrace> {
-        let needed = u64::from(threads) * u64::from(rays_per_thread) * std::mem::size_of::<ProbeRay>() as u64;
-        if needed > rays.size() {
-            return Err(GpuError::InvalidUse {
-                name: "trace floor".into(),
-                problem: format!("{needed} bytes of rays asked of a log of {} bytes", rays.size()),
-            });
-        }
-        let mut commands = CommandBuffer::new(context, "trace floor")?;
-        let mut profiler = Profiler::new(context, "trace floor", 1)?;
-        commands.begin(context)?;
-        profiler.reset(&mut commands);
-        commands.fill_buffer(&self.hits, 0, 4, 0);
-        barrier(self.backend, &mut commands);
-        let scope = profiler.begin(&mut commands, if shadow { "shadow rays" } else { "extension rays" })?;
-        for first in (0..threads).step_by(RAYS_PER_LAUNCH as usize) {
-            let push = TraceFloorPush {
-                top_level,
-                rays: rays.address(),
-                hits: self.hits.address(),
-                first,
-                count: (threads - first).min(RAYS_PER_LAUNCH),
-                shadow: u32::from(shadow),
-                rays_per_thread,
-            };
-            self.kernel.record_per_pixel(&mut commands, &push, push.count, 1);
-        }
-        profiler.end(&mut commands, scope)?;
-        commands.end()?;
-        let mut fastest = f64::INFINITY;
-        for run in 0..WARM_UP_RUNS + TIMED_RUNS {
-            commands.submit_and_wait(context)?;
-            if run >= WARM_UP_RUNS {
-                fastest = fastest.min(profiler.resolve()?[0].milliseconds);
-            }
-        }
-        let hits: Vec<u32> = self.hits.read_back(context, 1)?;
-        Ok(FloorTrace {
-            milliseconds: fastest,
-            hits: hits[0],
+        check_room(rays, u64::from(threads) * u64::from(rays_per_thread))?;
+        time_launches(
+            context,
+            self.backend,
+            &self.hits,
+            shadow,
+            threads,
+            &|commands, first, count| {
+                let push = TraceFloorPush {
+                    top_level,
+                    rays: rays.address(),
+                    hits: self.hits.address(),
+                    first,
+                    count,
+                    shadow: u32::from(shadow),
+                    rays_per_thread,
+                };
+                self.kernel.record_per_pixel(commands, &push, count, 1);
+            },
+        )
+    }
+}
+
+/// The same floor traced by our own traversal of a software hierarchy (`software_bvh`) rather
+/// than the driver's: a compute shader on any device, whatever its trace backends.
+pub struct SoftwareFloor {
+    kernel: TraceKernel<SoftwareFloorPush>,
+    nodes: Buffer,
+    triangles: Buffer,
+    hits: Buffer,
+}
+
+impl SoftwareFloor {
+    pub fn new(context: &Context, bvh: &SoftwareBvh) -> GpuResult<Self> {
+        Ok(Self {
+            kernel: TraceKernel::Compute(ComputePipeline::new(context, ids::TRACE_FLOOR_SOFTWARE, &[])?),
+            nodes: Buffer::from_slice(context, "software hierarchy nodes", &bvh.nodes, BufferUsage::STORAGE)?,
+            triangles: Buffer::from_slice(
+                context,
+                "software hierarchy triangles",
+                &bvh.triangles,
+                BufferUsage::STORAGE,
+            )?,
+            hits: Buffer::from_slice(context, "software floor hits", &[0u32], BufferUsage::STORAGE)?,
         })
     }
+
+    /// As `TraceFloor::trace`; with `results`, each ray's (distance, triangle slot or -1) as
+    /// the shader writes them (`SoftwareFloorPush`).
+    pub fn trace(
+        &self,
+        context: &Context,
+        rays: &Buffer,
+        count: u32,
+        shadow: bool,
+        results: Option<&Buffer>,
+    ) -> GpuResult<FloorTrace> {
+        check_room(rays, u64::from(count))?;
+        time_launches(
+            context,
+            TraceBackend::Query,
+            &self.hits,
+            shadow,
+            count,
+            &|commands, first, count| {
+                let push = SoftwareFloorPush {
+                    nodes: self.nodes.address(),
+                    triangles: self.triangles.address(),
+                    rays: rays.address(),
+                    hits: self.hits.address(),
+                    results: results.map_or(0, Buffer::address),
+                    first,
+                    count,
+                    shadow: u32::from(shadow),
+                    rays_per_thread: 1,
+                };
+                self.kernel.record_per_pixel(commands, &push, count, 1);
+            },
+        )
+    }
+}
+
+fn check_room(rays: &Buffer, count: u64) -> GpuResult<()> {
+    let needed = count * std::mem::size_of::<ProbeRay>() as u64;
+    if needed > rays.size() {
+        return Err(GpuError::InvalidUse {
+            name: "trace floor".into(),
+            problem: format!("{needed} bytes of rays asked of a log of {} bytes", rays.size()),
+        });
+    }
+    Ok(())
+}
+
+/// Records `launch` for every `RAYS_PER_LAUNCH` of `threads` in one timed scope, after zeroing
+/// `hits`; runs it once to warm up, then `TIMED_RUNS` times, and gives the fastest.
+fn time_launches(
+    context: &Context,
+    backend: TraceBackend,
+    hits: &Buffer,
+    shadow: bool,
+    threads: u32,
+    launch: &dyn Fn(&mut CommandBuffer, u32, u32),
+) -> GpuResult<FloorTrace> {
+    let mut commands = CommandBuffer::new(context, "trace floor")?;
+    let mut profiler = Profiler::new(context, "trace floor", 1)?;
+    commands.begin(context)?;
+    profiler.reset(&mut commands);
+    commands.fill_buffer(hits, 0, 4, 0);
+    barrier(backend, &mut commands);
+    let scope = profiler.begin(&mut commands, if shadow { "shadow rays" } else { "extension rays" })?;
+    for first in (0..threads).step_by(RAYS_PER_LAUNCH as usize) {
+        launch(&mut commands, first, (threads - first).min(RAYS_PER_LAUNCH));
+    }
+    profiler.end(&mut commands, scope)?;
+    commands.end()?;
+    let mut fastest = f64::INFINITY;
+    for run in 0..WARM_UP_RUNS + TIMED_RUNS {
+        commands.submit_and_wait(context)?;
+        if run >= WARM_UP_RUNS {
+            fastest = fastest.min(profiler.resolve()?[0].milliseconds);
+        }
+    }
+    let hits: Vec<u32> = hits.read_back(context, 1)?;
+    Ok(FloorTrace {
+        milliseconds: fastest,
+        hits: hits[0],
+    })
 }

@@ -1,24 +1,27 @@
-//! The two trace backends behind one interface: a kernel that traces rays is either a compute
-//! shader with ray queries (`VK_KHR_ray_query`) or a ray-tracing pipeline (raygen, miss and
-//! closest-hit shaders, `VK_KHR_ray_tracing_pipeline`), chosen by `TraceBackend`. Integrators
-//! create a `TraceKernel` from the shaders of both backends and launch it without asking which
-//! one runs; the barriers between kernels, which must include the ray-tracing stage when the
-//! pipeline backend runs, come from here too.
+//! The three trace backends behind one interface: a kernel that traces rays is either a
+//! compute shader with ray queries (`VK_KHR_ray_query`), a ray-tracing pipeline (raygen, miss
+//! and closest-hit shaders, `VK_KHR_ray_tracing_pipeline`), or a compute shader with our own
+//! traversal of a hierarchy built on the host (`software_bvh`), chosen by `TraceBackend`.
+//! Integrators create a `TraceKernel` from the shaders of every backend and launch it without
+//! asking which one runs; the barriers between kernels, which must include the ray-tracing
+//! stage when the pipeline backend runs, come from here too.
 //!
-//! The GLSL side is split the same way: `shaders-glsl/trace/` holds each kernel's ray-query
-//! compute shader and its pipeline shaders, which share the routing of hits into queues
-//! (`include/route_hit.glsl`, `include/connect.glsl`); only the traversal differs, as in
+//! The GLSL side is split the same way: `shaders-glsl/trace/` holds each kernel's compute body
+//! (`*_compute.glsl`, tracing through `include/trace_rays.glsl`), compiled once for ray queries
+//! and once for our own traversal, and its pipeline shaders; all share the routing of hits into
+//! queues (`include/route_hit.glsl`, `include/connect.glsl`); only the traversal differs, as in
 //! nvpro-samples' vk_raytrace.
 
 use crate::gpu::shaders::{ids, ShaderId};
 use crate::gpu::{
-    Buffer, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuResult, Profiler, RayTracingPipeline,
+    Buffer, CommandBuffer, ComputePipeline, Context, DispatchSize, GpuError, GpuResult, Profiler, RayTracingPipeline,
     RayTracingShaders, SpecializationConstant,
 };
 use crate::interface::{WavefrontPush, WAVEFRONT_GROUP};
 use bytemuck::Pod;
 
 pub mod floor;
+pub mod software_bvh;
 
 pub use crate::gpu::TraceBackend;
 
@@ -36,6 +39,9 @@ pub struct TraceShaders<'a> {
     pub miss: &'a [ShaderId],
     pub closest_hit: ShaderId,
     pub alpha_holes: bool,
+    /// The compute shader that traces with our own traversal (`software_bvh`), where the
+    /// kernel has one.
+    pub software: Option<ShaderId>,
     /// Given to every shader (the scene's kernel features).
     pub specialization: &'a [SpecializationConstant],
 }
@@ -45,7 +51,8 @@ pub struct TraceShaders<'a> {
 // A handful exist per renderer, so the size of the pipeline variant costs nothing worth a box.
 #[allow(clippy::large_enum_variant)]
 pub enum TraceKernel<P: Pod = WavefrontPush> {
-    Query(ComputePipeline<P>),
+    /// Ray queries or our own traversal, in a compute shader.
+    Compute(ComputePipeline<P>),
     Pipeline(RayTracingPipeline<P>),
 }
 
@@ -53,9 +60,17 @@ impl<P: Pod> TraceKernel<P> {
     /// `name` labels the pipeline for debuggers and profilers.
     pub fn new(context: &Context, backend: TraceBackend, name: &str, shaders: &TraceShaders<'_>) -> GpuResult<Self> {
         Ok(match backend {
-            TraceBackend::Query => TraceKernel::Query(ComputePipeline::specialised(
+            TraceBackend::Query => TraceKernel::Compute(ComputePipeline::specialised(
                 context,
                 shaders.query,
+                shaders.specialization,
+            )?),
+            TraceBackend::Software => TraceKernel::Compute(ComputePipeline::specialised(
+                context,
+                shaders.software.ok_or_else(|| GpuError::InvalidUse {
+                    name: name.to_string(),
+                    problem: "has no kernel for the software trace backend".into(),
+                })?,
                 shaders.specialization,
             )?),
             TraceBackend::Pipeline => TraceKernel::Pipeline(RayTracingPipeline::new(
@@ -83,7 +98,7 @@ impl<P: Pod> TraceKernel<P> {
         launch_offset: u64,
     ) {
         match self {
-            TraceKernel::Query(pipeline) => commands.dispatch_indirect(pipeline, push, arguments, groups_offset),
+            TraceKernel::Compute(pipeline) => commands.dispatch_indirect(pipeline, push, arguments, groups_offset),
             TraceKernel::Pipeline(pipeline) => commands.trace_rays_indirect(pipeline, push, arguments, launch_offset),
         }
     }
@@ -107,7 +122,7 @@ impl<P: Pod> TraceKernel<P> {
         layers: u32,
     ) {
         match self {
-            TraceKernel::Query(pipeline) => {
+            TraceKernel::Compute(pipeline) => {
                 let groups = (u64::from(width) * u64::from(height)).div_ceil(u64::from(WAVEFRONT_GROUP));
                 let size = DispatchSize::covering(groups, MIN_MAX_GROUPS_X).unwrap_or(DispatchSize { x: 0, y: 0 });
                 commands.dispatch_layers(pipeline, push, size, layers)
@@ -132,7 +147,7 @@ pub fn appending_raygen(context: &Context, subgroup: ShaderId, lanes: ShaderId) 
 pub fn barrier(backend: TraceBackend, commands: &mut CommandBuffer) {
     match backend {
         TraceBackend::Pipeline => commands.ray_tracing_barrier(),
-        TraceBackend::Query => commands.compute_barrier(),
+        TraceBackend::Query | TraceBackend::Software => commands.compute_barrier(),
     }
 }
 

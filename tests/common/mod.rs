@@ -181,23 +181,6 @@ pub fn sphere_scene(material: Material) -> Scene {
     }
 }
 
-/// Every triangle of every instance, in world space: what the CPU checks of GPU traversal
-/// (`intersect`) run over.
-pub fn world_triangles(scene: &Scene) -> Vec<[Vec3; 3]> {
-    let mut triangles = Vec::new();
-    for instance in &scene.instances {
-        let mesh = &scene.meshes[instance.mesh as usize];
-        for tri in mesh.indices.chunks_exact(3) {
-            triangles.push(std::array::from_fn(|k| {
-                instance
-                    .world_from_object
-                    .transform_point3(mesh.positions[tri[k] as usize])
-            }));
-        }
-    }
-    triangles
-}
-
 /// `settings` rendered once: the mean radiance.
 pub fn render(
     context: &Context,

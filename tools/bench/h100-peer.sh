@@ -3,7 +3,8 @@
 # 15's table): 1024 x 1024, 256 spp, both with their default Russian roulette (from depth 5)
 # and both without it, on the Cornell box (depth 3 and 8), cornell-glass, ajar and the
 # many-materials scene (tools/scenes/many_materials.py), Msamples/s, two runs each.
-# INTEGRATORS (default: wavefront): which of wavetrace's integrators run (wavefront, megakernel);
+# INTEGRATORS (default: wavefront): which of wavetrace's integrators run (wavefront, megakernel),
+# each optionally with a trace backend after a colon (wavefront:software: our own traversal);
 # ROULETTES (default: "5 0"): the roulette depths, 0 for none.
 # Expects .device/ from tools/device-bundle.sh and Mitsuba's slimmed wheels in .device/peer
 # (`bash tools/bench/peer/slim_wheel.sh .device/peer`); writes under $OUT and prints the table.
@@ -34,11 +35,14 @@ $W render $S/cornell-box/cornell-box.gltf -o /tmp/warm.exr --res 256 256 --spp 4
 measure() {
   local label=$1 scene=$2 depth=$3
   for rr in ${ROULETTES:-5 0}; do
-    for integrator in ${INTEGRATORS:-wavefront}; do
+    for entry in ${INTEGRATORS:-wavefront}; do
+      integrator=${entry%%:*}
+      trace=$([ "$entry" = "$integrator" ] && echo auto || echo "${entry#*:}")
       renderer=$([ "$integrator" = wavefront ] && echo wavetrace || echo "$integrator")
+      [ "$trace" = auto ] || renderer="$renderer-$trace"
       for run in 1 2; do
         m=$($W render "$scene" -o /tmp/render.exr --res 1024 1024 --spp 256 --max-depth "$depth" --rr-depth "$rr" \
-          --integrator "$integrator" --stats --json 2>> "$OUT/wavetrace-stderr.txt" \
+          --integrator "$integrator" --trace "$trace" --stats --json 2>> "$OUT/wavetrace-stderr.txt" \
           | python3 -c 'import json,sys; print(round(json.load(sys.stdin)["samples_per_second"] / 1e6, 1))')
         echo "$label d$depth $renderer rr$rr $m"
       done

@@ -354,6 +354,7 @@ pub fn extend_kernel(
         "extend",
         &TraceShaders {
             query: ids::TRACE_EXTEND_QUERY,
+            software: Some(ids::TRACE_EXTEND_SOFTWARE),
             raygen,
             miss: &[ids::TRACE_EXTEND_RMISS],
             closest_hit: ids::TRACE_EXTEND_RCHIT,
@@ -371,13 +372,22 @@ pub fn connect_kernel(
     features: KernelFeatures,
     splats: SplatFilm,
 ) -> GpuResult<TraceKernel> {
-    let (query, raygen) = match splats {
-        SplatFilm::Fixed => (ids::TRACE_CONNECT_QUERY_FIXED, ids::TRACE_CONNECT_FIXED_RGEN),
+    let (query, software, raygen) = match splats {
+        SplatFilm::Fixed => (
+            ids::TRACE_CONNECT_QUERY_FIXED,
+            ids::TRACE_CONNECT_SOFTWARE_FIXED,
+            ids::TRACE_CONNECT_FIXED_RGEN,
+        ),
         SplatFilm::FloatAtomic => (
             ids::TRACE_CONNECT_QUERY_FLOAT_ATOMIC,
+            ids::TRACE_CONNECT_SOFTWARE_FLOAT_ATOMIC,
             ids::TRACE_CONNECT_FLOAT_ATOMIC_RGEN,
         ),
-        SplatFilm::FloatCas => (ids::TRACE_CONNECT_QUERY_FLOAT_CAS, ids::TRACE_CONNECT_FLOAT_CAS_RGEN),
+        SplatFilm::FloatCas => (
+            ids::TRACE_CONNECT_QUERY_FLOAT_CAS,
+            ids::TRACE_CONNECT_SOFTWARE_FLOAT_CAS,
+            ids::TRACE_CONNECT_FLOAT_CAS_RGEN,
+        ),
     };
     TraceKernel::new(
         context,
@@ -385,6 +395,7 @@ pub fn connect_kernel(
         "connect",
         &TraceShaders {
             query,
+            software: Some(software),
             raygen,
             miss: &[ids::TRACE_CONNECT_RMISS],
             closest_hit: ids::TRACE_CONNECT_RCHIT,

@@ -242,6 +242,12 @@ impl LightCulling {
             return Ok(None);
         }
         check_limits(&settings, (width, height))?;
+        // The depth pass traces once a render, so our own traversal buys it nothing: it takes
+        // the device's hardware backend and the acceleration structures every scene has.
+        let backend = match backend {
+            TraceBackend::Software => context.trace_backends()[0],
+            hardware => hardware,
+        };
         let table = reference::cull_lights(&scene.lights, settings.cones);
         if table.is_empty() {
             log::info!("light culling: the scene has no point or spot light with a range; nothing to cull");
@@ -409,7 +415,7 @@ impl LightCulling {
             match &self.depth {
                 // 8x8 corners a group (cull_depth_query.comp), so that 4K images stay within
                 // the group count limits where a 1D launch would not.
-                TraceKernel::Query(pipeline) => commands.dispatch(
+                TraceKernel::Compute(pipeline) => commands.dispatch(
                     pipeline,
                     &push,
                     DispatchSize {
@@ -803,6 +809,7 @@ fn depth_kernel(context: &Context, backend: TraceBackend) -> GpuResult<TraceKern
         "light culling depth",
         &TraceShaders {
             query: ids::LIGHTS_CULL_DEPTH_QUERY,
+            software: None,
             raygen: ids::LIGHTS_CULL_DEPTH_RGEN,
             miss: &[ids::LIGHTS_CULL_DEPTH_RMISS],
             closest_hit: ids::LIGHTS_CULL_DEPTH_RCHIT,
