@@ -5,7 +5,7 @@
 //!
 //!     cargo run --release --example bench_trace_floor -- SCENE.gltf [--res W H] [--spp N]
 //!         [--max-depth D] [--integrator wavefront|bdpt] [--capacity RAYS] [--merge-instances] [--json]
-//!         [--orders CHUNK] [--dump-rays DIR] [--path-runs] [--software]
+//!         [--orders CHUNK] [--dump-rays DIR] [--path-runs] [--software] [--software-sweep]
 //!
 //! Defaults: 1024 x 1024, 64 spp (the logs hold every ray: 32 bytes each), depth 8, the
 //! wavefront, room for 2^28 rays of each kind. `--dump-rays` writes both logs under DIR, in
@@ -16,7 +16,9 @@
 //! tracer only) traces the extension rays again as a megakernel would: a path a thread, its
 //! segments one after the other, against the same rays one a thread in the same order.
 //! `--software` traces both logs again with our own traversal of a hierarchy built here
-//! (`trace::software_bvh`) against the driver's, each the fastest of warm runs.
+//! (`trace::software_bvh`) against the driver's, each the fastest of warm runs (with
+//! `--path-runs`, the runs too); `--software-sweep` also times trees of other leaf sizes and
+//! node costs.
 
 use std::path::PathBuf;
 
@@ -25,7 +27,7 @@ use wavetrace::integrator::{IntegratorKind, RenderSettings, RenderStats, Rendere
 use wavetrace::interface::ProbeRay;
 use wavetrace::scene::Scene;
 use wavetrace::trace::floor::{FloorTrace, RayCounts, RayLog, RayTag, SoftwareFloor, TraceFloor};
-use wavetrace::trace::software_bvh::SoftwareBvh;
+use wavetrace::trace::software_bvh::{BuildOptions, SoftwareBvh};
 
 struct Args {
     scene: PathBuf,
@@ -45,6 +47,8 @@ struct Args {
     path_runs: bool,
     /// Trace both logs again with our own traversal of a software hierarchy.
     software: bool,
+    /// With `software`, also trees built with other leaf sizes and node costs.
+    software_sweep: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -62,6 +66,7 @@ fn parse_args() -> Result<Args, String> {
         dump_rays: None,
         path_runs: false,
         software: false,
+        software_sweep: false,
     };
     let mut words = std::env::args().skip(1);
     let number = |word: Option<String>, flag: &str| -> Result<u32, String> {
@@ -90,6 +95,10 @@ fn parse_args() -> Result<Args, String> {
             "--orders" => args.orders_chunk = Some(number(words.next(), "--orders")? as usize),
             "--path-runs" => args.path_runs = true,
             "--software" => args.software = true,
+            "--software-sweep" => {
+                args.software = true;
+                args.software_sweep = true;
+            }
             "--dump-rays" => args.dump_rays = Some(words.next().ok_or("--dump-rays needs a directory")?.into()),
             scene if !scene.starts_with("--") && args.scene.as_os_str().is_empty() => args.scene = scene.into(),
             other => return Err(format!("unknown argument {other}")),
@@ -98,7 +107,7 @@ fn parse_args() -> Result<Args, String> {
     if args.scene.as_os_str().is_empty() {
         return Err(
             "usage: bench_trace_floor SCENE.gltf [--res W H] [--spp N] [--max-depth D] [--integrator \
-                    wavefront|bdpt] [--capacity RAYS] [--merge-instances] [--json] [--orders CHUNK] [--dump-rays DIR] [--path-runs] [--software]"
+                    wavefront|bdpt] [--capacity RAYS] [--merge-instances] [--json] [--orders CHUNK] [--dump-rays DIR] [--path-runs] [--software] [--software-sweep]"
                 .into(),
         );
     }
@@ -189,15 +198,19 @@ fn main() -> Result<(), String> {
         let trace = |shadow: bool, count: u32| trace(shadow, count).map_err(|e| e.to_string());
         dump_rays(dir, &context, log, counts, (args.spp, args.integrator), &trace)?;
     }
-    if args.software {
-        compare_software(
+    let software = if args.software {
+        let driver = |shadow, count| trace(shadow, count).map_err(|e| e.to_string());
+        Some(compare_software(
             &context,
             &scene,
-            &|shadow, count| trace(shadow, count).map_err(|e| e.to_string()),
+            &driver,
             log,
             counts,
-        )?;
-    }
+            args.software_sweep,
+        )?)
+    } else {
+        None
+    };
     if args.path_runs {
         if args.integrator != IntegratorKind::Wavefront {
             return Err("--path-runs needs the path tracer's rays (--integrator wavefront)".into());
@@ -240,11 +253,23 @@ fn main() -> Result<(), String> {
             ),
         ] {
             log.rays(false).upload(&context, &ordered).map_err(|e| e.to_string())?;
-            let traced = trace_fastest(ordered.len() as u32 / per_thread, per_thread)?;
+            let threads = ordered.len() as u32 / per_thread;
+            let traced = trace_fastest(threads, per_thread)?;
             println!(
                 "extension rays {name}: {:.2} ms ({} hit)",
                 traced.milliseconds, traced.hits
             );
+            if let Some(software) = &software {
+                let ours = fastest_of_warm_runs(&|| {
+                    software
+                        .trace_runs(&context, log.rays(false), threads, per_thread, false, None)
+                        .map_err(|e| e.to_string())
+                })?;
+                println!(
+                    "extension rays {name}, our traversal: {:.2} ms ({} hit)",
+                    ours.milliseconds, ours.hits
+                );
+            }
         }
     }
     if let Some(chunk) = args.orders_chunk {
@@ -279,51 +304,73 @@ fn main() -> Result<(), String> {
 }
 
 /// Both logs traced by the driver and by our own traversal of a software hierarchy of the
-/// scene's triangles in world space, each the fastest of warm runs.
+/// scene's triangles in world space, each the fastest of warm runs; with `sweep`, also trees
+/// of other leaf sizes and node costs. Gives the default tree's floor.
 fn compare_software(
     context: &Context,
     scene: &Scene,
     driver: &dyn Fn(bool, u32) -> Result<FloorTrace, String>,
     log: &RayLog,
     counts: RayCounts,
-) -> Result<(), String> {
-    let started = std::time::Instant::now();
-    let bvh = SoftwareBvh::build(&scene.world_triangles()).map_err(|e| e.to_string())?;
-    println!(
-        "software hierarchy: {} triangles, {} nodes, depth {}, built in {:.2} s on the CPU",
-        bvh.triangles.len(),
-        bvh.nodes.len(),
-        bvh.depth,
-        started.elapsed().as_secs_f64()
-    );
-    let software = SoftwareFloor::new(context, &bvh).map_err(|e| e.to_string())?;
-    let mut totals = [0.0f64; 2];
-    for (shadow, count) in [(false, counts.extension), (true, counts.shadow)] {
-        let theirs = fastest_of_warm_runs(&|| driver(shadow, count))?;
-        let ours = fastest_of_warm_runs(&|| {
-            software
-                .trace(context, log.rays(shadow), count, shadow, None)
-                .map_err(|e| e.to_string())
-        })?;
-        totals[0] += theirs.milliseconds;
-        totals[1] += ours.milliseconds;
-        println!(
-            "{} rays: driver {:.2} ms ({} hit), ours {:.2} ms ({} hit): driver / ours {:.3}x",
-            if shadow { "shadow" } else { "extension" },
-            theirs.milliseconds,
-            theirs.hits,
-            ours.milliseconds,
-            ours.hits,
-            theirs.milliseconds / ours.milliseconds
-        );
+    sweep: bool,
+) -> Result<SoftwareFloor, String> {
+    let triangles = scene.world_triangles();
+    let logs = [(false, counts.extension), (true, counts.shadow)];
+    let driver_traces: Vec<FloorTrace> = logs
+        .into_iter()
+        .map(|(shadow, count)| fastest_of_warm_runs(&|| driver(shadow, count)))
+        .collect::<Result<_, _>>()?;
+    let default = BuildOptions::default();
+    let mut builds = vec![default];
+    if sweep {
+        for max_leaf in [4, 8, 16] {
+            for node_cost in [1.0, 2.0, 3.0, 4.0] {
+                if (max_leaf, node_cost) != (default.max_leaf, default.node_cost) {
+                    builds.push(BuildOptions { node_cost, max_leaf });
+                }
+            }
+        }
     }
-    println!(
-        "software floor {:.2} ms against the driver's {:.2} ms: driver / ours {:.3}x",
-        totals[1],
-        totals[0],
-        totals[0] / totals[1]
-    );
-    Ok(())
+    let mut kept = None;
+    for options in builds {
+        let started = std::time::Instant::now();
+        let bvh = SoftwareBvh::build_with(&triangles, options).map_err(|e| e.to_string())?;
+        println!(
+            "software hierarchy ({options:?}): {} triangles, {} nodes, depth {}, built in {:.2} s on the CPU",
+            bvh.triangles.len(),
+            bvh.nodes.len(),
+            bvh.depth,
+            started.elapsed().as_secs_f64()
+        );
+        let software = SoftwareFloor::new(context, &bvh).map_err(|e| e.to_string())?;
+        let mut totals = [0.0f64; 2];
+        for ((shadow, count), theirs) in logs.into_iter().zip(&driver_traces) {
+            let ours = fastest_of_warm_runs(&|| {
+                software
+                    .trace(context, log.rays(shadow), count, shadow, None)
+                    .map_err(|e| e.to_string())
+            })?;
+            totals[0] += theirs.milliseconds;
+            totals[1] += ours.milliseconds;
+            println!(
+                "{} rays: driver {:.2} ms ({} hit), ours {:.2} ms ({} hit): driver / ours {:.3}x",
+                if shadow { "shadow" } else { "extension" },
+                theirs.milliseconds,
+                theirs.hits,
+                ours.milliseconds,
+                ours.hits,
+                theirs.milliseconds / ours.milliseconds
+            );
+        }
+        println!(
+            "software floor {:.2} ms against the driver's {:.2} ms: driver / ours {:.3}x",
+            totals[1],
+            totals[0],
+            totals[0] / totals[1]
+        );
+        kept.get_or_insert(software);
+    }
+    Ok(kept.expect("the default build is first"))
 }
 
 /// The fastest of repeated traces, repeated until they have kept the GPU busy for half a second

@@ -17,7 +17,7 @@ gpu_constants! {
     /// Set on a software hierarchy's instance id where the material may have alpha holes.
     const SOFTWARE_MAY_HAVE_HOLES: u32 = 0x8000_0000;
     /// Bits of a software hierarchy's leaf index that hold its triangle count less one.
-    const SOFTWARE_LEAF_COUNT_BITS: u32 = 3;
+    const SOFTWARE_LEAF_COUNT_BITS: u32 = 4;
     /// Threads per workgroup of the wavefront's compute kernels and the compute megakernel.
     const WAVEFRONT_GROUP: u32 = 64;
     /// A free path slot has this pixel; every other value is a path in flight.

@@ -39,21 +39,30 @@ bool software_alpha_hole(int slot, float u, float v, vec3 origin, vec3 direction
     return alpha_hole(c, ids.x & ~SOFTWARE_MAY_HAVE_HOLES, ids.y, vec2(v, 1.0 - u - v), origin, direction);
 }
 
-bool trace_closest(PassConstants c, vec3 origin, vec3 direction, out HitRecord hit) {
-    float t = 1e30;
-    int slot = software_trace(c.software_nodes, c.software_triangles, origin, 0.0, direction, t, false);
+// Either trace in one call: a subgroup whose lanes trace both kinds runs one traversal loop
+// together rather than one kind's after the other's (the megakernel's case).
+bool trace_closest_or_occluded(PassConstants c, vec3 origin, vec3 direction, float t_max, bool occlusion,
+                               out HitRecord hit) {
+    float t = t_max;
+    int slot = software_trace(c.software_nodes, c.software_triangles, origin, 0.0, direction, t, occlusion);
     hit = HitRecord(-1.0, 0, 0, 0);
     if (slot < 0) {
         return false;
     }
-    uvec2 ids = software_hit_ids(c, slot);
-    hit = HitRecord(t, ids.x, ids.y, 0);
+    if (!occlusion) {
+        uvec2 ids = software_hit_ids(c, slot);
+        hit = HitRecord(t, ids.x, ids.y, 0);
+    }
     return true;
 }
 
+bool trace_closest(PassConstants c, vec3 origin, vec3 direction, out HitRecord hit) {
+    return trace_closest_or_occluded(c, origin, direction, 1e30, false, hit);
+}
+
 bool trace_occluded(PassConstants c, vec3 origin, vec3 direction, float t_max) {
-    float t = t_max;
-    return software_trace(c.software_nodes, c.software_triangles, origin, 0.0, direction, t, true) >= 0;
+    HitRecord unused;
+    return trace_closest_or_occluded(c, origin, direction, t_max, true, unused);
 }
 
 #else

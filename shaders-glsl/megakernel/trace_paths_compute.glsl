@@ -12,13 +12,18 @@
 
 layout(local_size_x = WAVEFRONT_GROUP) in;
 
-// trace_paths.glsl's one trace a turn; compute traces have no call site to share, so it branches.
+// trace_paths.glsl's one trace a turn: one call site for our own traversal; ray queries have
+// none to share, so they branch.
 bool trace_segment(PassConstants c, vec3 origin, vec3 direction, float t_max, bool occlusion, out HitRecord hit) {
+#ifdef SOFTWARE_TRACE
+    return trace_closest_or_occluded(c, origin, direction, occlusion ? t_max : 1e30, occlusion, hit);
+#else
     if (occlusion) {
         hit = HitRecord(-1.0, 0, 0, 0);
         return trace_occluded(c, origin, direction, t_max);
     }
     return trace_closest(c, origin, direction, hit);
+#endif
 }
 
 #include "trace_paths.glsl"

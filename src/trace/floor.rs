@@ -237,13 +237,26 @@ impl SoftwareFloor {
         shadow: bool,
         results: Option<&Buffer>,
     ) -> GpuResult<FloorTrace> {
-        check_room(rays, u64::from(count))?;
+        self.trace_runs(context, rays, count, 1, shadow, results)
+    }
+
+    /// As `TraceFloor::trace_runs`.
+    pub fn trace_runs(
+        &self,
+        context: &Context,
+        rays: &Buffer,
+        threads: u32,
+        rays_per_thread: u32,
+        shadow: bool,
+        results: Option<&Buffer>,
+    ) -> GpuResult<FloorTrace> {
+        check_room(rays, u64::from(threads) * u64::from(rays_per_thread))?;
         time_launches(
             context,
-            TraceBackend::Query,
+            TraceBackend::Software,
             &self.hits,
             shadow,
-            count,
+            threads,
             &|commands, first, count| {
                 let push = SoftwareFloorPush {
                     nodes: self.nodes.address(),
@@ -254,7 +267,7 @@ impl SoftwareFloor {
                     first,
                     count,
                     shadow: u32::from(shadow),
-                    rays_per_thread: 1,
+                    rays_per_thread,
                 };
                 self.kernel.record_per_pixel(commands, &push, count, 1);
             },

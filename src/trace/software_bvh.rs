@@ -24,9 +24,25 @@ pub const MAX_LEAF_TRIANGLES: usize = 1 << LEAF_COUNT_BITS;
 /// The GPU traversal's stack holds one entry a level; deeper trees are refused.
 pub const MAX_DEPTH: usize = SOFTWARE_BVH_MAX_DEPTH as usize;
 const BINS: usize = 32;
-/// The surface-area heuristic's cost of a node visit against a triangle test.
-const NODE_COST: f32 = 1.0;
-const TRIANGLE_COST: f32 = 1.0;
+
+/// How the tree is built: the surface-area heuristic's cost of a node visit (a triangle test
+/// costs 1), and the most triangles a leaf holds (at most `MAX_LEAF_TRIANGLES`).
+#[derive(Clone, Copy, Debug)]
+pub struct BuildOptions {
+    pub node_cost: f32,
+    pub max_leaf: usize,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        Self {
+            // Of the costs 0.5, 1 and 2 and leaves of at most 2, 4 and 8, the H200 traced
+            // many-materials' and ajar's rays fastest with these (docs/BENCHMARKS.md).
+            node_cost: 2.0,
+            max_leaf: 8,
+        }
+    }
+}
 
 /// A node: both children's boxes and where each child is, as four vec4s:
 /// (c0.lo.x, c0.hi.x, c0.lo.y, c0.hi.y), (c1.lo.x, c1.hi.x, c1.lo.y, c1.hi.y),
@@ -118,6 +134,14 @@ impl SoftwareBvh {
     /// Builds over `triangles` (world space). Degenerate triangles and those with a coordinate
     /// that is not finite cannot be hit and are left out.
     pub fn build(triangles: &[[Vec3; 3]]) -> Result<Self, SoftwareBvhError> {
+        Self::build_with(triangles, BuildOptions::default())
+    }
+
+    pub fn build_with(triangles: &[[Vec3; 3]], options: BuildOptions) -> Result<Self, SoftwareBvhError> {
+        let options = BuildOptions {
+            max_leaf: options.max_leaf.clamp(1, MAX_LEAF_TRIANGLES),
+            ..options
+        };
         if triangles.len() >= 1 << (31 - LEAF_COUNT_BITS) {
             return Err(SoftwareBvhError::TooManyTriangles(triangles.len()));
         }
@@ -142,7 +166,7 @@ impl SoftwareBvh {
             // The empty scene's leaf is the zero triangle pushed below.
             (Bounds::EMPTY, Child::Leaf { first: 0, count: 1 })
         } else {
-            split(&mut primitives, 0, 1, &mut depth)
+            split(&mut primitives, 0, 1, &mut depth, &options)
         };
         let root = match whole {
             // A root that is one leaf: the root node has it as both children (a triangle tested
@@ -310,7 +334,13 @@ impl GpuSoftwareBvh {
 }
 
 /// The surface-area heuristic's split of `primitives` (binned on centroids), or a leaf.
-fn split(primitives: &mut [Primitive], first: usize, level: usize, depth: &mut usize) -> (Bounds, Child) {
+fn split(
+    primitives: &mut [Primitive],
+    first: usize,
+    level: usize,
+    depth: &mut usize,
+    options: &BuildOptions,
+) -> (Bounds, Child) {
     *depth = (*depth).max(level);
     let bounds = primitives.iter().fold(Bounds::EMPTY, |b, p| b.grow(p.bounds));
     let centroids = primitives.iter().fold(Bounds::EMPTY, |b, p| {
@@ -355,11 +385,11 @@ fn split(primitives: &mut [Primitive], first: usize, level: usize, depth: &mut u
             }
         }
     }
-    let leaf_cost = TRIANGLE_COST * count as f32;
+    let leaf_cost = count as f32;
     let left_count = match best {
         Some((cost, axis, b)) => {
-            let split_cost = NODE_COST + TRIANGLE_COST * cost / bounds.area().max(f32::MIN_POSITIVE);
-            if split_cost >= leaf_cost && count <= MAX_LEAF_TRIANGLES {
+            let split_cost = options.node_cost + cost / bounds.area().max(f32::MIN_POSITIVE);
+            if split_cost >= leaf_cost && count <= options.max_leaf {
                 return leaf;
             }
             let scale = BINS as f32 / extent[axis];
@@ -375,12 +405,12 @@ fn split(primitives: &mut [Primitive], first: usize, level: usize, depth: &mut u
             i
         }
         // Every centroid in one place: halves in input order.
-        None if count <= MAX_LEAF_TRIANGLES => return leaf,
+        None if count <= options.max_leaf => return leaf,
         None => count / 2,
     };
     let (left, right) = primitives.split_at_mut(left_count);
-    let (left_bounds, left_child) = split(left, first, level + 1, depth);
-    let (right_bounds, right_child) = split(right, first + left_count, level + 1, depth);
+    let (left_bounds, left_child) = split(left, first, level + 1, depth, options);
+    let (right_bounds, right_child) = split(right, first + left_count, level + 1, depth, options);
     (
         bounds,
         Child::Inner(Box::new(Built {
