@@ -326,7 +326,11 @@ fn compare_software(
         for max_leaf in [4, 8, 16] {
             for node_cost in [1.0, 2.0, 3.0, 4.0] {
                 if (max_leaf, node_cost) != (default.max_leaf, default.node_cost) {
-                    builds.push(BuildOptions { node_cost, max_leaf });
+                    builds.push(BuildOptions {
+                        node_cost,
+                        max_leaf,
+                        ..default
+                    });
                 }
             }
         }

@@ -26,11 +26,13 @@ pub const MAX_DEPTH: usize = SOFTWARE_BVH_MAX_DEPTH as usize;
 const BINS: usize = 32;
 
 /// How the tree is built: the surface-area heuristic's cost of a node visit (a triangle test
-/// costs 1), and the most triangles a leaf holds (at most `MAX_LEAF_TRIANGLES`).
+/// costs 1), the most triangles a leaf holds (at most `MAX_LEAF_TRIANGLES`), and the deepest
+/// it may be (at most `MAX_DEPTH`; a tree that would be deeper halves at medians near it).
 #[derive(Clone, Copy, Debug)]
 pub struct BuildOptions {
     pub node_cost: f32,
     pub max_leaf: usize,
+    pub max_depth: usize,
 }
 
 impl Default for BuildOptions {
@@ -40,6 +42,7 @@ impl Default for BuildOptions {
             // many-materials' and ajar's rays fastest with these (docs/BENCHMARKS.md).
             node_cost: 2.0,
             max_leaf: 8,
+            max_depth: MAX_DEPTH,
         }
     }
 }
@@ -139,8 +142,9 @@ impl SoftwareBvh {
 
     pub fn build_with(triangles: &[[Vec3; 3]], options: BuildOptions) -> Result<Self, SoftwareBvhError> {
         let options = BuildOptions {
+            node_cost: options.node_cost,
             max_leaf: options.max_leaf.clamp(1, MAX_LEAF_TRIANGLES),
-            ..options
+            max_depth: options.max_depth.clamp(1, MAX_DEPTH),
         };
         if triangles.len() >= 1 << (31 - LEAF_COUNT_BITS) {
             return Err(SoftwareBvhError::TooManyTriangles(triangles.len()));
@@ -161,23 +165,22 @@ impl SoftwareBvh {
                 }
             })
             .collect();
-        let mut depth = 1;
-        let whole = if primitives.is_empty() {
+        let (bounds, whole, depth) = if primitives.is_empty() {
             // The empty scene's leaf is the zero triangle pushed below.
-            (Bounds::EMPTY, Child::Leaf { first: 0, count: 1 })
+            (Bounds::EMPTY, Child::Leaf { first: 0, count: 1 }, 1)
         } else {
-            split(&mut primitives, 0, 1, &mut depth, &options)
+            split(&mut primitives, 0, 1, &options)
         };
         let root = match whole {
             // A root that is one leaf: the root node has it as both children (a triangle tested
             // twice never hits nearer the second time), so the traversal needs no empty child.
-            (bounds, Child::Leaf { first, count }) => Built {
+            Child::Leaf { first, count } => Built {
                 bounds: [bounds; 2],
                 children: [Child::Leaf { first, count }, Child::Leaf { first, count }],
             },
-            (_, Child::Inner(built)) => *built,
+            Child::Inner(built) => *built,
         };
-        if depth > MAX_DEPTH {
+        if depth > options.max_depth {
             return Err(SoftwareBvhError::TooDeep(depth));
         }
         let mut bvh = SoftwareBvh {
@@ -333,15 +336,10 @@ impl GpuSoftwareBvh {
     }
 }
 
-/// The surface-area heuristic's split of `primitives` (binned on centroids), or a leaf.
-fn split(
-    primitives: &mut [Primitive],
-    first: usize,
-    level: usize,
-    depth: &mut usize,
-    options: &BuildOptions,
-) -> (Bounds, Child) {
-    *depth = (*depth).max(level);
+/// The surface-area heuristic's split of `primitives` (binned on centroids), or a leaf, and
+/// the subtree's depth. Near the stack's depth, halves at the median instead, which no input
+/// can make deeper than `MAX_DEPTH`; large subtrees are built on threads of their own.
+fn split(primitives: &mut [Primitive], first: usize, level: usize, options: &BuildOptions) -> (Bounds, Child, usize) {
     let bounds = primitives.iter().fold(Bounds::EMPTY, |b, p| b.grow(p.bounds));
     let centroids = primitives.iter().fold(Bounds::EMPTY, |b, p| {
         b.grow(Bounds {
@@ -350,21 +348,78 @@ fn split(
         })
     });
     let count = primitives.len();
-    let leaf = (bounds, Child::Leaf { first, count });
+    let leaf = (bounds, Child::Leaf { first, count }, level);
     if count == 1 {
         return leaf;
     }
-    let extent = centroids.hi - centroids.lo;
-    let mut best: Option<(f32, usize, usize)> = None; // (cost, axis, bins on the left)
-    for axis in 0..3 {
-        if extent[axis] <= 0.0 {
-            continue;
+    // Median halving from here ends in leaves of `max_leaf` within this many more levels.
+    let halvings = (count.div_ceil(options.max_leaf)).next_power_of_two().trailing_zeros() as usize;
+    let left_count = if level + halvings + 1 >= options.max_depth {
+        if count <= options.max_leaf {
+            return leaf;
         }
-        let scale = BINS as f32 / extent[axis];
-        let bin_of = |p: &Primitive| (((p.centroid[axis] - centroids.lo[axis]) * scale) as usize).min(BINS - 1);
+        let axis = (centroids.hi - centroids.lo).max_position();
+        primitives.select_nth_unstable_by(count / 2, |a, b| a.centroid[axis].total_cmp(&b.centroid[axis]));
+        count / 2
+    } else {
+        match best_binned_split(primitives, centroids) {
+            Some((cost, axis, bin)) => {
+                let split_cost = options.node_cost + cost / bounds.area().max(f32::MIN_POSITIVE);
+                if split_cost >= count as f32 && count <= options.max_leaf {
+                    return leaf;
+                }
+                let mut i = 0;
+                for j in 0..count {
+                    if bin_of(&primitives[j], centroids, axis) < bin {
+                        primitives.swap(i, j);
+                        i += 1;
+                    }
+                }
+                i
+            }
+            // Every centroid in one place: halves in input order.
+            None if count <= options.max_leaf => return leaf,
+            None => count / 2,
+        }
+    };
+    let (left, right) = primitives.split_at_mut(left_count);
+    let ((left_bounds, left_child, left_depth), (right_bounds, right_child, right_depth)) = if count > 1 << 16 {
+        std::thread::scope(|scope| {
+            let left = scope.spawn(|| split(left, first, level + 1, options));
+            let right = split(right, first + left_count, level + 1, options);
+            (left.join().expect("a build thread does not panic"), right)
+        })
+    } else {
+        (
+            split(left, first, level + 1, options),
+            split(right, first + left_count, level + 1, options),
+        )
+    };
+    (
+        bounds,
+        Child::Inner(Box::new(Built {
+            bounds: [left_bounds, right_bounds],
+            children: [left_child, right_child],
+        })),
+        left_depth.max(right_depth),
+    )
+}
+
+fn bin_of(primitive: &Primitive, centroids: Bounds, axis: usize) -> usize {
+    let extent = centroids.hi[axis] - centroids.lo[axis];
+    (((primitive.centroid[axis] - centroids.lo[axis]) * (BINS as f32 / extent)) as usize).min(BINS - 1)
+}
+
+/// The cheapest split between bins of centroids on any axis: (the halves' summed area times
+/// count, axis, the first bin of the right half); `None` where every centroid is in one place.
+fn best_binned_split(primitives: &[Primitive], centroids: Bounds) -> Option<(f32, usize, usize)> {
+    let extent = centroids.hi - centroids.lo;
+    let count = primitives.len();
+    let mut best: Option<(f32, usize, usize)> = None;
+    for axis in (0..3).filter(|&axis| extent[axis] > 0.0) {
         let mut bins = [(Bounds::EMPTY, 0usize); BINS];
-        for p in primitives.iter() {
-            let bin = &mut bins[bin_of(p)];
+        for p in primitives {
+            let bin = &mut bins[bin_of(p, centroids, axis)];
             *bin = (bin.0.grow(p.bounds), bin.1 + 1);
         }
         let mut right_area = [0.0f32; BINS];
@@ -385,39 +440,7 @@ fn split(
             }
         }
     }
-    let leaf_cost = count as f32;
-    let left_count = match best {
-        Some((cost, axis, b)) => {
-            let split_cost = options.node_cost + cost / bounds.area().max(f32::MIN_POSITIVE);
-            if split_cost >= leaf_cost && count <= options.max_leaf {
-                return leaf;
-            }
-            let scale = BINS as f32 / extent[axis];
-            let lo = centroids.lo[axis];
-            let mut i = 0;
-            for j in 0..count {
-                let bin = (((primitives[j].centroid[axis] - lo) * scale) as usize).min(BINS - 1);
-                if bin < b {
-                    primitives.swap(i, j);
-                    i += 1;
-                }
-            }
-            i
-        }
-        // Every centroid in one place: halves in input order.
-        None if count <= options.max_leaf => return leaf,
-        None => count / 2,
-    };
-    let (left, right) = primitives.split_at_mut(left_count);
-    let (left_bounds, left_child) = split(left, first, level + 1, depth, options);
-    let (right_bounds, right_child) = split(right, first + left_count, level + 1, depth, options);
-    (
-        bounds,
-        Child::Inner(Box::new(Built {
-            bounds: [left_bounds, right_bounds],
-            children: [left_child, right_child],
-        })),
-    )
+    best
 }
 
 /// The triangle's map to the unit triangle, or `None` where it has no area or is not finite.
@@ -502,6 +525,37 @@ mod tests {
                 assert_eq!(any.is_some(), expected.is_some());
             }
             assert!(count < 100 || hits > 50, "{count} triangles: {hits} hits of 500");
+        }
+    }
+
+    #[test]
+    fn near_its_depth_limit_the_tree_halves_at_medians_and_still_finds_every_hit() {
+        let triangles = random_triangles(100_000, 11);
+        let free = SoftwareBvh::build(&triangles).unwrap();
+        let limited = SoftwareBvh::build_with(
+            &triangles,
+            BuildOptions {
+                max_depth: 17,
+                ..BuildOptions::default()
+            },
+        )
+        .unwrap();
+        // Leaves of 8 hold 100,000 triangles in 15 levels of medians; the heuristic alone goes
+        // deeper than 17, and the guard keeps it within.
+        assert!(
+            free.depth > 17 && limited.depth <= 17,
+            "{} and {}",
+            free.depth,
+            limited.depth
+        );
+        let rays = random_triangles(300, 12);
+        for ray in &rays {
+            let (origin, direction) = (ray[0] * 1.2 - 1.0, (ray[1] - ray[2]).normalize());
+            let expected = free.intersect(origin, direction, 0.0, 100.0, false).map(|h| h.t);
+            assert_eq!(
+                limited.intersect(origin, direction, 0.0, 100.0, false).map(|h| h.t),
+                expected
+            );
         }
     }
 
