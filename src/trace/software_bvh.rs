@@ -1,7 +1,8 @@
-//! A bounding volume hierarchy that compute shaders traverse themselves
-//! (`include/software_bvh.glsl`), built here on the CPU: a question for devices whose "hardware"
-//! ray tracing is the driver's own software traversal (the H100 and H200 have no RT cores), of
-//! whether a traversal of our own traces the same rays faster.
+//! The software trace backend's hierarchy (`--trace software`): a bounding volume hierarchy that
+//! compute shaders traverse themselves (`include/software_bvh.glsl`), built here on the CPU. On
+//! devices whose "hardware" ray tracing is the driver's own software traversal (the H100 and
+//! H200 have no RT cores) it traces the same rays 1.75-2.5x faster than the driver
+//! (docs/BENCHMARKS.md).
 //!
 //! The layout is Aila and Laine's (2009, 2012) for SIMT traversal: a binary tree whose node
 //! holds both children's boxes, so that one node's 64 bytes decide which children a ray enters,
@@ -38,7 +39,7 @@ pub struct BuildOptions {
 impl Default for BuildOptions {
     fn default() -> Self {
         Self {
-            // Of the costs 0.5, 1 and 2 and leaves of at most 2, 4 and 8, the H200 traced
+            // Of node costs 0.5 to 4 and leaves of at most 2 to 16, the H200 traced
             // many-materials' and ajar's rays fastest with these (docs/BENCHMARKS.md).
             node_cost: 2.0,
             max_leaf: 8,
@@ -50,7 +51,8 @@ impl Default for BuildOptions {
 /// A node: both children's boxes and where each child is, as four vec4s:
 /// (c0.lo.x, c0.hi.x, c0.lo.y, c0.hi.y), (c1.lo.x, c1.hi.x, c1.lo.y, c1.hi.y),
 /// (c0.lo.z, c0.hi.z, c1.lo.z, c1.hi.z), (child 0, child 1, 0, 0) with the children as i32
-/// bits: an inner node's index, or for a leaf `!(first << 3 | count - 1)` (negative).
+/// bits: an inner node's index, or for a leaf `!(first << LEAF_COUNT_BITS | count - 1)`
+/// (negative).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Node {
@@ -117,10 +119,10 @@ struct Primitive {
 /// The build's error: a scene the traversal could not take.
 #[derive(Debug, thiserror::Error)]
 pub enum SoftwareBvhError {
-    #[error("{0} triangles: the software hierarchy indexes at most 2^28")]
+    #[error("{0} triangles: the software hierarchy indexes fewer than {limit}", limit = 1u32 << (31 - LEAF_COUNT_BITS))]
     TooManyTriangles(usize),
-    #[error("the software hierarchy is {0} levels deep; its traversal's stack holds {MAX_DEPTH}")]
-    TooDeep(usize),
+    #[error("the software hierarchy is {0} levels deep, more than the {1} asked")]
+    TooDeep(usize, usize),
 }
 
 enum Child {
@@ -149,10 +151,11 @@ impl SoftwareBvh {
         if triangles.len() >= 1 << (31 - LEAF_COUNT_BITS) {
             return Err(SoftwareBvhError::TooManyTriangles(triangles.len()));
         }
+        let maps: Vec<Option<WoopTriangle>> = triangles.iter().map(woop).collect();
         let mut primitives: Vec<Primitive> = triangles
             .iter()
             .enumerate()
-            .filter(|(_, t)| woop(t).is_some())
+            .filter(|&(id, _)| maps[id].is_some())
             .map(|(id, t)| {
                 let bounds = Bounds {
                     lo: t[0].min(t[1]).min(t[2]),
@@ -181,14 +184,11 @@ impl SoftwareBvh {
             Child::Inner(built) => *built,
         };
         if depth > options.max_depth {
-            return Err(SoftwareBvhError::TooDeep(depth));
+            return Err(SoftwareBvhError::TooDeep(depth, options.max_depth));
         }
         let mut bvh = SoftwareBvh {
             nodes: Vec::new(),
-            triangles: primitives
-                .iter()
-                .map(|p| woop(&triangles[p.id as usize]).expect("kept triangles map"))
-                .collect(),
+            triangles: primitives.iter().filter_map(|p| maps[p.id as usize]).collect(),
             triangle_ids: primitives.iter().map(|p| p.id).collect(),
             depth,
         };
