@@ -16,6 +16,8 @@ pub struct DeviceReport {
     #[serde(flatten)]
     pub adapter: Adapter,
     pub trace_backends: Vec<TraceBackend>,
+    /// What `render --trace auto` takes on this device.
+    pub auto_trace_backend: Option<TraceBackend>,
     pub usable: bool,
     pub missing: Vec<&'static str>,
 }
@@ -28,6 +30,7 @@ pub fn system_report() -> GpuResult<SystemReport> {
             let missing = adapter.capabilities.missing();
             DeviceReport {
                 trace_backends: adapter.capabilities.trace_backends(),
+                auto_trace_backend: adapter.auto_trace_backend(),
                 usable: missing.is_empty(),
                 missing,
                 adapter,
@@ -68,9 +71,15 @@ impl std::fmt::Display for SystemReport {
             let backends = |backend| yes_no(device.trace_backends.contains(&backend));
             writeln!(
                 f,
-                "    trace backends: ray query {}, pipeline {}, software yes (our own traversal, any device)",
+                "    trace backends: ray query {}, pipeline {}, software yes (our own traversal, any device); auto: {}",
                 backends(TraceBackend::Query),
-                backends(TraceBackend::Pipeline)
+                backends(TraceBackend::Pipeline),
+                match device.auto_trace_backend {
+                    Some(TraceBackend::Software) => "software (no ray-tracing cores)",
+                    Some(TraceBackend::Query) => "ray query",
+                    Some(TraceBackend::Pipeline) => "pipeline",
+                    None => "none",
+                }
             )?;
             writeln!(
                 f,

@@ -355,7 +355,8 @@ enum IntegratorArg {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Trace {
-    /// Ray queries where the device has them, else the ray-tracing pipeline.
+    /// Our own traversal on GPUs without ray-tracing cores (NVIDIA's A100, H100, H200...),
+    /// else ray queries where the device has them, else the ray-tracing pipeline.
     Auto,
     Query,
     Pipeline,
@@ -783,6 +784,8 @@ fn render_settings(
     let environment = environment(args)?;
     let available = context.trace_backends();
     let backend = match args.trace {
+        // The hardware choice among the backends this context enabled.
+        Trace::Auto if context.adapter().lacks_ray_tracing_cores() => TraceBackend::Software,
         Trace::Auto => *available.first().ok_or("the device has no trace backend")?,
         Trace::Query => TraceBackend::Query,
         Trace::Pipeline => TraceBackend::Pipeline,

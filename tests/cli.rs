@@ -54,6 +54,8 @@ fn info_json_lists_devices_with_their_backends() {
                 "lavapipe should offer ray query and pipeline: {device}"
             );
             assert_eq!(device["usable"], true);
+            // Lavapipe is not a GPU without ray-tracing cores: auto keeps ray queries.
+            assert_eq!(device["auto_trace_backend"], "query", "{device}");
         }
     }
 }

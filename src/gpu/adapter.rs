@@ -160,7 +160,31 @@ pub struct Adapter {
     pub(crate) raw: vk::PhysicalDevice,
 }
 
+/// NVIDIA's data-centre GPUs without ray-tracing cores, by the first word of their name after
+/// "NVIDIA" (up to a dash: "A100-SXM4-80GB"). Vulkan does not say whether a device traces in
+/// hardware; their drivers trace in software, and wavetrace's own traversal is faster there.
+const WITHOUT_RAY_TRACING_CORES: [&str; 8] = ["A100", "A800", "A30", "H100", "H800", "H200", "H20", "GH200"];
+
 impl Adapter {
+    /// Whether the device is known to have no ray-tracing cores (`WITHOUT_RAY_TRACING_CORES`).
+    pub fn lacks_ray_tracing_cores(&self) -> bool {
+        let model = self
+            .name
+            .strip_prefix("NVIDIA ")
+            .and_then(|rest| rest.split_whitespace().next());
+        model.is_some_and(|word| WITHOUT_RAY_TRACING_CORES.contains(&word.split('-').next().unwrap_or(word)))
+    }
+
+    /// The backend `--trace auto` takes: our own traversal where the device has no ray-tracing
+    /// cores (1.5-3x faster renders on the H200: docs/BENCHMARKS.md), else the first hardware
+    /// backend (ray queries before the pipeline).
+    pub fn auto_trace_backend(&self) -> Option<TraceBackend> {
+        if self.lacks_ray_tracing_cores() {
+            return Some(TraceBackend::Software);
+        }
+        self.capabilities.trace_backends().first().copied()
+    }
+
     fn type_rank(&self) -> u32 {
         match self.device_type.as_str() {
             "discrete" => 0,
@@ -620,6 +644,30 @@ mod tests {
             driver: String::new(),
             capabilities,
             raw: vk::PhysicalDevice::null(),
+        }
+    }
+
+    #[test]
+    fn auto_traces_with_our_own_traversal_on_gpus_without_ray_tracing_cores() {
+        let auto = |name: &str| adapter(0, name, "discrete", capabilities(false, true)).auto_trace_backend();
+        for name in [
+            "NVIDIA H100 80GB HBM3",
+            "NVIDIA H200",
+            "NVIDIA A100-SXM4-40GB",
+            "NVIDIA GH200 480GB",
+            "NVIDIA A30",
+        ] {
+            assert_eq!(auto(name), Some(TraceBackend::Software), "{name}");
+        }
+        for name in [
+            "NVIDIA GeForce RTX 4090",
+            "NVIDIA RTX A3000 Laptop GPU",
+            "NVIDIA A10",
+            "NVIDIA L40S",
+            "AMD Radeon RX 6800",
+            "llvmpipe (LLVM 15.0.6, 256 bits)",
+        ] {
+            assert_eq!(auto(name), Some(TraceBackend::Pipeline), "{name}");
         }
     }
 
