@@ -14,6 +14,9 @@
 gpu_constants! {
     /// The deepest software hierarchy (`trace::software_bvh`) its traversal's stack holds.
     const SOFTWARE_BVH_MAX_DEPTH: u32 = 64;
+    /// What the software traversal scales a box's far distance by, so that rounding never
+    /// culls a box a ray touches (Ize 2013's 1 + 2 gamma(3)).
+    const SOFTWARE_CONSERVATIVE_FAR: f32 = 1.000_000_4;
     /// Set on a software hierarchy's instance id where the material may have alpha holes.
     const SOFTWARE_MAY_HAVE_HOLES: u32 = 0x8000_0000;
     /// Bits of a software hierarchy's leaf index that hold its triangle count less one.

@@ -283,3 +283,74 @@ fn our_own_traversal_finds_the_hits_the_trace_backends_find() {
     }
     gpu.finish();
 }
+
+/// A wall of jittered grid triangles, and rays from one point aimed at their shared vertices
+/// and at points of their shared edges, where a test that is not watertight (or a box test
+/// that rounding can cull) lets some through. The wall is nearly flat and seen from in front
+/// of it (no ray meets it at less than 30 degrees, and it leans by at most 7), so that no edge
+/// is a silhouette that a ray could graze past.
+fn wall_and_rays_at_its_edges(n: usize) -> (Vec<[Vec3; 3]>, Vec<ProbeRay>) {
+    let mut rng = SmallRng::seed_from_u64(17);
+    let grid: Vec<Vec<Vec3>> = (0..=n)
+        .map(|i| {
+            (0..=n)
+                .map(|j| {
+                    let jitter = Vec3::new(rng.random(), rng.random(), rng.random()) - 0.5;
+                    Vec3::new(i as f32, j as f32, 5.0) + jitter * Vec3::new(0.6, 0.6, 0.1)
+                })
+                .collect()
+        })
+        .collect();
+    let mut triangles = Vec::new();
+    for i in 0..n {
+        for j in 0..n {
+            triangles.push([grid[i][j], grid[i + 1][j], grid[i + 1][j + 1]]);
+            triangles.push([grid[i][j], grid[i + 1][j + 1], grid[i][j + 1]]);
+        }
+    }
+    let origin = Vec3::new(n as f32 * 0.47, n as f32 * 0.52, 5.0 - n as f32);
+    let mut rays = Vec::new();
+    for i in 1..n {
+        for j in 1..n {
+            let corner = grid[i][j];
+            for target in [
+                corner,
+                corner.lerp(grid[i + 1][j + 1], 0.3),
+                corner.lerp(grid[i + 1][j], 0.7),
+                corner.lerp(grid[i][j + 1], 0.45),
+            ] {
+                rays.push(ProbeRay {
+                    origin,
+                    t_min: 0.0,
+                    direction: (target - origin).normalize(),
+                    t_max: 1e30,
+                });
+            }
+        }
+    }
+    (triangles, rays)
+}
+
+#[test]
+fn no_ray_leaks_between_the_triangles_of_a_closed_surface() {
+    let gpu = common::gpu();
+    let (triangles, rays) = wall_and_rays_at_its_edges(40);
+    let bvh = SoftwareBvh::build(&triangles).unwrap();
+    for ray in &rays {
+        let hit = bvh.intersect(ray.origin, ray.direction, ray.t_min, ray.t_max, false);
+        assert!(hit.is_some(), "the CPU twin lets {ray:?} through");
+    }
+    let floor = SoftwareFloor::new(&gpu.context, &bvh).unwrap();
+    let buffer = Buffer::from_slice(&gpu.context, "rays", &rays, BufferUsage::STORAGE).unwrap();
+    for shadow in [false, true] {
+        let traced = floor
+            .trace(&gpu.context, &buffer, rays.len() as u32, shadow, None)
+            .unwrap();
+        assert_eq!(
+            traced.hits as usize,
+            rays.len(),
+            "shadow {shadow}: rays leak through the wall"
+        );
+    }
+    gpu.finish();
+}

@@ -34,8 +34,8 @@ bool software_alpha_hole(int slot, float u, float v, vec3 origin, vec3 direction
     if ((ids.x & SOFTWARE_MAY_HAVE_HOLES) == 0) {
         return false;
     }
-    // The unit triangle's u and v weigh the first and second vertex; Vulkan's barycentrics
-    // weigh the second and third.
+    // u and v weigh the first and second vertex; Vulkan's barycentrics weigh the second and
+    // third.
     return alpha_hole(c, ids.x & ~SOFTWARE_MAY_HAVE_HOLES, ids.y, vec2(v, 1.0 - u - v), origin, direction);
 }
 

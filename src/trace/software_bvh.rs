@@ -6,16 +6,18 @@
 //!
 //! The layout is Aila and Laine's (2009, 2012) for SIMT traversal: a binary tree whose node
 //! holds both children's boxes, so that one node's 64 bytes decide which children a ray enters,
-//! and triangles as affine maps to the unit triangle (Woop 2004), 48 bytes each, which make the
-//! intersection a few dot products. The tree is a binned surface-area-heuristic build over the
+//! and triangles as their three vertices, 48 bytes each, tested watertight (Woop, Benthin and
+//! Wald 2013: a ray through an edge or a vertex shared by two triangles hits one of them, so
+//! no ray leaks between a closed mesh's triangles). The tree is a binned surface-area-heuristic build over the
 //! triangles in world space (every instance flattened, as `--merge-instances` does for one
 //! bottom level).
 
-use glam::{Mat4, Vec3, Vec4};
+use glam::{Vec3, Vec4};
 
 use crate::gpu::{Buffer, BufferUsage, Context, GpuError, GpuResult};
 use crate::interface::{
-    PassConstants, SOFTWARE_BVH_MAX_DEPTH, SOFTWARE_LEAF_COUNT_BITS as LEAF_COUNT_BITS, SOFTWARE_MAY_HAVE_HOLES,
+    PassConstants, SOFTWARE_BVH_MAX_DEPTH, SOFTWARE_CONSERVATIVE_FAR, SOFTWARE_LEAF_COUNT_BITS as LEAF_COUNT_BITS,
+    SOFTWARE_MAY_HAVE_HOLES,
 };
 use crate::scene::{AlphaMode, Scene};
 
@@ -25,6 +27,11 @@ pub const MAX_LEAF_TRIANGLES: usize = 1 << LEAF_COUNT_BITS;
 /// The GPU traversal's stack holds one entry a level; deeper trees are refused.
 pub const MAX_DEPTH: usize = SOFTWARE_BVH_MAX_DEPTH as usize;
 const BINS: usize = 32;
+/// A box's far distance is scaled up by this before the test, so that rounding never culls a
+/// box that a ray touches (Ize 2013: 1 + 2 gamma(3), each slab distance being a difference and a
+/// product of floats): without it a ray through a vertex on a box's face could miss the box
+/// and leak between the triangles the test itself holds watertight.
+const CONSERVATIVE_FAR: f32 = SOFTWARE_CONSERVATIVE_FAR;
 
 /// How the tree is built: the surface-area heuristic's cost of a node visit (a triangle test
 /// costs 1), the most triangles a leaf holds (at most `MAX_LEAF_TRIANGLES`), and the deepest
@@ -59,20 +66,18 @@ pub struct Node {
     pub words: [Vec4; 4],
 }
 
-/// A triangle as the rows of the affine map from world space to the unit triangle's space
-/// (vertices (1,0,0), (0,1,0), (0,0,0), normal along z): row 2 with its translation negated
-/// (`t = (w - dot(o, xyz)) / dot(d, xyz)`), then rows 0 and 1 (`u`, `v`: the weights of the
-/// first and second vertex).
+/// A triangle as its three vertices (w unused), in the order of the input: the hit's `u` and
+/// `v` weigh the first and second.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct WoopTriangle {
-    pub rows: [Vec4; 3],
+pub struct StoredTriangle {
+    pub vertices: [Vec4; 3],
 }
 
 /// The built hierarchy, ready to upload.
 pub struct SoftwareBvh {
     pub nodes: Vec<Node>,
-    pub triangles: Vec<WoopTriangle>,
+    pub triangles: Vec<StoredTriangle>,
     /// For each entry of `triangles`, the index of the input triangle it is.
     pub triangle_ids: Vec<u32>,
     pub depth: usize,
@@ -151,7 +156,7 @@ impl SoftwareBvh {
         if triangles.len() >= 1 << (31 - LEAF_COUNT_BITS) {
             return Err(SoftwareBvhError::TooManyTriangles(triangles.len()));
         }
-        let maps: Vec<Option<WoopTriangle>> = triangles.iter().map(woop).collect();
+        let maps: Vec<Option<StoredTriangle>> = triangles.iter().map(stored).collect();
         let mut primitives: Vec<Primitive> = triangles
             .iter()
             .enumerate()
@@ -193,9 +198,10 @@ impl SoftwareBvh {
             depth,
         };
         if bvh.triangles.is_empty() {
-            // No triangle to hit: the root's leaf is one whose map is zero, whose distance is
-            // 0/0 and so never inside a ray's interval.
-            bvh.triangles.push(WoopTriangle { rows: [Vec4::ZERO; 3] });
+            // No triangle to hit: the root's leaf is one of no area, whose determinant is 0.
+            bvh.triangles.push(StoredTriangle {
+                vertices: [Vec4::ZERO; 3],
+            });
             bvh.triangle_ids.push(u32::MAX);
         }
         bvh.flatten(&root);
@@ -232,7 +238,7 @@ impl SoftwareBvh {
     /// the shader defers leaves, so an `any` hit may be another triangle).
     pub fn intersect(&self, origin: Vec3, direction: Vec3, t_min: f32, t_max: f32, any: bool) -> Option<SoftwareHit> {
         let inverse = direction.map(|d| 1.0 / if d.abs() > 1e-30 { d } else { 1e-30f32.copysign(d) });
-        let scaled_origin = origin * inverse;
+        let sheared = ShearedRay::new(origin, direction);
         let mut hit: Option<SoftwareHit> = None;
         let mut stack = vec![0i32];
         while let Some(index) = stack.pop() {
@@ -243,7 +249,7 @@ impl SoftwareBvh {
                 );
                 for slot in first..first + count {
                     let limit = hit.map_or(t_max, |h| h.t);
-                    if let Some(t) = woop_hit(&self.triangles[slot as usize], origin, direction, t_min, limit) {
+                    if let Some(t) = sheared.hit(&self.triangles[slot as usize], t_min, limit) {
                         hit = Some(SoftwareHit {
                             t,
                             triangle: self.triangle_ids[slot as usize],
@@ -258,10 +264,10 @@ impl SoftwareBvh {
             let node = &self.nodes[index as usize].words;
             let limit = hit.map_or(t_max, |h| h.t);
             let slab = |lo: Vec3, hi: Vec3| -> (f32, f32) {
-                let a = lo * inverse - scaled_origin;
-                let b = hi * inverse - scaled_origin;
+                let a = (lo - origin) * inverse;
+                let b = (hi - origin) * inverse;
                 let near = a.min(b).max_element().max(t_min);
-                let far = a.max(b).min_element().min(limit);
+                let far = (a.max(b).min_element() * CONSERVATIVE_FAR).min(limit);
                 (near, far)
             };
             let (n0, f0) = slab(
@@ -443,37 +449,77 @@ fn best_binned_split(primitives: &[Primitive], centroids: Bounds) -> Option<(f32
     best
 }
 
-/// The triangle's map to the unit triangle, or `None` where it has no area or is not finite.
-fn woop(triangle: &[Vec3; 3]) -> Option<WoopTriangle> {
+/// The triangle to store, or `None` where it has no area or a coordinate is not finite.
+fn stored(triangle: &[Vec3; 3]) -> Option<StoredTriangle> {
     let [v0, v1, v2] = *triangle;
-    let (e0, e1) = (v0 - v2, v1 - v2);
-    let normal = e0.cross(e1);
-    let object_from_unit = Mat4::from_cols(e0.extend(0.0), e1.extend(0.0), normal.extend(0.0), v2.extend(1.0));
-    let determinant = object_from_unit.determinant();
-    if !determinant.is_finite() || determinant.abs() < f32::MIN_POSITIVE || !normal.is_finite() {
-        return None;
-    }
-    let unit_from_object = object_from_unit.inverse();
-    let row = |r: usize| unit_from_object.row(r);
-    let z = row(2);
-    let rows = [Vec4::new(z.x, z.y, z.z, -z.w), row(0), row(1)];
-    rows.iter().all(|r| r.is_finite()).then_some(WoopTriangle { rows })
+    let normal = (v1 - v0).cross(v2 - v0);
+    let usable = triangle.iter().all(|v| v.is_finite()) && normal.is_finite() && normal != Vec3::ZERO;
+    usable.then_some(StoredTriangle {
+        vertices: triangle.map(|v| v.extend(0.0)),
+    })
 }
 
-/// The distance to `triangle` in (t_min, t_max), as the shader computes it.
-fn woop_hit(triangle: &WoopTriangle, origin: Vec3, direction: Vec3, t_min: f32, t_max: f32) -> Option<f32> {
-    let [z, x, y] = triangle.rows;
-    let origin_z = z.w - origin.dot(z.truncate());
-    let t = origin_z / direction.dot(z.truncate());
-    if !(t > t_min && t < t_max) {
-        return None;
+/// A ray in the watertight test's frame (Woop, Benthin and Wald 2013): the axis along which
+/// the direction is largest becomes z, and a shear takes the direction to +z, so that a point's
+/// x and y say on which side of the ray it lies. The rows are the frame's axes as functions of
+/// the point less the origin; each has one 1 (or `1/d.z`) and at most one other term, so a
+/// vertex maps to the same coordinates in every triangle it belongs to.
+struct ShearedRay {
+    origin: Vec3,
+    rows: [Vec3; 3],
+}
+
+impl ShearedRay {
+    /// `include/software_bvh.glsl`'s `sheared_rows`, line for line.
+    fn new(origin: Vec3, direction: Vec3) -> Self {
+        let a = direction.abs();
+        let kz = if a.x > a.y {
+            if a.x > a.z {
+                0
+            } else {
+                2
+            }
+        } else if a.y > a.z {
+            1
+        } else {
+            2
+        };
+        let (mut kx, mut ky) = ((kz + 1) % 3, (kz + 2) % 3);
+        if direction[kz] < 0.0 {
+            std::mem::swap(&mut kx, &mut ky);
+        }
+        let unit = |k: usize| Vec3::from_array(std::array::from_fn(|i| if i == k { 1.0 } else { 0.0 }));
+        let (ex, ey, ez) = (unit(kx), unit(ky), unit(kz));
+        let (sx, sy, sz) = (
+            direction[kx] / direction[kz],
+            direction[ky] / direction[kz],
+            1.0 / direction[kz],
+        );
+        Self {
+            origin,
+            rows: [ex - sx * ez, ey - sy * ez, sz * ez],
+        }
     }
-    let u = x.w + origin.dot(x.truncate()) + t * direction.dot(x.truncate());
-    if u < 0.0 {
-        return None;
+
+    /// The distance to `triangle` in (t_min, t_max), as the shader computes it.
+    fn hit(&self, triangle: &StoredTriangle, t_min: f32, t_max: f32) -> Option<f32> {
+        let [a, b, c] = triangle.vertices.map(|v| {
+            let p = v.truncate() - self.origin;
+            Vec3::new(p.dot(self.rows[0]), p.dot(self.rows[1]), p.dot(self.rows[2]))
+        });
+        let u = c.x * b.y - c.y * b.x;
+        let v = a.x * c.y - a.y * c.x;
+        let w = b.x * a.y - b.y * a.x;
+        if (u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0) {
+            return None;
+        }
+        let determinant = u + v + w;
+        if determinant == 0.0 {
+            return None;
+        }
+        let t = (u * a.z + v * b.z + w * c.z) / determinant;
+        (t > t_min && t < t_max).then_some(t)
     }
-    let v = y.w + origin.dot(y.truncate()) + t * direction.dot(y.truncate());
-    (v >= 0.0 && u + v <= 1.0).then_some(t)
 }
 
 #[cfg(test)]
@@ -499,7 +545,7 @@ mod tests {
     fn brute_force(triangles: &[[Vec3; 3]], origin: Vec3, direction: Vec3, t_max: f32) -> Option<f32> {
         triangles
             .iter()
-            .filter_map(|t| woop(t).and_then(|w| woop_hit(&w, origin, direction, 0.0, t_max)))
+            .filter_map(|t| stored(t).and_then(|s| ShearedRay::new(origin, direction).hit(&s, 0.0, t_max)))
             .min_by(f32::total_cmp)
     }
 
@@ -517,8 +563,8 @@ mod tests {
                 let expected = brute_force(&triangles, origin, direction, 100.0);
                 assert_eq!(found.map(|h| h.t), expected, "{count} triangles");
                 if let Some(hit) = found {
-                    let t = woop(&triangles[hit.triangle as usize]).unwrap();
-                    assert_eq!(woop_hit(&t, origin, direction, 0.0, 100.0), Some(hit.t));
+                    let t = stored(&triangles[hit.triangle as usize]).unwrap();
+                    assert_eq!(ShearedRay::new(origin, direction).hit(&t, 0.0, 100.0), Some(hit.t));
                     hits += 1;
                 }
                 let any = bvh.intersect(origin, direction, 0.0, 100.0, true);
