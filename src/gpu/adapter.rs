@@ -176,7 +176,7 @@ impl Adapter {
     }
 
     /// The backend `--trace auto` takes: our own traversal where the device has no ray-tracing
-    /// cores (1.5-3x faster renders on the H200: docs/BENCHMARKS.md), else the first hardware
+    /// cores (1.5-2.3x faster renders on the H200: docs/BENCHMARKS.md), else the first hardware
     /// backend (ray queries before the pipeline).
     pub fn auto_trace_backend(&self) -> Option<TraceBackend> {
         if self.lacks_ray_tracing_cores() {
