@@ -30,7 +30,7 @@ pub fn system_report() -> GpuResult<SystemReport> {
             let missing = adapter.capabilities.missing();
             DeviceReport {
                 trace_backends: adapter.capabilities.trace_backends(),
-                auto_trace_backend: adapter.auto_trace_backend(),
+                auto_trace_backend: adapter.auto_trace_backend(&adapter.capabilities.trace_backends()),
                 usable: missing.is_empty(),
                 missing,
                 adapter,

@@ -784,9 +784,10 @@ fn render_settings(
     let environment = environment(args)?;
     let available = context.trace_backends();
     let backend = match args.trace {
-        // The hardware choice among the backends this context enabled.
-        Trace::Auto if context.adapter().lacks_ray_tracing_cores() => TraceBackend::Software,
-        Trace::Auto => *available.first().ok_or("the device has no trace backend")?,
+        Trace::Auto => context
+            .adapter()
+            .auto_trace_backend(available)
+            .ok_or("the device has no trace backend")?,
         Trace::Query => TraceBackend::Query,
         Trace::Pipeline => TraceBackend::Pipeline,
         Trace::Software => TraceBackend::Software,

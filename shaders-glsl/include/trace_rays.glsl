@@ -18,8 +18,7 @@
 
 layout(buffer_reference, scalar) readonly buffer SoftwareIds { uvec2 v[]; };
 
-// The slot's (instance, triangle) where a hit was found, less the flag that its material may
-// have holes.
+// The slot's (instance, triangle), less the flag that its material may have holes.
 uvec2 software_hit_ids(PassConstants c, int slot) {
     uvec2 ids = SoftwareIds(c.software_ids).v[slot];
     return uvec2(ids.x & ~SOFTWARE_MAY_HAVE_HOLES, ids.y);
@@ -30,13 +29,13 @@ bool software_alpha_hole(int slot, float u, float v, vec3 origin, vec3 direction
         return false;
     }
     PassConstants c = constants();
-    uvec2 ids = SoftwareIds(c.software_ids).v[slot];
-    if ((ids.x & SOFTWARE_MAY_HAVE_HOLES) == 0) {
+    if ((SoftwareIds(c.software_ids).v[slot].x & SOFTWARE_MAY_HAVE_HOLES) == 0) {
         return false;
     }
+    uvec2 ids = software_hit_ids(c, slot);
     // u and v weigh the first and second vertex; Vulkan's barycentrics weigh the second and
     // third.
-    return alpha_hole(c, ids.x & ~SOFTWARE_MAY_HAVE_HOLES, ids.y, vec2(v, 1.0 - u - v), origin, direction);
+    return alpha_hole(c, ids.x, ids.y, vec2(v, 1.0 - u - v), origin, direction);
 }
 
 // Either trace in one call: a subgroup whose lanes trace both kinds runs one traversal loop

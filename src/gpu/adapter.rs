@@ -176,13 +176,13 @@ impl Adapter {
     }
 
     /// The backend `--trace auto` takes: our own traversal where the device has no ray-tracing
-    /// cores (1.5-2.3x faster renders on the H200: docs/BENCHMARKS.md), else the first hardware
-    /// backend (ray queries before the pipeline).
-    pub fn auto_trace_backend(&self) -> Option<TraceBackend> {
+    /// cores (1.5-2.3x faster renders on the H200: docs/BENCHMARKS.md), else the first of the
+    /// hardware backends `enabled` (ray queries before the pipeline).
+    pub fn auto_trace_backend(&self, enabled: &[TraceBackend]) -> Option<TraceBackend> {
         if self.lacks_ray_tracing_cores() {
             return Some(TraceBackend::Software);
         }
-        self.capabilities.trace_backends().first().copied()
+        enabled.first().copied()
     }
 
     fn type_rank(&self) -> u32 {
@@ -649,7 +649,10 @@ mod tests {
 
     #[test]
     fn auto_traces_with_our_own_traversal_on_gpus_without_ray_tracing_cores() {
-        let auto = |name: &str| adapter(0, name, "discrete", capabilities(false, true)).auto_trace_backend();
+        let auto = |name: &str| {
+            let adapter = adapter(0, name, "discrete", capabilities(false, true));
+            adapter.auto_trace_backend(&adapter.capabilities.trace_backends())
+        };
         for name in [
             "NVIDIA H100 80GB HBM3",
             "NVIDIA H200",

@@ -1,8 +1,9 @@
 //! The software trace backend's hierarchy (`--trace software`): a bounding volume hierarchy that
 //! compute shaders traverse themselves (`include/software_bvh.glsl`), built here on the CPU. On
 //! devices whose "hardware" ray tracing is the driver's own software traversal (the H100 and
-//! H200 have no RT cores) it traces the same rays 1.75-2.5x faster than the driver
-//! (docs/BENCHMARKS.md).
+//! H200 have no RT cores) it traces the same rays faster than the driver: 1.75-2.5x with the
+//! affine triangle test it had first, renders 1.5-2.3x faster with the watertight one it has
+//! now (docs/BENCHMARKS.md).
 //!
 //! The layout is Aila and Laine's (2009, 2012) for SIMT traversal: a binary tree whose node
 //! holds both children's boxes, so that one node's 64 bytes decide which children a ray enters,
