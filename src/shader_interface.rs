@@ -410,8 +410,9 @@ gpu_structs! {
         pad1: u32,
         // Textures (textures.glsl): slots in the bindless array for base colour, metallic-
         // roughness, normal and emissive (!0: none; 0: the magenta stand-in), each read at
-        // TEXCOORD_0 through a KHR_texture_transform, x_axis.xy y_axis.xy here and the
-        // offsets two by two below.
+        // the mesh's texture coordinates (the set the material reads: Material::uv_set)
+        // through a KHR_texture_transform, x_axis.xy y_axis.xy here and the offsets two by
+        // two below.
         textures: UVec4,
         base_color_uv: Vec4,
         metallic_roughness_uv: Vec4,
@@ -436,7 +437,7 @@ gpu_structs! {
         instances: u64,
         meshes: u64,
         materials: u64,
-        // Per-vertex normals, TEXCOORD_0 and tangents beside `positions` (zero for meshes
+        // Per-vertex normals, texture coordinates and tangents beside `positions` (zero for meshes
         // without).
         normals: u64,
         uvs: u64,

@@ -161,11 +161,12 @@ fn linear(texel: [u8; 4]) -> Vec3 {
     )
 }
 
-#[test]
-fn base_colour_and_emissive_textures_show_their_texels() {
+/// A checkerboard base colour (scaled by KHR_texture_transform) on the left quad, an emissive
+/// texture on the right one, both with nearest filtering.
+fn checker_and_glow() -> Value {
     let checker: Vec<u8> = [CHECK_A, CHECK_B, CHECK_B, CHECK_A].concat();
     let glow: Vec<u8> = [GLOW_A, GLOW_B, GLOW_B, GLOW_A].concat();
-    let document = quads_gltf(
+    quads_gltf(
         &[column([-1.9, -0.1], 0), column([0.1, 1.9], 1)],
         json!([
             {"name": "checker", "pbrMetallicRoughness": {"metallicFactor": 0.0, "baseColorTexture": {"index": 0,
@@ -178,7 +179,12 @@ fn base_colour_and_emissive_textures_show_their_texels() {
         json!([{"uri": png_data_uri(2, 2, &checker)}, {"uri": png_data_uri(2, 2, &glow)}]),
         json!([{"source": 0, "sampler": 0}, {"source": 1, "sampler": 0}]),
         json!([{"magFilter": 9728, "minFilter": 9728}]),
-    );
+    )
+}
+
+#[test]
+fn base_colour_and_emissive_textures_show_their_texels() {
+    let document = checker_and_glow();
     let scene = Scene::load(&write("checker.gltf", &document)).unwrap();
     assert!(
         scene.warnings.iter().all(|w| !w.contains("material")),
@@ -557,4 +563,92 @@ fn minification_without_a_mipmap_reads_the_full_image() {
             "{what}: {purple} purple pixels through the trilinear sampler: the checker is not minified"
         );
     }
+}
+
+/// `document` with each primitive's texture coordinates moved to TEXCOORD_1, and TEXCOORD_0
+/// replaced by one point of the textures (0.3, 0.7) for every vertex, which a renderer that
+/// read TEXCOORD_0 would show as flat colour.
+fn coordinates_moved_to_set_one(document: &Value) -> Value {
+    let mut document = document.clone();
+    let elsewhere: Vec<u8> = [0.3f32, 0.7].repeat(4).iter().flat_map(|f| f.to_le_bytes()).collect();
+    let buffer = document["buffers"].as_array().unwrap().len();
+    document["buffers"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"byteLength": elsewhere.len(),
+        "uri": format!("data:application/octet-stream;base64,{}",
+                       base64::engine::general_purpose::STANDARD.encode(&elsewhere))}));
+    document["bufferViews"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"buffer": buffer, "byteLength": elsewhere.len()}));
+    let view = document["bufferViews"].as_array().unwrap().len() - 1;
+    document["accessors"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"bufferView": view, "componentType": 5126, "count": 4, "type": "VEC2"}));
+    let accessor = document["accessors"].as_array().unwrap().len() - 1;
+    for mesh in document["meshes"].as_array_mut().unwrap() {
+        for primitive in mesh["primitives"].as_array_mut().unwrap() {
+            let attributes = &mut primitive["attributes"];
+            attributes["TEXCOORD_1"] = attributes["TEXCOORD_0"].clone();
+            attributes["TEXCOORD_0"] = json!(accessor);
+        }
+    }
+    document
+}
+
+/// The first image of each render, every pixel's bits.
+fn pixels(document: &Value, name: &str) -> (Vec<[f32; 3]>, Vec<String>) {
+    let scene = Scene::load(&write(name, document)).unwrap();
+    let image = render(&scene, Environment::constant(Vec3::ONE), 4).swap_remove(0);
+    (image.pixels, scene.warnings)
+}
+
+#[test]
+fn textures_read_at_texcoord_1_render_as_they_do_at_texcoord_0() {
+    let original = checker_and_glow();
+    let (expected, _) = pixels(&original, "set-zero.gltf");
+    let moved = coordinates_moved_to_set_one(&original);
+    // The control: the materials still read TEXCOORD_0, which now holds one point.
+    let (unread, _) = pixels(&moved, "set-one-unread.gltf");
+    assert_ne!(
+        unread, expected,
+        "TEXCOORD_0's replacement changes nothing: the test cannot fail"
+    );
+    // The base colour names its set in the texture info, the emission in KHR_texture_transform,
+    // which overrides the texture info's.
+    let mut reading = moved.clone();
+    reading["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"]["texCoord"] = json!(1);
+    reading["materials"][1]["emissiveTexture"]["extensions"] = json!({"KHR_texture_transform": {"texCoord": 1}});
+    let (seen, warnings) = pixels(&reading, "set-one.gltf");
+    assert!(warnings.iter().all(|w| !w.contains("TEXCOORD")), "{warnings:?}");
+    assert!(
+        seen == expected,
+        "textures read at TEXCOORD_1 render differently from the same at TEXCOORD_0"
+    );
+}
+
+#[test]
+fn a_material_reading_two_sets_and_a_mesh_lacking_its_set_are_warnings() {
+    let mut mixed = checker_and_glow();
+    mixed["materials"][1]["pbrMetallicRoughness"]["baseColorTexture"] = json!({"index": 0, "texCoord": 1});
+    let scene = Scene::load(&write("two-sets.gltf", &mixed)).unwrap();
+    assert!(
+        scene
+            .warnings
+            .iter()
+            .any(|w| w.contains("material glow") && w.contains("TEXCOORD_0 and TEXCOORD_1")),
+        "{:?}",
+        scene.warnings
+    );
+    // The mesh lacks TEXCOORD_1, which the glow material now reads (its base colour's set).
+    assert!(
+        scene
+            .warnings
+            .iter()
+            .any(|w| w.contains("mesh quad 1/0") && w.contains("lacks")),
+        "{:?}",
+        scene.warnings
+    );
 }

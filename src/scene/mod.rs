@@ -31,6 +31,8 @@ pub struct Mesh {
     pub positions: Vec<Vec3>,
     /// Per-vertex shading normals; `None` means shade with the geometric normal.
     pub normals: Option<Vec<Vec3>>,
+    /// The texture coordinates its material's textures read: TEXCOORD_n for n =
+    /// `Material::uv_set` (0 for an untextured material).
     pub uvs: Option<Vec<Vec2>>,
     /// MikkTSpace tangents (xyz) with the bitangent's sign (w), from the file or generated
     /// for normal-mapped meshes.
@@ -130,6 +132,25 @@ impl Default for Material {
 impl Material {
     pub fn is_emissive(&self) -> bool {
         self.emission.max_element() > 0.0
+    }
+
+    /// The material's textures, the most visible first: what decides `uv_set`.
+    pub fn textures(&self) -> impl Iterator<Item = &TextureRef> {
+        [
+            &self.base_color_texture,
+            &self.emissive_texture,
+            &self.metallic_roughness_texture,
+            &self.normal_texture,
+        ]
+        .into_iter()
+        .flatten()
+    }
+
+    /// The TEXCOORD_n set a mesh of this material carries as its `uvs`: the one its textures
+    /// read (the base colour's where they read several, which the importer warns of), 0
+    /// without textures.
+    pub fn uv_set(&self) -> u32 {
+        self.textures().next().map_or(0, |t| t.tex_coord)
     }
 }
 

@@ -41,10 +41,14 @@ pub struct TextureRef {
     /// Index into `Scene::textures`; `None` when the image could not be loaded (rendered
     /// magenta, with a warning).
     pub texture: Option<u32>,
-    /// `KHR_texture_transform` applied to TEXCOORD_0.
+    /// `KHR_texture_transform` applied to the texture coordinates.
     pub transform: Affine2,
     /// The normal texture's `scale`; 1 for the others.
     pub scale: f32,
+    /// Which TEXCOORD_n set the file reads it at (`texCoord`, or KHR_texture_transform's).
+    /// The importer gives each mesh the set its material reads as its `uvs`
+    /// (`Material::uv_set`).
+    pub tex_coord: u32,
 }
 
 impl TextureRef {
@@ -53,6 +57,7 @@ impl TextureRef {
             texture: Some(texture),
             transform: Affine2::IDENTITY,
             scale: 1.0,
+            tex_coord: 0,
         }
     }
 }

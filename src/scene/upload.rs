@@ -20,7 +20,7 @@ pub struct GpuMeshes {
     pub positions: Buffer,
     /// One per position; zero for every vertex of a mesh without normals.
     pub normals: Buffer,
-    /// TEXCOORD_0 per position; zero for a mesh without.
+    /// Each mesh's `uvs` per position; zero for a mesh without.
     pub uvs: Buffer,
     /// Tangent and bitangent sign per position; zero for a mesh without.
     pub tangents: Buffer,

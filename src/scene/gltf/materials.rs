@@ -81,6 +81,21 @@ impl Importer {
                     gltf::material::AlphaMode::Blend => AlphaMode::Blend,
                 },
             };
+            let mut sets: Vec<u32> = converted.textures().map(|t| t.tex_coord).collect();
+            sets.sort_unstable();
+            sets.dedup();
+            if sets.len() > 1 {
+                self.warn(format!(
+                    "material {}: its textures read TEXCOORD_{}; wavetrace gives a mesh one set of texture \
+                     coordinates, so all of them read TEXCOORD_{} (the base colour's, or the first texture's)",
+                    converted.name,
+                    sets.iter()
+                        .map(u32::to_string)
+                        .collect::<Vec<_>>()
+                        .join(" and TEXCOORD_"),
+                    converted.uv_set()
+                ));
+            }
             let repaired = repair_factors(&mut converted);
             if !repaired.is_empty() {
                 self.warn(format!(
@@ -191,12 +206,6 @@ impl Importer {
         let index = image.index();
         let tex_coord = transform.and_then(|(_, set)| set).unwrap_or(tex_coord);
         let transform = transform.map_or(Affine2::IDENTITY, |(t, _)| t);
-        if tex_coord != 0 {
-            self.warn(format!(
-                "material {material}: texture {} uses TEXCOORD_{tex_coord}; wavetrace reads TEXCOORD_0 only",
-                texture.index()
-            ));
-        }
         if let std::collections::hash_map::Entry::Vacant(entry) = textures.images.entry(index) {
             let decoded = match self.decode_image(&image, sources) {
                 Ok(decoded) => Some(decoded),
@@ -215,6 +224,7 @@ impl Importer {
                 texture: None,
                 transform,
                 scale,
+                tex_coord,
             };
         };
         let key = (index, srgb, texture.sampler().index());
@@ -233,6 +243,7 @@ impl Importer {
             texture: Some(slot),
             transform,
             scale,
+            tex_coord,
         }
     }
 

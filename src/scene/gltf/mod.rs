@@ -377,7 +377,12 @@ impl Importer {
             let mut row = Vec::new();
             for primitive in mesh.primitives() {
                 let label = mesh_label(&mesh, primitive.index());
-                let converted = self.primitive(&label, &primitive, buffers)?;
+                let uv_set = primitive
+                    .material()
+                    .index()
+                    .and_then(|i| scene.materials.get(i))
+                    .map_or(0, Material::uv_set);
+                let converted = self.primitive(&label, &primitive, buffers, uv_set)?;
                 let Some(mut converted) = converted else {
                     row.push(None);
                     continue;
@@ -389,10 +394,16 @@ impl Importer {
                         scene.materials.len() as u32 - 1
                     }),
                 };
-                let normal_mapped = scene.materials[converted.material as usize].normal_texture.is_some();
+                let material = &scene.materials[converted.material as usize];
+                if material.textures().next().is_some() && converted.uvs.is_none() {
+                    self.warn(format!(
+                        "mesh {label}: its material's textures read TEXCOORD_{uv_set}, which the mesh lacks (or holds NaN); they are read at (0, 0)"
+                    ));
+                }
+                let normal_mapped = material.normal_texture.is_some();
                 if normal_mapped && converted.tangents.is_none() && !tangents::generate(&mut converted) {
                     self.warn(format!(
-                        "mesh {label}: its material has a normal texture but the mesh lacks TEXCOORD_0 (or MikkTSpace failed); the normal texture is ignored"
+                        "mesh {label}: its material has a normal texture but the mesh lacks TEXCOORD_{uv_set} (or MikkTSpace failed); the normal texture is ignored"
                     ));
                 }
                 if converted.indices.is_empty() {
@@ -408,11 +419,14 @@ impl Importer {
         Ok(table)
     }
 
+    /// `uv_set`: the TEXCOORD_n set the primitive's material reads its textures at, which
+    /// becomes the mesh's `uvs`.
     fn primitive(
         &mut self,
         label: &str,
         primitive: &gltf::Primitive,
         buffers: &Buffers,
+        uv_set: u32,
     ) -> Result<Option<Mesh>, SceneError> {
         let mode = primitive.mode();
         if !matches!(mode, Mode::Triangles | Mode::TriangleStrip | Mode::TriangleFan) {
@@ -436,8 +450,8 @@ impl Importer {
             ));
             return Ok(None);
         }
-        let mut attributes = self.vertex_attributes(label, primitive, buffers)?;
-        self.keep_shading_attributes(label, &mut attributes);
+        let mut attributes = self.vertex_attributes(label, primitive, buffers, uv_set)?;
+        self.keep_shading_attributes(label, &mut attributes, uv_set);
         let VertexAttributes {
             positions,
             normals,
@@ -491,11 +505,11 @@ impl Importer {
         }))
     }
 
-    /// Keeps of NORMAL, TEXCOORD_0 and TANGENT what a mesh can shade with: a NaN normal would
+    /// Keeps of NORMAL, TEXCOORD_`uv_set` and TANGENT what a mesh can shade with: a NaN normal would
     /// poison shading, so flat normals stand in for the whole attribute; without normals, glTF
     /// makes flat ones "and the provided tangents (if present) MUST be ignored" (a normal texture
     /// then gets tangents made from the flat normals).
-    fn keep_shading_attributes(&mut self, label: &str, attributes: &mut VertexAttributes) {
+    fn keep_shading_attributes(&mut self, label: &str, attributes: &mut VertexAttributes, uv_set: u32) {
         if let Some(normals) = &attributes.normals {
             if !normals.iter().all(|n| n.is_finite() && n.length_squared() > 0.0) {
                 self.warn(format!(
@@ -506,7 +520,9 @@ impl Importer {
         }
         if let Some(uvs) = &attributes.uvs {
             if !uvs.iter().all(|uv| uv.is_finite()) {
-                self.warn(format!("mesh {label}: TEXCOORD_0 has NaN or infinite entries; ignored"));
+                self.warn(format!(
+                    "mesh {label}: TEXCOORD_{uv_set} has NaN or infinite entries; ignored"
+                ));
                 attributes.uvs = None;
             }
         }
@@ -538,12 +554,13 @@ impl Importer {
         Ok(Some(values.into_iter().map(V::from).collect()))
     }
 
-    /// POSITION, NORMAL, TEXCOORD_0, TANGENT and COLOR_0, each as long as POSITION.
+    /// POSITION, NORMAL, TEXCOORD_`uv_set`, TANGENT and COLOR_0, each as long as POSITION.
     fn vertex_attributes(
         &self,
         label: &str,
         primitive: &gltf::Primitive,
         buffers: &Buffers,
+        uv_set: u32,
     ) -> Result<VertexAttributes, SceneError> {
         use gltf::Semantic;
         let positions: Vec<Vec3> = self
@@ -551,12 +568,13 @@ impl Importer {
             .ok_or_else(|| self.mesh_error(label, "primitive has no POSITION attribute".into()))?;
         let vertex_count = positions.len();
         let normals: Option<Vec<Vec3>> = self.attribute::<3, _>(label, primitive, Semantic::Normals, buffers)?;
-        let uvs: Option<Vec<Vec2>> = self.attribute::<2, _>(label, primitive, Semantic::TexCoords(0), buffers)?;
+        let uvs: Option<Vec<Vec2>> = self.attribute::<2, _>(label, primitive, Semantic::TexCoords(uv_set), buffers)?;
         let tangents: Option<Vec<Vec4>> = self.attribute::<4, _>(label, primitive, Semantic::Tangents, buffers)?;
         let colors = self.colors(label, primitive, buffers)?;
+        let uv_name = format!("TEXCOORD_{uv_set}");
         for (name, count) in [
             ("NORMAL", normals.as_ref().map(Vec::len)),
-            ("TEXCOORD_0", uvs.as_ref().map(Vec::len)),
+            (uv_name.as_str(), uvs.as_ref().map(Vec::len)),
             ("TANGENT", tangents.as_ref().map(Vec::len)),
             ("COLOR_0", colors.as_ref().map(Vec::len)),
         ] {
