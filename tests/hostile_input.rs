@@ -150,7 +150,7 @@ fn extensions_not_read_are_named_once() {
         "KHR_materials_variants",
         "KHR_materials_emissive_strength",
         "KHR_materials_sheen",
-        "EXT_mesh_gpu_instancing",
+        "EXT_lights_image_based",
         "KHR_materials_variants"
     ]);
     document["extensions"]["KHR_materials_variants"] = json!({"variants": [{"name": "red"}]});
@@ -162,7 +162,7 @@ fn extensions_not_read_are_named_once() {
     assert_eq!(named.len(), 1, "{:?}", scene.warnings);
     // Sorted, each once; the material's extension is named with its material instead.
     assert!(
-        named[0].contains("EXT_mesh_gpu_instancing, KHR_materials_variants, which"),
+        named[0].contains("EXT_lights_image_based, KHR_materials_variants, which"),
         "{named:?}"
     );
     assert!(

@@ -602,3 +602,134 @@ fn vertex_colors_load_as_rgba_multipliers_in_every_encoding() {
     );
     assert!(error.contains("tiny/0") && error.contains("COLOR_0"), "{error}");
 }
+
+/// Appends `bytes` as a buffer of its own with one accessor over it; returns the accessor's
+/// index.
+fn add_accessor(
+    document: &mut Value,
+    bytes: &[u8],
+    component_type: u32,
+    count: usize,
+    kind: &str,
+    normalized: bool,
+) -> usize {
+    let buffer = document["buffers"].as_array().unwrap().len();
+    document["buffers"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"byteLength": bytes.len(),
+        "uri": format!("data:application/octet-stream;base64,{}",
+                       base64::engine::general_purpose::STANDARD.encode(bytes))}));
+    let views = document["bufferViews"].as_array_mut().unwrap();
+    views.push(json!({"buffer": buffer, "byteLength": bytes.len()}));
+    let view = views.len() - 1;
+    let accessors = document["accessors"].as_array_mut().unwrap();
+    accessors.push(
+        json!({"bufferView": view, "componentType": component_type, "count": count, "type": kind,
+                          "normalized": normalized}),
+    );
+    accessors.len() - 1
+}
+
+fn floats(values: &[f32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+/// The tiny quad's node placed at z = -1 and scaled by 2, drawn three times by
+/// EXT_mesh_gpu_instancing: `translations` (three copies), rotations as normalized shorts (as
+/// quantized files store them) and scales, three of each (the scales one fewer when
+/// `short_scales`).
+fn instanced_quad(translations: &[f32], short_scales: bool) -> Value {
+    let mut document = tiny_gltf(&QUAD, Some(&QUAD_INDICES), [1.0; 3], true);
+    document["extensionsUsed"] = json!(["EXT_mesh_gpu_instancing"]);
+    document["extensionsRequired"] = json!(["EXT_mesh_gpu_instancing"]);
+    let t = add_accessor(&mut document, &floats(translations), 5126, 3, "VEC3", false);
+    // Identity; a quarter turn about z; a half turn about y (x, y, z, w).
+    let h = std::f32::consts::FRAC_1_SQRT_2;
+    let rotations: Vec<u8> = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, h, h, 0.0, 1.0, 0.0, 0.0]
+        .iter()
+        .flat_map(|&c: &f32| ((c * 32767.0).round() as i16).to_le_bytes())
+        .collect();
+    let r = add_accessor(&mut document, &rotations, 5122, 3, "VEC4", true);
+    let scale_count = if short_scales { 2 } else { 3 };
+    let s = add_accessor(
+        &mut document,
+        &floats(&[1.0, 1.0, 1.0, 0.5, 0.5, 0.5, 1.0, 3.0, 1.0][..3 * scale_count]),
+        5126,
+        scale_count,
+        "VEC3",
+        false,
+    );
+    document["nodes"][0]["translation"] = json!([0.0, 0.0, -1.0]);
+    document["nodes"][0]["scale"] = json!([2.0, 2.0, 2.0]);
+    document["nodes"][0]["extensions"] =
+        json!({"EXT_mesh_gpu_instancing": {"attributes": {"TRANSLATION": t, "ROTATION": r, "SCALE": s}}});
+    document
+}
+
+#[test]
+fn an_instanced_node_places_one_copy_per_transform_in_its_own_space() {
+    use glam::{Mat4, Quat};
+    let translations = [0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0, -2.0, 1.0];
+    let dir = temp_dir("instancing");
+    let scene = Scene::load(&write(&dir, "instanced.gltf", &instanced_quad(&translations, false))).unwrap();
+    assert!(
+        scene.warnings.iter().all(|w| !w.contains("EXT_mesh_gpu_instancing")),
+        "{:?}",
+        scene.warnings
+    );
+    assert_eq!(scene.meshes.len(), 1, "the copies share one mesh");
+    let node = Mat4::from_translation(Vec3::new(0.0, 0.0, -1.0)) * Mat4::from_scale(Vec3::splat(2.0));
+    let rotations = [
+        Quat::IDENTITY,
+        Quat::from_rotation_z(std::f32::consts::FRAC_PI_2),
+        Quat::from_rotation_y(std::f32::consts::PI),
+    ];
+    let scales = [Vec3::ONE, Vec3::splat(0.5), Vec3::new(1.0, 3.0, 1.0)];
+    assert_eq!(scene.instances.len(), 3);
+    for (i, instance) in scene.instances.iter().enumerate() {
+        let copy = Mat4::from_scale_rotation_translation(
+            scales[i],
+            rotations[i],
+            Vec3::from_slice(&translations[3 * i..3 * i + 3]),
+        );
+        let expected = node * copy;
+        // Rotations as 16-bit integers: a few 1e-5 off.
+        assert!(
+            instance.world_from_object.abs_diff_eq(expected, 1e-4),
+            "copy {i}: {:?} where the node's transform times the copy's gives {expected:?}",
+            instance.world_from_object
+        );
+    }
+    // The half turn about y shows the copy's back: its winding is not flipped (only mirrors are).
+    assert!(scene.instances.iter().all(|i| !i.flips_winding()));
+}
+
+#[test]
+fn instancing_accessors_of_different_lengths_are_an_error_naming_the_node() {
+    let dir = temp_dir("instancing-lengths");
+    let document = instanced_quad(&[0.0; 9], true);
+    let error = Scene::load(&write(&dir, "lengths.gltf", &document))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("lengths.gltf") && error.contains("node 0 (thing)") && error.contains("different numbers"),
+        "{error}"
+    );
+}
+
+#[test]
+fn an_instanced_copy_with_a_non_finite_transform_is_skipped_with_a_warning() {
+    let dir = temp_dir("instancing-nan");
+    let document = instanced_quad(&[0.0, 0.0, 0.0, f32::NAN, 0.0, 0.0, 0.0, 1.0, 0.0], false);
+    let scene = Scene::load(&write(&dir, "nan.gltf", &document)).unwrap();
+    assert_eq!(scene.instances.len(), 2);
+    assert!(
+        scene
+            .warnings
+            .iter()
+            .any(|w| w.contains("node 0 (thing)") && w.contains("1 EXT_mesh_gpu_instancing")),
+        "{:?}",
+        scene.warnings
+    );
+}

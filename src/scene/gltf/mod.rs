@@ -5,14 +5,15 @@
 //! (`accessor`) and the node graph (cycles, and the instance count before expansion) are
 //! checked before anything is read or allocated, and URIs are read only as regular files
 //! inside the scene's folder (`uri`). Materials come with their textures (`materials.rs`),
-//! normal-mapped meshes with tangents (`scene::tangents`), nodes with their cameras and
-//! KHR_lights_punctual lights. What wavetrace cannot use (points and lines, orthographic
+//! normal-mapped meshes with tangents (`scene::tangents`), nodes with their cameras,
+//! KHR_lights_punctual lights and EXT_mesh_gpu_instancing copies (`instancing`). What wavetrace cannot use (points and lines, orthographic
 //! cameras, animation, material parameters it does not render, images it cannot decode) is
 //! skipped with a warning that names the material, mesh or node.
 
 mod accessor;
 mod animation;
 mod container;
+mod instancing;
 mod lenient;
 mod materials;
 mod uri;
@@ -25,6 +26,9 @@ use gltf::mesh::Mode;
 use super::tangents;
 use super::{Camera, Instance, Material, Mesh, PunctualKind, PunctualLight, Scene, SceneError};
 use materials::TextureImporter;
+
+/// Each EXT_mesh_gpu_instancing node's copies, in its space, by node index.
+type NodeCopies = std::collections::HashMap<usize, Vec<Mat4>>;
 pub use uri::ImportOptions;
 
 /// More instances than this are refused before the node graph is expanded: it is the least
@@ -68,7 +72,14 @@ pub fn import_bytes(path: &Path, bytes: &[u8], options: &ImportOptions) -> Resul
         warnings: Vec::new(),
     };
     let meshes = importer.meshes(&document, &buffers, &mut scene)?;
-    importer.nodes(&document, &meshes, &mut scene)?;
+    let copies = instancing::node_copies(&document, &buffers).map_err(|problem| importer.malformed(problem))?;
+    for (node, skipped) in &copies.skipped {
+        importer.warn(format!(
+            "{node}: {skipped} {} cop(ies) with a transform that is not finite (or a zero rotation); skipped",
+            instancing::EXTENSION
+        ));
+    }
+    importer.nodes(&document, &meshes, &copies.by_node, &mut scene)?;
 
     if scene.camera.is_none() {
         importer.warn("no usable perspective camera: the renderer frames the scene's bounding box".to_string());
@@ -86,7 +97,8 @@ pub fn import_bytes(path: &Path, bytes: &[u8], options: &ImportOptions) -> Resul
 /// Extensions wavetrace reads, in whole or as the warnings of `materials` say: a file may
 /// require these, and using them is not warned about. Some the glTF crate does not know
 /// (KHR_mesh_quantization is read by `accessor`).
-const EXTENSIONS_READ: [&str; 10] = [
+const EXTENSIONS_READ: [&str; 11] = [
+    instancing::EXTENSION,
     "KHR_lights_punctual",
     "KHR_materials_emissive_strength",
     "KHR_materials_ior",
@@ -662,17 +674,19 @@ impl Importer {
     /// Places the default scene's nodes: after counting the instances the graph expands to
     /// (refused over `MAX_INSTANCES`, with the count) and finding cycles, walked with a stack
     /// of its own so that a legal hierarchy of any depth is taken.
+    /// `copies`: the EXT_mesh_gpu_instancing copies of the nodes that have them.
     fn nodes(
         &mut self,
         document: &gltf::Document,
         meshes: &[Vec<Option<u32>>],
+        copies: &NodeCopies,
         scene: &mut Scene,
     ) -> Result<(), SceneError> {
         let Some(root) = document.default_scene().or_else(|| document.scenes().next()) else {
             self.warn("the file has no scene: nothing to render".to_string());
             return Ok(());
         };
-        let instances_below = self.instances_below(document, meshes)?;
+        let instances_below = self.instances_below(document, meshes, copies)?;
         let roots: Vec<gltf::Node> = root.nodes().collect();
         let total: u64 = roots
             .iter()
@@ -688,7 +702,7 @@ impl Importer {
         }
         let mut stack: Vec<(gltf::Node, Mat4)> = roots.into_iter().rev().map(|n| (n, Mat4::IDENTITY)).collect();
         while let Some((node, parent)) = stack.pop() {
-            if let Some(world) = self.place(&node, parent, meshes, scene) {
+            if let Some(world) = self.place(&node, parent, meshes, copies, scene) {
                 stack.extend(
                     node.children()
                         .collect::<Vec<_>>()
@@ -703,14 +717,22 @@ impl Importer {
 
     /// Per node, the mesh instances its subtree holds (saturating); a cycle is an error
     /// naming a node on it.
-    fn instances_below(&self, document: &gltf::Document, meshes: &[Vec<Option<u32>>]) -> Result<Vec<u64>, SceneError> {
+    fn instances_below(
+        &self,
+        document: &gltf::Document,
+        meshes: &[Vec<Option<u32>>],
+        copies: &NodeCopies,
+    ) -> Result<Vec<u64>, SceneError> {
         const UNSEEN: u8 = 0;
         const OPEN: u8 = 1;
         const DONE: u8 = 2;
         let nodes: Vec<gltf::Node> = document.nodes().collect();
         let own = |node: &gltf::Node| {
-            node.mesh()
-                .map_or(0, |m| meshes[m.index()].iter().flatten().count() as u64)
+            let primitives = node
+                .mesh()
+                .map_or(0, |m| meshes[m.index()].iter().flatten().count() as u64);
+            let times = copies.get(&node.index()).map_or(1, |c| c.len() as u64);
+            primitives.saturating_mul(times)
         };
         let mut state = vec![UNSEEN; nodes.len()];
         let mut count = vec![0u64; nodes.len()];
@@ -759,6 +781,7 @@ impl Importer {
         node: &gltf::Node,
         parent: Mat4,
         meshes: &[Vec<Option<u32>>],
+        copies: &NodeCopies,
         scene: &mut Scene,
     ) -> Option<Mat4> {
         let name = node_name(node);
@@ -772,14 +795,20 @@ impl Importer {
             return None;
         }
         if let Some(mesh) = node.mesh() {
-            for &converted in meshes[mesh.index()].iter().flatten() {
-                scene.instances.push(Instance {
-                    mesh: converted,
-                    world_from_object: world,
-                    node: node
-                        .name()
-                        .map_or_else(|| format!("node {}", node.index()), str::to_string),
-                });
+            let placements = match copies.get(&node.index()) {
+                Some(copies) => copies.iter().map(|&copy| world * copy).collect(),
+                None => vec![world],
+            };
+            for placement in placements {
+                for &converted in meshes[mesh.index()].iter().flatten() {
+                    scene.instances.push(Instance {
+                        mesh: converted,
+                        world_from_object: placement,
+                        node: node
+                            .name()
+                            .map_or_else(|| format!("node {}", node.index()), str::to_string),
+                    });
+                }
             }
         }
         if let Some(light) = node.light() {

@@ -1,0 +1,99 @@
+//! EXT_mesh_gpu_instancing: a node that draws its mesh many times (a forest's trees, a
+//! crowd's props), each copy placed by its own TRANSLATION, ROTATION and SCALE in the node's
+//! space, so that a copy's world transform is the node's times the copy's. The three are
+//! accessors with one element per copy, read as vertex attributes are (`accessor`), so that
+//! quantized rotations (normalized bytes or shorts) are read too.
+
+use std::collections::HashMap;
+
+use glam::{Mat4, Quat, Vec3};
+
+use super::accessor;
+
+pub(super) const EXTENSION: &str = "EXT_mesh_gpu_instancing";
+
+/// Each instanced node's copies, by node index, in the node's space. A copy whose transform is
+/// not finite (or whose rotation is zero) is left out and counted in `skipped`.
+#[derive(Default)]
+pub(super) struct NodeCopies {
+    pub by_node: HashMap<usize, Vec<Mat4>>,
+    /// (node's name, copies left out), for one warning each.
+    pub skipped: Vec<(String, usize)>,
+}
+
+/// The copies of every node that has the extension and a mesh; an error names the node and
+/// what is wrong with its accessors (missing, of the wrong type, of different counts).
+pub(super) fn node_copies(document: &gltf::Document, buffers: &[Option<Vec<u8>>]) -> Result<NodeCopies, String> {
+    let accessors: Vec<gltf::Accessor> = document.accessors().collect();
+    let mut copies = NodeCopies::default();
+    for node in document.nodes() {
+        let Some(extension) = node.extensions().and_then(|e| e.get(EXTENSION)) else {
+            continue;
+        };
+        if node.mesh().is_none() {
+            continue;
+        }
+        let name = super::node_name(&node);
+        let accessor = |semantic: &str| -> Result<Option<&gltf::Accessor>, String> {
+            let Some(index) = extension.get("attributes").and_then(|a| a.get(semantic)) else {
+                return Ok(None);
+            };
+            index
+                .as_u64()
+                .and_then(|i| accessors.get(usize::try_from(i).ok()?))
+                .map(Some)
+                .ok_or_else(|| format!("{name}: {EXTENSION} {semantic} names no accessor ({index})"))
+        };
+        let read = |semantic: &str| -> Result<Option<Vec<[f32; 4]>>, String> {
+            let problem = |p: String| format!("{name}: {EXTENSION} {semantic}: {p}");
+            Ok(match accessor(semantic)? {
+                None => None,
+                Some(a) if semantic == "ROTATION" => Some(accessor::read_floats::<4>(a, buffers).map_err(problem)?),
+                Some(a) => Some(
+                    accessor::read_floats::<3>(a, buffers)
+                        .map_err(problem)?
+                        .into_iter()
+                        .map(|[x, y, z]| [x, y, z, 0.0])
+                        .collect(),
+                ),
+            })
+        };
+        let translations = read("TRANSLATION")?;
+        let rotations = read("ROTATION")?;
+        let scales = read("SCALE")?;
+        let counts: Vec<usize> = [&translations, &rotations, &scales]
+            .iter()
+            .filter_map(|v| v.as_ref().map(Vec::len))
+            .collect();
+        let Some(&count) = counts.first() else {
+            return Err(format!(
+                "{name}: {EXTENSION} has none of TRANSLATION, ROTATION and SCALE"
+            ));
+        };
+        if counts.iter().any(|&c| c != count) {
+            return Err(format!(
+                "{name}: {EXTENSION}'s accessors hold different numbers of copies ({counts:?})"
+            ));
+        }
+        let mut placed = Vec::with_capacity(count);
+        for i in 0..count {
+            let vec3 = |v: &Option<Vec<[f32; 4]>>, default: Vec3| {
+                v.as_ref().map_or(default, |v| Vec3::new(v[i][0], v[i][1], v[i][2]))
+            };
+            let rotation = rotations.as_ref().map_or(Quat::IDENTITY, |r| Quat::from_array(r[i]));
+            let transform = Mat4::from_scale_rotation_translation(
+                vec3(&scales, Vec3::ONE),
+                rotation.normalize(),
+                vec3(&translations, Vec3::ZERO),
+            );
+            if rotation.length_squared() > 0.0 && transform.is_finite() {
+                placed.push(transform);
+            }
+        }
+        if placed.len() < count {
+            copies.skipped.push((name, count - placed.len()));
+        }
+        copies.by_node.insert(node.index(), placed);
+    }
+    Ok(copies)
+}
