@@ -12,20 +12,23 @@ use super::accessor;
 
 pub(super) const EXTENSION: &str = "EXT_mesh_gpu_instancing";
 
-/// Each instanced node's copies, by node index, in the node's space. A copy whose transform is
-/// not finite (or whose rotation is zero) is left out and counted in `skipped`.
+/// Each instanced node's copies, in the node's space, by node index.
+pub(super) type CopiesByNode = HashMap<usize, Vec<Mat4>>;
+
+/// The file's instanced nodes. A copy whose transform is not finite (or whose rotation is
+/// zero) is left out and counted in `skipped`.
 #[derive(Default)]
-pub(super) struct NodeCopies {
-    pub by_node: HashMap<usize, Vec<Mat4>>,
+pub(super) struct Copies {
+    pub by_node: CopiesByNode,
     /// (node's name, copies left out), for one warning each.
     pub skipped: Vec<(String, usize)>,
 }
 
 /// The copies of every node that has the extension and a mesh; an error names the node and
 /// what is wrong with its accessors (missing, of the wrong type, of different counts).
-pub(super) fn node_copies(document: &gltf::Document, buffers: &[Option<Vec<u8>>]) -> Result<NodeCopies, String> {
+pub(super) fn node_copies(document: &gltf::Document, buffers: &[Option<Vec<u8>>]) -> Result<Copies, String> {
     let accessors: Vec<gltf::Accessor> = document.accessors().collect();
-    let mut copies = NodeCopies::default();
+    let mut copies = Copies::default();
     for node in document.nodes() {
         let Some(extension) = node.extensions().and_then(|e| e.get(EXTENSION)) else {
             continue;

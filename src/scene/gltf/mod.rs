@@ -6,9 +6,10 @@
 //! checked before anything is read or allocated, and URIs are read only as regular files
 //! inside the scene's folder (`uri`). Materials come with their textures (`materials.rs`),
 //! normal-mapped meshes with tangents (`scene::tangents`), nodes with their cameras,
-//! KHR_lights_punctual lights and EXT_mesh_gpu_instancing copies (`instancing`). What wavetrace cannot use (points and lines, orthographic
-//! cameras, animation, material parameters it does not render, images it cannot decode) is
-//! skipped with a warning that names the material, mesh or node.
+//! KHR_lights_punctual lights and EXT_mesh_gpu_instancing copies (`instancing`). What
+//! wavetrace cannot use (points and lines, orthographic cameras, animation, material
+//! parameters it does not render, images it cannot decode) is skipped with a warning that
+//! names the material, mesh or node.
 
 mod accessor;
 mod animation;
@@ -25,10 +26,8 @@ use gltf::mesh::Mode;
 
 use super::tangents;
 use super::{Camera, Instance, Material, Mesh, PunctualKind, PunctualLight, Scene, SceneError};
+use instancing::CopiesByNode;
 use materials::TextureImporter;
-
-/// Each EXT_mesh_gpu_instancing node's copies, in its space, by node index.
-type NodeCopies = std::collections::HashMap<usize, Vec<Mat4>>;
 pub use uri::ImportOptions;
 
 /// More instances than this are refused before the node graph is expanded: it is the least
@@ -517,10 +516,10 @@ impl Importer {
         }))
     }
 
-    /// Keeps of NORMAL, TEXCOORD_`uv_set` and TANGENT what a mesh can shade with: a NaN normal would
-    /// poison shading, so flat normals stand in for the whole attribute; without normals, glTF
-    /// makes flat ones "and the provided tangents (if present) MUST be ignored" (a normal texture
-    /// then gets tangents made from the flat normals).
+    /// Keeps of NORMAL, TEXCOORD_`uv_set` and TANGENT what a mesh can shade with: a NaN normal
+    /// would poison shading, so flat normals stand in for the whole attribute; without normals,
+    /// glTF makes flat ones "and the provided tangents (if present) MUST be ignored" (a normal
+    /// texture then gets tangents made from the flat normals).
     fn keep_shading_attributes(&mut self, label: &str, attributes: &mut VertexAttributes, uv_set: u32) {
         if let Some(normals) = &attributes.normals {
             if !normals.iter().all(|n| n.is_finite() && n.length_squared() > 0.0) {
@@ -679,7 +678,7 @@ impl Importer {
         &mut self,
         document: &gltf::Document,
         meshes: &[Vec<Option<u32>>],
-        copies: &NodeCopies,
+        copies: &CopiesByNode,
         scene: &mut Scene,
     ) -> Result<(), SceneError> {
         let Some(root) = document.default_scene().or_else(|| document.scenes().next()) else {
@@ -721,7 +720,7 @@ impl Importer {
         &self,
         document: &gltf::Document,
         meshes: &[Vec<Option<u32>>],
-        copies: &NodeCopies,
+        copies: &CopiesByNode,
     ) -> Result<Vec<u64>, SceneError> {
         const UNSEEN: u8 = 0;
         const OPEN: u8 = 1;
@@ -781,7 +780,7 @@ impl Importer {
         node: &gltf::Node,
         parent: Mat4,
         meshes: &[Vec<Option<u32>>],
-        copies: &NodeCopies,
+        copies: &CopiesByNode,
         scene: &mut Scene,
     ) -> Option<Mat4> {
         let name = node_name(node);
