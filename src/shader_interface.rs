@@ -60,6 +60,12 @@ gpu_constants! {
     const SORT_MAX_BUCKETS: u32 = 1024;
     /// `GpuMaterial::textures` entry of a material without that texture.
     const NO_TEXTURE: u32 = 0xffff_ffff;
+    /// `GpuMaterial::second_uv_textures`: which textures read the mesh's second set of
+    /// texture coordinates (`PassConstants::second_uvs`).
+    const SECOND_UV_BASE_COLOR: u32 = 1 << 0;
+    const SECOND_UV_METALLIC_ROUGHNESS: u32 = 1 << 1;
+    const SECOND_UV_NORMAL: u32 = 1 << 2;
+    const SECOND_UV_EMISSIVE: u32 = 1 << 3;
     /// `GpuMaterial::alpha_mode`.
     const ALPHA_OPAQUE: u32 = 0;
     const ALPHA_MASK: u32 = 1;
@@ -210,7 +216,7 @@ gpu_constants! {
     /// power or uniform (`LIGHT_SELECTION_*`), not a feature of the scene but of the render,
     /// whose code is as large; and the sampler (`PassConstants::path_sampler`), also the
     /// render's: both samplers in one kernel cost the H100's megakernel 2-4% (docs/BENCHMARKS.md);
-    /// COLOR_0 vertex colours.
+    /// COLOR_0 vertex colours; materials whose textures read two sets of texture coordinates.
     const FEATURE_TEXTURES: u32 = 1 << 0;
     const FEATURE_NORMAL_MAPS: u32 = 1 << 1;
     const FEATURE_ALPHA: u32 = 1 << 2;
@@ -225,7 +231,8 @@ gpu_constants! {
     const FEATURE_SOBOL_SAMPLER: u32 = 1 << 11;
     const FEATURE_INDEPENDENT_SAMPLER: u32 = 1 << 12;
     const FEATURE_VERTEX_COLORS: u32 = 1 << 13;
-    const FEATURES_ALL: u32 = (1 << 14) - 1;
+    const FEATURE_SECOND_UVS: u32 = 1 << 14;
+    const FEATURES_ALL: u32 = (1 << 15) - 1;
     /// The viewer's tone maps (`film/display.comp`, and `film::tone_map` on the CPU).
     const TONE_MAP_CLAMP: u32 = 0;
     const TONE_MAP_REINHARD: u32 = 1;
@@ -410,9 +417,9 @@ gpu_structs! {
         pad1: u32,
         // Textures (textures.glsl): slots in the bindless array for base colour, metallic-
         // roughness, normal and emissive (!0: none; 0: the magenta stand-in), each read at
-        // the mesh's texture coordinates (the set the material reads: Material::uv_set)
-        // through a KHR_texture_transform, x_axis.xy y_axis.xy here and the offsets two by
-        // two below.
+        // the mesh's texture coordinates (its second set where `second_uv_textures` has the
+        // texture's SECOND_UV_ bit: Material::uv_sets) through a KHR_texture_transform,
+        // x_axis.xy y_axis.xy here and the offsets two by two below.
         textures: UVec4,
         base_color_uv: Vec4,
         metallic_roughness_uv: Vec4,
@@ -424,7 +431,7 @@ gpu_structs! {
         // ALPHA_OPAQUE, ALPHA_MASK (below alpha_cutoff is a hole) or ALPHA_BLEND.
         alpha_mode: u32,
         alpha_cutoff: f32,
-        pad2: u32,
+        second_uv_textures: u32,
     }
 
     /// Everything a wavefront kernel reads: scene tables, path state, queues, film, camera.
@@ -442,6 +449,9 @@ gpu_structs! {
         normals: u64,
         uvs: u64,
         tangents: u64,
+        // The second set of texture coordinates beside `positions` (zero for meshes without)
+        // where a material's textures read two sets (FEATURE_SECOND_UVS); 0 where none does.
+        second_uvs: u64,
         // COLOR_0 beside `positions` (1 for meshes without) where the scene has vertex
         // colours (FEATURE_VERTEX_COLORS); 0 where it has none, which the general kernels see.
         colors: u64,

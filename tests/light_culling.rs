@@ -81,6 +81,7 @@ fn random_lights_seen(count: usize, seed: u64, (width, height): (u32, u32)) -> (
         ],
         normals: None,
         uvs: None,
+        second_uvs: None,
         tangents: None,
         colors: None,
         indices: vec![0, 1, 2],

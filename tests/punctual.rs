@@ -25,6 +25,7 @@ fn quad(x: [f32; 2], y: [f32; 2], z: f32, material: u32) -> Mesh {
         ],
         normals: None,
         uvs: None,
+        second_uvs: None,
         tangents: None,
         colors: None,
         indices: vec![0, 1, 2, 0, 2, 3],

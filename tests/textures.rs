@@ -565,23 +565,21 @@ fn minification_without_a_mipmap_reads_the_full_image() {
     }
 }
 
-/// `document` with each primitive's texture coordinates moved to TEXCOORD_1, and TEXCOORD_0
-/// replaced by one point of the textures (0.3, 0.7) for every vertex, which a renderer that
-/// read TEXCOORD_0 would show as flat colour.
-fn coordinates_moved_to_set_one(document: &Value) -> Value {
+/// `document` with `set` (TEXCOORD_n) of every primitive at `uvs`, one entry a quad corner.
+fn with_coordinates(document: &Value, set: &str, uvs: [[f32; 2]; 4]) -> Value {
     let mut document = document.clone();
-    let elsewhere: Vec<u8> = [0.3f32, 0.7].repeat(4).iter().flat_map(|f| f.to_le_bytes()).collect();
+    let bytes: Vec<u8> = uvs.as_flattened().iter().flat_map(|f| f.to_le_bytes()).collect();
     let buffer = document["buffers"].as_array().unwrap().len();
     document["buffers"]
         .as_array_mut()
         .unwrap()
-        .push(json!({"byteLength": elsewhere.len(),
+        .push(json!({"byteLength": bytes.len(),
         "uri": format!("data:application/octet-stream;base64,{}",
-                       base64::engine::general_purpose::STANDARD.encode(&elsewhere))}));
+                       base64::engine::general_purpose::STANDARD.encode(&bytes))}));
     document["bufferViews"]
         .as_array_mut()
         .unwrap()
-        .push(json!({"buffer": buffer, "byteLength": elsewhere.len()}));
+        .push(json!({"buffer": buffer, "byteLength": bytes.len()}));
     let view = document["bufferViews"].as_array().unwrap().len() - 1;
     document["accessors"]
         .as_array_mut()
@@ -590,12 +588,23 @@ fn coordinates_moved_to_set_one(document: &Value) -> Value {
     let accessor = document["accessors"].as_array().unwrap().len() - 1;
     for mesh in document["meshes"].as_array_mut().unwrap() {
         for primitive in mesh["primitives"].as_array_mut().unwrap() {
-            let attributes = &mut primitive["attributes"];
-            attributes["TEXCOORD_1"] = attributes["TEXCOORD_0"].clone();
-            attributes["TEXCOORD_0"] = json!(accessor);
+            primitive["attributes"][set] = json!(accessor);
         }
     }
     document
+}
+
+/// The quads' own texture coordinates (`quads_gltf`), times `scale`.
+fn quad_uvs(scale: f32) -> [[f32; 2]; 4] {
+    [[0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]].map(|[u, v]| [u * scale, v * scale])
+}
+
+/// `document` with each primitive's texture coordinates moved to TEXCOORD_1, and TEXCOORD_0
+/// replaced by one point of the textures (0.3, 0.7) for every vertex, which a renderer that
+/// read TEXCOORD_0 would show as flat colour.
+fn coordinates_moved_to_set_one(document: &Value) -> Value {
+    let moved = with_coordinates(document, "TEXCOORD_1", quad_uvs(1.0));
+    with_coordinates(&moved, "TEXCOORD_0", [[0.3, 0.7]; 4])
 }
 
 /// The first image of each render, every pixel's bits.
@@ -630,25 +639,92 @@ fn textures_read_at_texcoord_1_render_as_they_do_at_texcoord_0() {
 }
 
 #[test]
-fn a_material_reading_two_sets_and_a_mesh_lacking_its_set_are_warnings() {
-    let mut mixed = checker_and_glow();
-    mixed["materials"][1]["pbrMetallicRoughness"]["baseColorTexture"] = json!({"index": 0, "texCoord": 1});
-    let scene = Scene::load(&write("two-sets.gltf", &mixed)).unwrap();
+fn a_material_whose_textures_read_two_sets_reads_each_at_its_own() {
+    // The glow quad gets a white base colour with the checker on it, read at twice its
+    // coordinates: through KHR_texture_transform's scale in the reference, from a TEXCOORD_1
+    // of doubled coordinates in the file under test, whose emission reads TEXCOORD_0 still.
+    let mut reference = checker_and_glow();
+    reference["materials"][1]["pbrMetallicRoughness"] = json!({"metallicFactor": 0.0, "baseColorTexture":
+        {"index": 0, "extensions": {"KHR_texture_transform": {"scale": [2.0, 2.0]}}}});
+    let (expected, _) = pixels(&reference, "two-sets-reference.gltf");
+    let mut two_sets = with_coordinates(&reference, "TEXCOORD_1", quad_uvs(2.0));
+    two_sets["materials"][1]["pbrMetallicRoughness"]["baseColorTexture"] = json!({"index": 0, "texCoord": 1});
+    let (seen, warnings) = pixels(&two_sets, "two-sets.gltf");
+    assert!(warnings.iter().all(|w| !w.contains("TEXCOORD")), "{warnings:?}");
+    // The control: the same file reading the base colour at TEXCOORD_0 shows the checks at half
+    // the frequency.
+    let mut one_set = two_sets.clone();
+    one_set["materials"][1]["pbrMetallicRoughness"]["baseColorTexture"]["texCoord"] = json!(0);
+    let (unread, _) = pixels(&one_set, "two-sets-unread.gltf");
+    assert_ne!(
+        unread, expected,
+        "the doubled coordinates change nothing: the test cannot fail"
+    );
+    assert!(
+        seen == expected,
+        "a texture read at TEXCOORD_1 beside one at TEXCOORD_0 renders differently"
+    );
+}
+
+#[test]
+fn a_material_reading_three_sets_and_a_mesh_lacking_its_set_are_warnings() {
+    let mut three = checker_and_glow();
+    three["materials"][1]["pbrMetallicRoughness"]["baseColorTexture"] = json!({"index": 0, "texCoord": 2});
+    three["materials"][1]["pbrMetallicRoughness"]["metallicRoughnessTexture"] = json!({"index": 0, "texCoord": 1});
+    let scene = Scene::load(&write("three-sets.gltf", &three)).unwrap();
     assert!(
         scene
             .warnings
             .iter()
-            .any(|w| w.contains("material glow") && w.contains("TEXCOORD_0 and TEXCOORD_1")),
+            .any(|w| w.contains("material glow") && w.contains("TEXCOORD_0, TEXCOORD_1, TEXCOORD_2")),
         "{:?}",
         scene.warnings
     );
-    // The mesh lacks TEXCOORD_1, which the glow material now reads (its base colour's set).
+    // The mesh lacks TEXCOORD_2, which the glow material's base colour reads.
     assert!(
         scene
             .warnings
             .iter()
-            .any(|w| w.contains("mesh quad 1/0") && w.contains("lacks")),
+            .any(|w| w.contains("mesh quad 1/0") && w.contains("TEXCOORD_2") && w.contains("lacks")),
         "{:?}",
         scene.warnings
     );
+}
+
+#[test]
+fn a_normal_texture_gets_tangents_of_the_set_it_reads() {
+    let texel = [128u8, 128, 255, 255];
+    let tangents = |normal_set: u32| {
+        let document = quads_gltf(
+            &[column([-1.5, 1.5], 0)],
+            json!([{"name": "two sets", "normalTexture": {"index": 0, "texCoord": normal_set},
+                    "pbrMetallicRoughness": {"metallicFactor": 0.0, "baseColorTexture": {"index": 0}}}]),
+            json!([{"uri": png_data_uri(1, 1, &texel)}]),
+            json!([{"source": 0}]),
+            json!([]),
+        );
+        // TEXCOORD_1 runs u the other way along the quad: its tangents point along -X.
+        let document = with_coordinates(
+            &document,
+            "TEXCOORD_1",
+            [[1.0, 1.0], [0.0, 1.0], [0.0, 0.0], [1.0, 0.0]],
+        );
+        let scene = Scene::load(&write(&format!("tangents-set-{normal_set}.gltf"), &document)).unwrap();
+        assert!(
+            scene.warnings.iter().all(|w| !w.contains("mesh")),
+            "{:?}",
+            scene.warnings
+        );
+        scene.meshes[0]
+            .tangents
+            .clone()
+            .expect("MikkTSpace tangents were not generated")
+    };
+    for (set, along) in [(0, Vec3::X), (1, -Vec3::X)] {
+        let generated = tangents(set);
+        assert!(
+            generated.iter().all(|t| t.truncate().abs_diff_eq(along, 1e-5)),
+            "normal texture at TEXCOORD_{set}: tangents {generated:?}, not along {along}"
+        );
+    }
 }

@@ -19,7 +19,7 @@ bool alpha_hole(PassConstants c, uint instance, uint triangle, vec2 barycentrics
     }
     uvec3 vertices = triangle_vertices(c.indices, w, triangle);
     vec3 weights = barycentric_weights(barycentrics);
-    float alpha = material_base_color(m, interpolated_uv(c.uvs, vertices, weights), -64.0).a;
+    float alpha = material_base_color(m, finest_texture_coordinates(c, m, vertices, weights)).a;
     if (HAS_VERTEX_COLORS) {
         alpha *= interpolated_color(c.colors, vertices, weights).a;
     }

@@ -29,6 +29,8 @@ const bool HAS_LIGHT_BY_POWER = (KERNEL_FEATURES & FEATURE_LIGHT_BY_POWER) != 0u
 const bool HAS_SOBOL_SAMPLER = (KERNEL_FEATURES & FEATURE_SOBOL_SAMPLER) != 0u;
 const bool HAS_INDEPENDENT_SAMPLER = (KERNEL_FEATURES & FEATURE_INDEPENDENT_SAMPLER) != 0u;
 const bool HAS_VERTEX_COLORS = (KERNEL_FEATURES & FEATURE_VERTEX_COLORS) != 0u;
+// Materials whose textures read two TEXCOORD sets (PassConstants::second_uvs).
+const bool HAS_SECOND_UVS = (KERNEL_FEATURES & FEATURE_SECOND_UVS) != 0u;
 // Any lobe with a microfacet distribution or a delta: without one, every BSDF is Lambertian.
 const bool HAS_GLOSSY_LOBES = HAS_METAL || HAS_SPECULAR_LAYER || HAS_TRANSMISSION;
 // Texture coordinates and the ray cone's footprint matter only to textures.

@@ -48,9 +48,9 @@ bool sample_light(PassConstants c, uint light, float probability, vec2 u_point, 
     radiance = material.emission;
     if (HAS_TEXTURES && material.textures.w != NO_TEXTURE) {
         uvec3 vertices = triangle_vertices(c.indices, emitter, 0);
-        vec2 uv = interpolated_uv(c.uvs, vertices, vec3(b0, b1, 1.0 - b0 - b1));
         // No cone reaches a light sample: the finest level.
-        radiance = material_emission(material, uv, -64.0);
+        radiance = material_emission(material,
+                                     finest_texture_coordinates(c, material, vertices, vec3(b0, b1, 1.0 - b0 - b1)));
     }
     area_density = probability / (0.5 * twice_area);
     return true;

@@ -125,7 +125,7 @@ bool shade_hit(PassConstants c, uint pixel, uint sample_index, uint bounce, HitR
             float light_pdf = area_density * hit.t * hit.t / max(-dot(surface.n, direction), 1e-8);
             weight = power_heuristic(last_bsdf_pdf, light_pdf);
         }
-        emitted = throughput.xyz * material_emission(material, surface.uv, surface.log_footprint) * weight;
+        emitted = throughput.xyz * material_emission(material, surface.tex) * weight;
     }
     if (bounce + 1 >= c.max_depth) {
         return false;

@@ -30,8 +30,7 @@ struct SurfaceHit {
     GpuInstance instance;
     uvec3 vertices;
     vec3 weights;
-    vec2 uv;
-    float log_footprint;
+    TextureCoordinates tex;
     // COLOR_0 here: it multiplies the base colour.
     vec4 color;
     // How far rays leaving here start off the surface, against self-hits.
@@ -53,11 +52,10 @@ SurfaceHit surface_hit(PassConstants c, HitRecord hit, vec3 origin, vec3 directi
     s.point = origin + direction * hit.t;
     s.vertices = triangle_vertices(c.indices, triangle, hit.primitive);
     s.weights = barycentric_weights(triangle_barycentrics(triangle, s.point));
-    s.uv = vec2(0.0);
-    s.log_footprint = 0.0;
+    s.tex = TextureCoordinates(vec2(0.0), 0.0, vec2(0.0), 0.0);
     s.color = HAS_VERTEX_COLORS ? interpolated_color(c.colors, s.vertices, s.weights) : vec4(1.0);
     if (HAS_ANY_TEXTURES) {
-        s.uv = interpolated_uv(c.uvs, s.vertices, s.weights);
+        s.tex.uv = interpolated_uv(c.uvs, s.vertices, s.weights);
         // The camera pixel's cone, its width at the hit, in UV units: a function of the point
         // alone (not of the segment that reached it), so that textures filter the same
         // whichever subpath of a bidirectional path finds the surface. The cone's slant too is
@@ -69,8 +67,14 @@ SurfaceHit surface_hit(PassConstants c, HitRecord hit, vec3 origin, vec3 directi
         float cone_width = camera_distance * 2.0 * c.tan_half_yfov / float(c.height);
         float cos_view =
             max(abs(dot(s.normal, from_camera)) / max(length(s.normal) * camera_distance, 1e-30), 0.1);
-        s.log_footprint = log2(max(cone_width / cos_view, 1e-30))
-                          + 0.5 * log2(max(triangle_uv_area2(c.uvs, s.vertices), 1e-30) / max(length(s.normal), 1e-30));
+        float log_cone = log2(max(cone_width / cos_view, 1e-30));
+        float world_area2 = max(length(s.normal), 1e-30);
+        s.tex.log_footprint = log_cone + 0.5 * log2(max(triangle_uv_area2(c.uvs, s.vertices), 1e-30) / world_area2);
+        if (HAS_SECOND_UVS && s.material.second_uv_textures != 0u) {
+            s.tex.second_uv = interpolated_uv(c.second_uvs, s.vertices, s.weights);
+            s.tex.second_log_footprint =
+                log_cone + 0.5 * log2(max(triangle_uv_area2(c.second_uvs, s.vertices), 1e-30) / world_area2);
+        }
     }
     s.n = normalize(s.normal);
     s.facing = s.front ? s.n : -s.n;
@@ -81,8 +85,8 @@ SurfaceHit surface_hit(PassConstants c, HitRecord hit, vec3 origin, vec3 directi
 // The BSDF of the surface's material where the ray met it.
 Bsdf surface_bsdf(SurfaceHit s) {
     GpuMaterial m = s.material;
-    vec3 base = material_base_color(m, s.uv, s.log_footprint).rgb * s.color.rgb;
-    vec2 metallic_roughness = material_metallic_roughness(m, s.uv, s.log_footprint);
+    vec3 base = material_base_color(m, s.tex).rgb * s.color.rgb;
+    vec2 metallic_roughness = material_metallic_roughness(m, s.tex);
     return Bsdf(base, metallic_roughness.x, m.specular_color, m.specular,
                 metallic_roughness.y * metallic_roughness.y, m.transmission, m.ior);
 }
@@ -112,7 +116,7 @@ ShadingFrame shading_frame(PassConstants c, SurfaceHit surface, vec3 direction, 
         vec4 vertex_tangent = interpolated_tangent(c.tangents, surface.vertices, surface.instance, surface.weights);
         vec3 t = vertex_tangent.xyz - shading * dot(shading, vertex_tangent.xyz);
         if (dot(vertex_tangent.xyz, vertex_tangent.xyz) > 0.0 && dot(t, t) > 0.0) {
-            vec3 mapped = material_normal(material, surface.uv, surface.log_footprint);
+            vec3 mapped = material_normal(material, surface.tex);
             t = normalize(t);
             mapped = t * mapped.x + cross(shading, t) * (vertex_tangent.w * mapped.y) + shading * mapped.z;
             shading = dot(mapped, mapped) > 0.0 ? normalize(mapped) : shading;

@@ -10,8 +10,36 @@
 
 #include "common.glsl"
 #include "features.glsl"
+#include "scene.glsl"
 
 layout(set = 0, binding = 0) uniform sampler2D scene_textures[];
+
+// Where a point reads its material's textures: the mesh's texture coordinates and, where the
+// material's textures read two TEXCOORD sets, the second set's (GpuMaterial::second_uv_textures
+// says which textures read it), each with log2 of the ray cone's width in its own units.
+struct TextureCoordinates {
+    vec2 uv;
+    float log_footprint;
+    vec2 second_uv;
+    float second_log_footprint;
+};
+
+// The coordinates at a point of a mesh's triangle, read at the textures' finest level (where no
+// cone reaches: light samples, the alpha test).
+TextureCoordinates finest_texture_coordinates(PassConstants c, GpuMaterial m, uvec3 vertices, vec3 weights) {
+    TextureCoordinates t = TextureCoordinates(interpolated_uv(c.uvs, vertices, weights), -64.0, vec2(0.0), -64.0);
+    if (HAS_SECOND_UVS && m.second_uv_textures != 0u) {
+        t.second_uv = interpolated_uv(c.second_uvs, vertices, weights);
+    }
+    return t;
+}
+
+// The coordinates the texture of `second_uv_bit` (SECOND_UV_*) reads, and their footprint.
+vec2 texture_uv(GpuMaterial m, uint second_uv_bit, TextureCoordinates t, out float log_footprint) {
+    bool second = HAS_SECOND_UVS && (m.second_uv_textures & second_uv_bit) != 0u;
+    log_footprint = second ? t.second_log_footprint : t.log_footprint;
+    return second ? t.second_uv : t.uv;
+}
 
 
 // KHR_texture_transform: x_axis in m.xy, y_axis in m.zw, then the offset.
@@ -26,37 +54,45 @@ vec4 sample_texture(uint slot, vec2 uv, float log_footprint) {
     return textureLod(scene_textures[nonuniformEXT(slot)], uv, max(lod, 0.0));
 }
 
-vec4 material_base_color(GpuMaterial m, vec2 uv, float log_footprint) {
+vec4 material_base_color(GpuMaterial m, TextureCoordinates at) {
     if (!HAS_TEXTURES || m.textures.x == NO_TEXTURE) {
         return m.base_color;
     }
+    float log_footprint;
+    vec2 uv = texture_uv(m, SECOND_UV_BASE_COLOR, at, log_footprint);
     vec2 t = transform_uv(m.base_color_uv, m.base_color_and_metallic_roughness_uv_offsets.xy, uv);
     return m.base_color * sample_texture(m.textures.x, t, log_footprint);
 }
 
 // Metallic and roughness (B and G of their texture).
-vec2 material_metallic_roughness(GpuMaterial m, vec2 uv, float log_footprint) {
+vec2 material_metallic_roughness(GpuMaterial m, TextureCoordinates at) {
     if (!HAS_TEXTURES || m.textures.y == NO_TEXTURE) {
         return vec2(m.metallic, m.roughness);
     }
+    float log_footprint;
+    vec2 uv = texture_uv(m, SECOND_UV_METALLIC_ROUGHNESS, at, log_footprint);
     vec2 t = transform_uv(m.metallic_roughness_uv, m.base_color_and_metallic_roughness_uv_offsets.zw, uv);
     vec4 texel = sample_texture(m.textures.y, t, log_footprint);
     return vec2(m.metallic * texel.b, m.roughness * texel.g);
 }
 
-vec3 material_emission(GpuMaterial m, vec2 uv, float log_footprint) {
+vec3 material_emission(GpuMaterial m, TextureCoordinates at) {
     if (!HAS_TEXTURES || m.textures.w == NO_TEXTURE) {
         return m.emission;
     }
+    float log_footprint;
+    vec2 uv = texture_uv(m, SECOND_UV_EMISSIVE, at, log_footprint);
     vec2 t = transform_uv(m.emissive_uv, m.normal_and_emissive_uv_offsets.zw, uv);
     return m.emission * sample_texture(m.textures.w, t, log_footprint).rgb;
 }
 
 // The tangent-space normal of the normal texture, its xy scaled; (0, 0, 1) without one.
-vec3 material_normal(GpuMaterial m, vec2 uv, float log_footprint) {
+vec3 material_normal(GpuMaterial m, TextureCoordinates at) {
     if (!HAS_NORMAL_MAPS || m.textures.z == NO_TEXTURE) {
         return vec3(0.0, 0.0, 1.0);
     }
+    float log_footprint;
+    vec2 uv = texture_uv(m, SECOND_UV_NORMAL, at, log_footprint);
     vec2 t = transform_uv(m.normal_uv, m.normal_and_emissive_uv_offsets.xy, uv);
     vec3 n = sample_texture(m.textures.z, t, log_footprint).xyz * 2.0 - 1.0;
     return vec3(n.xy * m.normal_scale, n.z);

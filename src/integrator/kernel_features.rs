@@ -9,9 +9,9 @@ use std::fmt;
 use crate::gpu::SpecializationConstant;
 use crate::interface::{
     FEATURES_ALL, FEATURE_ALPHA, FEATURE_ENVIRONMENT, FEATURE_INDEPENDENT_SAMPLER, FEATURE_LIGHT_BVH,
-    FEATURE_LIGHT_BY_POWER, FEATURE_METAL, FEATURE_NORMAL_MAPS, FEATURE_PUNCTUAL_LIGHTS, FEATURE_SOBOL_SAMPLER,
-    FEATURE_SPECULAR_LAYER, FEATURE_TEXTURES, FEATURE_TRANSMISSION, FEATURE_VERTEX_COLORS, FEATURE_VOLUMES,
-    KERNEL_FEATURES_CONSTANT_ID, LIGHT_SELECTION_BVH,
+    FEATURE_LIGHT_BY_POWER, FEATURE_METAL, FEATURE_NORMAL_MAPS, FEATURE_PUNCTUAL_LIGHTS, FEATURE_SECOND_UVS,
+    FEATURE_SOBOL_SAMPLER, FEATURE_SPECULAR_LAYER, FEATURE_TEXTURES, FEATURE_TRANSMISSION, FEATURE_VERTEX_COLORS,
+    FEATURE_VOLUMES, KERNEL_FEATURES_CONSTANT_ID, LIGHT_SELECTION_BVH,
 };
 use crate::sampler::Sampler;
 use crate::scene::{AlphaMode, Material, Scene};
@@ -20,7 +20,7 @@ use crate::scene::{AlphaMode, Material, Scene};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KernelFeatures(u32);
 
-const NAMES: [(u32, &str); 14] = [
+const NAMES: [(u32, &str); 15] = [
     (FEATURE_TEXTURES, "textures"),
     (FEATURE_NORMAL_MAPS, "normal maps"),
     (FEATURE_ALPHA, "alpha"),
@@ -35,6 +35,7 @@ const NAMES: [(u32, &str); 14] = [
     (FEATURE_SOBOL_SAMPLER, "sobol numbers"),
     (FEATURE_INDEPENDENT_SAMPLER, "independent numbers"),
     (FEATURE_VERTEX_COLORS, "vertex colours"),
+    (FEATURE_SECOND_UVS, "two texture coordinate sets"),
 ];
 
 impl KernelFeatures {
@@ -107,6 +108,9 @@ fn material_features(m: &Material) -> u32 {
     }
     if m.normal_texture.is_some() {
         bits |= FEATURE_NORMAL_MAPS;
+    }
+    if m.uv_sets().1.is_some() {
+        bits |= FEATURE_SECOND_UVS;
     }
     if m.alpha != AlphaMode::Opaque {
         bits |= FEATURE_ALPHA;

@@ -76,6 +76,7 @@ impl SceneResources {
         constants.normals = meshes.normals.address();
         constants.uvs = meshes.uvs.address();
         constants.tangents = meshes.tangents.address();
+        constants.second_uvs = meshes.second_uvs.as_ref().map_or(0, Buffer::address);
         constants.colors = meshes.colors.as_ref().map_or(0, Buffer::address);
         constants.instances = self.scene.instances.address();
         constants.meshes = self.scene.mesh_table.address();

@@ -86,6 +86,7 @@ fn scene_digest(scene: &Scene) -> String {
         hash.update(bytemuck::cast_slice(&mesh.positions));
         hash.update(bytemuck::cast_slice(mesh.normals.as_deref().unwrap_or(&[])));
         hash.update(bytemuck::cast_slice(mesh.uvs.as_deref().unwrap_or(&[])));
+        hash.update(bytemuck::cast_slice(mesh.second_uvs.as_deref().unwrap_or(&[])));
         hash.update(bytemuck::cast_slice(mesh.tangents.as_deref().unwrap_or(&[])));
         hash.update(bytemuck::cast_slice(mesh.colors.as_deref().unwrap_or(&[])));
         hash.update(bytemuck::cast_slice(&mesh.indices));

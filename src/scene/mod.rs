@@ -31,9 +31,11 @@ pub struct Mesh {
     pub positions: Vec<Vec3>,
     /// Per-vertex shading normals; `None` means shade with the geometric normal.
     pub normals: Option<Vec<Vec3>>,
-    /// The texture coordinates its material's textures read: TEXCOORD_n for n =
-    /// `Material::uv_set` (0 for an untextured material).
+    /// The texture coordinates its material's textures read: TEXCOORD_n for the first n of
+    /// `Material::uv_sets` (0 for an untextured material).
     pub uvs: Option<Vec<Vec2>>,
+    /// Where its material's textures read two sets, the second (`Material::uv_sets`).
+    pub second_uvs: Option<Vec<Vec2>>,
     /// MikkTSpace tangents (xyz) with the bitangent's sign (w), from the file or generated
     /// for normal-mapped meshes.
     pub tangents: Option<Vec<Vec4>>,
@@ -134,7 +136,7 @@ impl Material {
         self.emission.max_element() > 0.0
     }
 
-    /// The material's textures, the most visible first: what decides `uv_set`.
+    /// The material's textures, the most visible first: what orders `uv_sets`.
     pub fn textures(&self) -> impl Iterator<Item = &TextureRef> {
         [
             &self.base_color_texture,
@@ -146,11 +148,19 @@ impl Material {
         .flatten()
     }
 
-    /// The TEXCOORD_n set a mesh of this material carries as its `uvs`: the one its textures
-    /// read (the base colour's where they read several, which the importer warns of), 0
-    /// without textures.
-    pub fn uv_set(&self) -> u32 {
-        self.textures().next().map_or(0, |t| t.tex_coord)
+    /// The TEXCOORD_n sets a mesh of this material carries: as its `uvs`, the set of its first
+    /// texture (the base colour's where it has one; 0 without textures); as its `second_uvs`,
+    /// the first other set a texture reads, if any. A texture that reads a third set reads the
+    /// first (the importer warns of it).
+    pub fn uv_sets(&self) -> (u32, Option<u32>) {
+        let first = self.textures().next().map_or(0, |t| t.tex_coord);
+        let second = self.textures().map(|t| t.tex_coord).find(|&set| set != first);
+        (first, second)
+    }
+
+    /// Whether `texture` (one of this material's) reads the mesh's `second_uvs`.
+    pub fn reads_second_uvs(&self, texture: &TextureRef) -> bool {
+        self.uv_sets().1 == Some(texture.tex_coord)
     }
 }
 

@@ -84,6 +84,7 @@ fn part_of(mesh: &Mesh, indices: &[u32]) -> Mesh {
         positions: used.iter().map(|&i| mesh.positions[i]).collect(),
         normals: mesh.normals.as_ref().map(|v| used.iter().map(|&i| v[i]).collect()),
         uvs: mesh.uvs.as_ref().map(|v| used.iter().map(|&i| v[i]).collect()),
+        second_uvs: mesh.second_uvs.as_ref().map(|v| used.iter().map(|&i| v[i]).collect()),
         tangents: mesh.tangents.as_ref().map(|v| used.iter().map(|&i| v[i]).collect()),
         colors: mesh.colors.as_ref().map(|v| used.iter().map(|&i| v[i]).collect()),
         indices,

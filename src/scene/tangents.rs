@@ -41,10 +41,11 @@ impl bevy_mikktspace::Geometry for Corners<'_> {
     }
 }
 
-/// Gives `mesh` MikkTSpace tangents (it needs UVs; flat normals are made where it has none);
-/// false when it lacks UVs or MikkTSpace fails, and then the mesh is left as it was.
-pub fn generate(mesh: &mut Mesh) -> bool {
-    let Some(uvs) = mesh.uvs.clone() else {
+/// Gives `mesh` MikkTSpace tangents for the texture coordinates its normal texture reads (its
+/// `second_uvs` where `second`, else its `uvs`; flat normals are made where it has none); false
+/// when it lacks them or MikkTSpace fails, and then the mesh is left as it was.
+pub fn generate(mesh: &mut Mesh, second: bool) -> bool {
+    let Some(uvs) = (if second { &mesh.second_uvs } else { &mesh.uvs }).clone() else {
         return false;
     };
     let corner_normals: Vec<Vec3> = match &mesh.normals {
@@ -93,8 +94,8 @@ pub fn generate(mesh: &mut Mesh) -> bool {
         } else {
             let index = mesh.positions.len() as u32;
             mesh.positions.push(mesh.positions[vertex as usize]);
-            if let Some(t) = &mut mesh.uvs {
-                t.push(t[vertex as usize]);
+            for uvs in [&mut mesh.uvs, &mut mesh.second_uvs].into_iter().flatten() {
+                uvs.push(uvs[vertex as usize]);
             }
             if let Some(c) = &mut mesh.colors {
                 c.push(c[vertex as usize]);
@@ -154,7 +155,7 @@ mod tests {
             .chunks_exact(3)
             .map(|t| [t[0], t[1], t[2]].map(|i| mesh.positions[i as usize]))
             .collect();
-        assert!(generate(&mut mesh));
+        assert!(generate(&mut mesh, false));
         let (Some(normals), Some(tangents)) = (&mesh.normals, &mesh.tangents) else {
             panic!("no flat normals or no tangents");
         };
@@ -177,7 +178,7 @@ mod tests {
     fn given_normals_are_kept() {
         let mut mesh = cube_without_normals();
         mesh.normals = Some(mesh.positions.iter().map(|p| (*p - 0.5).normalize()).collect());
-        assert!(generate(&mut mesh));
+        assert!(generate(&mut mesh, false));
         let Some(normals) = &mesh.normals else {
             panic!("the normals are gone");
         };

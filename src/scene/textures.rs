@@ -46,8 +46,8 @@ pub struct TextureRef {
     /// The normal texture's `scale`; 1 for the others.
     pub scale: f32,
     /// Which TEXCOORD_n set the file reads it at (`texCoord`, or KHR_texture_transform's).
-    /// The importer gives each mesh the set its material reads as its `uvs`
-    /// (`Material::uv_set`).
+    /// The importer gives each mesh the sets its material reads as its `uvs` and `second_uvs`
+    /// (`Material::uv_sets`).
     pub tex_coord: u32,
 }
 

@@ -2,7 +2,10 @@
 //! each (normals beside positions), and the instance, mesh and material tables that kernels index (`scene.glsl`).
 
 use crate::gpu::{Buffer, BufferUsage, Context, GpuResult, TextureData, TextureSet, TriangleGeometry};
-use crate::interface::{GpuInstance, GpuMaterial, GpuMesh, ALPHA_BLEND, ALPHA_MASK, ALPHA_OPAQUE, NO_TEXTURE};
+use crate::interface::{
+    GpuInstance, GpuMaterial, GpuMesh, ALPHA_BLEND, ALPHA_MASK, ALPHA_OPAQUE, NO_TEXTURE, SECOND_UV_BASE_COLOR,
+    SECOND_UV_EMISSIVE, SECOND_UV_METALLIC_ROUGHNESS, SECOND_UV_NORMAL,
+};
 
 use glam::{UVec4, Vec2, Vec4};
 
@@ -22,6 +25,8 @@ pub struct GpuMeshes {
     pub normals: Buffer,
     /// Each mesh's `uvs` per position; zero for a mesh without.
     pub uvs: Buffer,
+    /// Each mesh's `second_uvs` per position, zero for a mesh without, where any mesh has them.
+    pub second_uvs: Option<Buffer>,
     /// Tangent and bitangent sign per position; zero for a mesh without.
     pub tangents: Buffer,
     /// COLOR_0 per position, 1 for a mesh without, where any mesh has colours.
@@ -35,6 +40,8 @@ impl GpuMeshes {
         let mut positions = Vec::new();
         let mut normals = Vec::new();
         let mut uvs = Vec::new();
+        let mut second_uvs = Vec::new();
+        let any_second_uvs = scene.meshes.iter().any(|mesh| mesh.second_uvs.is_some());
         let mut tangents = Vec::new();
         let mut colors = Vec::new();
         let any_colors = scene.meshes.iter().any(|mesh| mesh.colors.is_some());
@@ -56,6 +63,11 @@ impl GpuMeshes {
                 Some(t) => uvs.extend(t.iter().map(|t| t.to_array())),
                 None => uvs.resize(positions.len(), [0.0f32; 2]),
             }
+            match &mesh.second_uvs {
+                Some(t) => second_uvs.extend(t.iter().map(|t| t.to_array())),
+                None if any_second_uvs => second_uvs.resize(positions.len(), [0.0f32; 2]),
+                None => {}
+            }
             match &mesh.tangents {
                 Some(t) => tangents.extend(t.iter().map(|t| t.to_array())),
                 None => tangents.resize(positions.len(), [0.0f32; 4]),
@@ -76,6 +88,15 @@ impl GpuMeshes {
             positions: Buffer::from_slice(context, "scene positions", &positions, usage)?,
             normals: Buffer::from_slice(context, "scene normals", &normals, BufferUsage::STORAGE)?,
             uvs: Buffer::from_slice(context, "scene uvs", &uvs, BufferUsage::STORAGE)?,
+            second_uvs: match any_second_uvs {
+                true => Some(Buffer::from_slice(
+                    context,
+                    "scene second uvs",
+                    &second_uvs,
+                    BufferUsage::STORAGE,
+                )?),
+                false => None,
+            },
             tangents: Buffer::from_slice(context, "scene tangents", &tangents, BufferUsage::STORAGE)?,
             colors: match any_colors {
                 true => Some(Buffer::from_slice(
@@ -218,6 +239,15 @@ pub fn gpu_material(material: &super::Material) -> GpuMaterial {
         normal_scale: material.normal_texture.map_or(1.0, |t| t.scale),
         alpha_mode,
         alpha_cutoff,
+        second_uv_textures: [
+            (&material.base_color_texture, SECOND_UV_BASE_COLOR),
+            (&material.metallic_roughness_texture, SECOND_UV_METALLIC_ROUGHNESS),
+            (&material.normal_texture, SECOND_UV_NORMAL),
+            (&material.emissive_texture, SECOND_UV_EMISSIVE),
+        ]
+        .iter()
+        .filter(|(texture, _)| texture.is_some_and(|t| material.reads_second_uvs(&t)))
+        .fold(0, |bits, (_, bit)| bits | bit),
         ..GpuMaterial::default()
     }
 }

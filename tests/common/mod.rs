@@ -158,6 +158,7 @@ pub fn sphere_scene(material: Material) -> Scene {
             positions,
             normals: Some(normals),
             uvs: None,
+            second_uvs: None,
             tangents: None,
             colors: None,
             indices,

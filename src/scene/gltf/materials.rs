@@ -84,16 +84,14 @@ impl Importer {
             let mut sets: Vec<u32> = converted.textures().map(|t| t.tex_coord).collect();
             sets.sort_unstable();
             sets.dedup();
-            if sets.len() > 1 {
+            if sets.len() > 2 {
+                let (first, _) = converted.uv_sets();
                 self.warn(format!(
-                    "material {}: its textures read TEXCOORD_{}; wavetrace gives a mesh one set of texture \
-                     coordinates, so all of them read TEXCOORD_{} (the base colour's, or the first texture's)",
+                    "material {}: its textures read TEXCOORD_{}; wavetrace gives a mesh two sets of texture \
+                     coordinates, so those of a third read TEXCOORD_{first} (the base colour's, or the first \
+                     texture's)",
                     converted.name,
-                    sets.iter()
-                        .map(u32::to_string)
-                        .collect::<Vec<_>>()
-                        .join(" and TEXCOORD_"),
-                    converted.uv_set()
+                    sets.iter().map(u32::to_string).collect::<Vec<_>>().join(", TEXCOORD_"),
                 ));
             }
             let repaired = repair_factors(&mut converted);

@@ -203,6 +203,7 @@ struct VertexAttributes {
     positions: Vec<Vec3>,
     normals: Option<Vec<Vec3>>,
     uvs: Option<Vec<Vec2>>,
+    second_uvs: Option<Vec<Vec2>>,
     tangents: Option<Vec<Vec4>>,
     colors: Option<Vec<Vec4>>,
 }
@@ -388,12 +389,12 @@ impl Importer {
             let mut row = Vec::new();
             for primitive in mesh.primitives() {
                 let label = mesh_label(&mesh, primitive.index());
-                let uv_set = primitive
+                let uv_sets = primitive
                     .material()
                     .index()
                     .and_then(|i| scene.materials.get(i))
-                    .map_or(0, Material::uv_set);
-                let converted = self.primitive(&label, &primitive, buffers, uv_set)?;
+                    .map_or((0, None), Material::uv_sets);
+                let converted = self.primitive(&label, &primitive, buffers, uv_sets)?;
                 let Some(mut converted) = converted else {
                     row.push(None);
                     continue;
@@ -406,16 +407,29 @@ impl Importer {
                     }),
                 };
                 let material = &scene.materials[converted.material as usize];
-                if material.textures().next().is_some() && converted.uvs.is_none() {
+                let missing = [
+                    (
+                        uv_sets.0,
+                        material.textures().next().is_some() && converted.uvs.is_none(),
+                    ),
+                    (
+                        uv_sets.1.unwrap_or(0),
+                        uv_sets.1.is_some() && converted.second_uvs.is_none(),
+                    ),
+                ];
+                for (set, _) in missing.iter().filter(|(_, missing)| *missing) {
                     self.warn(format!(
-                        "mesh {label}: its material's textures read TEXCOORD_{uv_set}, which the mesh lacks (or holds NaN); they are read at (0, 0)"
+                        "mesh {label}: its material's textures read TEXCOORD_{set}, which the mesh lacks (or holds NaN); they are read at (0, 0)"
                     ));
                 }
-                let normal_mapped = material.normal_texture.is_some();
-                if normal_mapped && converted.tangents.is_none() && !tangents::generate(&mut converted) {
-                    self.warn(format!(
-                        "mesh {label}: its material has a normal texture but the mesh lacks TEXCOORD_{uv_set} (or MikkTSpace failed); the normal texture is ignored"
-                    ));
+                if let Some(normal) = material.normal_texture.filter(|_| converted.tangents.is_none()) {
+                    let second = material.reads_second_uvs(&normal);
+                    if !tangents::generate(&mut converted, second) {
+                        self.warn(format!(
+                            "mesh {label}: its material has a normal texture but the mesh lacks TEXCOORD_{} (or MikkTSpace failed); the normal texture is ignored",
+                            normal.tex_coord
+                        ));
+                    }
                 }
                 if converted.indices.is_empty() {
                     self.warn(format!("mesh {label}: no triangles left; skipped"));
@@ -430,14 +444,14 @@ impl Importer {
         Ok(table)
     }
 
-    /// `uv_set`: the TEXCOORD_n set the primitive's material reads its textures at, which
-    /// becomes the mesh's `uvs`.
+    /// `uv_sets`: the TEXCOORD_n sets the primitive's material reads its textures at
+    /// (`Material::uv_sets`), which become the mesh's `uvs` and `second_uvs`.
     fn primitive(
         &mut self,
         label: &str,
         primitive: &gltf::Primitive,
         buffers: &Buffers,
-        uv_set: u32,
+        uv_sets: (u32, Option<u32>),
     ) -> Result<Option<Mesh>, SceneError> {
         let mode = primitive.mode();
         if !matches!(mode, Mode::Triangles | Mode::TriangleStrip | Mode::TriangleFan) {
@@ -461,12 +475,13 @@ impl Importer {
             ));
             return Ok(None);
         }
-        let mut attributes = self.vertex_attributes(label, primitive, buffers, uv_set)?;
-        self.keep_shading_attributes(label, &mut attributes, uv_set);
+        let mut attributes = self.vertex_attributes(label, primitive, buffers, uv_sets)?;
+        self.keep_shading_attributes(label, &mut attributes, uv_sets);
         let VertexAttributes {
             positions,
             normals,
             uvs,
+            second_uvs,
             tangents,
             colors,
         } = attributes;
@@ -509,6 +524,7 @@ impl Importer {
             positions,
             normals,
             uvs,
+            second_uvs,
             tangents,
             colors: colors.and_then(|colors| self.base_color_multipliers(label, colors)),
             indices,
@@ -516,11 +532,11 @@ impl Importer {
         }))
     }
 
-    /// Keeps of NORMAL, TEXCOORD_`uv_set` and TANGENT what a mesh can shade with: a NaN normal
+    /// Keeps of NORMAL, the `uv_sets`' TEXCOORDs and TANGENT what a mesh can shade with: a NaN normal
     /// would poison shading, so flat normals stand in for the whole attribute; without normals,
     /// glTF makes flat ones "and the provided tangents (if present) MUST be ignored" (a normal
     /// texture then gets tangents made from the flat normals).
-    fn keep_shading_attributes(&mut self, label: &str, attributes: &mut VertexAttributes, uv_set: u32) {
+    fn keep_shading_attributes(&mut self, label: &str, attributes: &mut VertexAttributes, uv_sets: (u32, Option<u32>)) {
         if let Some(normals) = &attributes.normals {
             if !normals.iter().all(|n| n.is_finite() && n.length_squared() > 0.0) {
                 self.warn(format!(
@@ -529,12 +545,15 @@ impl Importer {
                 attributes.normals = None;
             }
         }
-        if let Some(uvs) = &attributes.uvs {
-            if !uvs.iter().all(|uv| uv.is_finite()) {
-                self.warn(format!(
-                    "mesh {label}: TEXCOORD_{uv_set} has NaN or infinite entries; ignored"
+        for (set, uvs) in [
+            (uv_sets.0, &mut attributes.uvs),
+            (uv_sets.1.unwrap_or(0), &mut attributes.second_uvs),
+        ] {
+            if uvs.as_ref().is_some_and(|uvs| !uvs.iter().all(|uv| uv.is_finite())) {
+                self.warnings.push(format!(
+                    "mesh {label}: TEXCOORD_{set} has NaN or infinite entries; ignored"
                 ));
-                attributes.uvs = None;
+                *uvs = None;
             }
         }
         if let Some(tangents) = &attributes.tangents {
@@ -565,13 +584,14 @@ impl Importer {
         Ok(Some(values.into_iter().map(V::from).collect()))
     }
 
-    /// POSITION, NORMAL, TEXCOORD_`uv_set`, TANGENT and COLOR_0, each as long as POSITION.
+    /// POSITION, NORMAL, the `uv_sets`' TEXCOORDs, TANGENT and COLOR_0, each as long as
+    /// POSITION.
     fn vertex_attributes(
         &self,
         label: &str,
         primitive: &gltf::Primitive,
         buffers: &Buffers,
-        uv_set: u32,
+        uv_sets: (u32, Option<u32>),
     ) -> Result<VertexAttributes, SceneError> {
         use gltf::Semantic;
         let positions: Vec<Vec3> = self
@@ -579,13 +599,20 @@ impl Importer {
             .ok_or_else(|| self.mesh_error(label, "primitive has no POSITION attribute".into()))?;
         let vertex_count = positions.len();
         let normals: Option<Vec<Vec3>> = self.attribute::<3, _>(label, primitive, Semantic::Normals, buffers)?;
-        let uvs: Option<Vec<Vec2>> = self.attribute::<2, _>(label, primitive, Semantic::TexCoords(uv_set), buffers)?;
+        let uvs: Option<Vec<Vec2>> =
+            self.attribute::<2, _>(label, primitive, Semantic::TexCoords(uv_sets.0), buffers)?;
+        let second_uvs: Option<Vec<Vec2>> = match uv_sets.1 {
+            Some(set) => self.attribute::<2, _>(label, primitive, Semantic::TexCoords(set), buffers)?,
+            None => None,
+        };
         let tangents: Option<Vec<Vec4>> = self.attribute::<4, _>(label, primitive, Semantic::Tangents, buffers)?;
         let colors = self.colors(label, primitive, buffers)?;
-        let uv_name = format!("TEXCOORD_{uv_set}");
+        let uv_name = format!("TEXCOORD_{}", uv_sets.0);
+        let second_uv_name = format!("TEXCOORD_{}", uv_sets.1.unwrap_or(0));
         for (name, count) in [
             ("NORMAL", normals.as_ref().map(Vec::len)),
             (uv_name.as_str(), uvs.as_ref().map(Vec::len)),
+            (second_uv_name.as_str(), second_uvs.as_ref().map(Vec::len)),
             ("TANGENT", tangents.as_ref().map(Vec::len)),
             ("COLOR_0", colors.as_ref().map(Vec::len)),
         ] {
@@ -600,6 +627,7 @@ impl Importer {
             positions,
             normals,
             uvs,
+            second_uvs,
             tangents,
             colors,
         })
