@@ -421,6 +421,52 @@ fn material_parameters_that_are_not_rendered_are_named_once() {
 }
 
 #[test]
+fn a_volume_absorbs_only_where_its_thickness_makes_it_one() {
+    let dir = temp_dir("thin-walled");
+    let mut document = tiny_gltf(&QUAD, Some(&QUAD_INDICES), [1.0; 3], true);
+    document["extensionsUsed"] = json!(["KHR_materials_transmission", "KHR_materials_volume"]);
+    let glass = |name: &str, volume: Value| {
+        json!({"name": name, "pbrMetallicRoughness": {"metallicFactor": 0.0, "roughnessFactor": 0.0},
+               "extensions": {"KHR_materials_transmission": {"transmissionFactor": 1.0}, "KHR_materials_volume": volume}})
+    };
+    let attenuation = json!({"attenuationColor": [0.5, 0.25, 1.0], "attenuationDistance": 2.0});
+    let mut thick = attenuation.clone();
+    thick["thicknessFactor"] = json!(0.3);
+    let mut zero = attenuation.clone();
+    zero["thicknessFactor"] = json!(0.0);
+    document["materials"] = json!([
+        glass("thick", thick),
+        glass("default", attenuation),
+        glass("zero", zero)
+    ]);
+    let scene = Scene::load(&write(&dir, "thin-walled.gltf", &document)).unwrap();
+    // Beer's law: -ln(colour) / distance per unit length.
+    let expected = Vec3::new(0.5f32.ln(), 0.25f32.ln(), 0.0) / -2.0;
+    assert!(
+        scene.materials[0].absorption.abs_diff_eq(expected, 1e-6),
+        "{}",
+        scene.materials[0].absorption
+    );
+    // thicknessFactor 0, the default, is thin-walled in glTF: no volume, nothing absorbed, and said so.
+    for (index, name) in [(1, "default"), (2, "zero")] {
+        assert_eq!(scene.materials[index].absorption, Vec3::ZERO, "{name}");
+        assert!(
+            scene
+                .warnings
+                .iter()
+                .any(|w| w.contains(&format!("material {name}: ignored")) && w.contains("thin-walled")),
+            "{name}: {:?}",
+            scene.warnings
+        );
+    }
+    assert!(
+        !scene.warnings.iter().any(|w| w.contains("material thick")),
+        "{:?}",
+        scene.warnings
+    );
+}
+
+#[test]
 fn punctual_lights_are_placed_by_their_nodes() {
     let dir = temp_dir("punctual");
     let mut document = tiny_gltf(&QUAD, Some(&QUAD_INDICES), [0.0; 3], true);

@@ -150,7 +150,8 @@ def textured_materials(files):
         r, g, b = colorsys.hsv_to_rgb(k / 4, 0.5, 0.9)
         out.append({"name": f"glass-{k}", "pbrMetallicRoughness": {"baseColorFactor": [1, 1, 1, 1], "metallicFactor": 0, "roughnessFactor": 0.1 + 0.1 * k},
                     "extensions": {"KHR_materials_transmission": {"transmissionFactor": 1}, "KHR_materials_ior": {"ior": 1.3 + 0.1 * k},
-                                   "KHR_materials_volume": {"attenuationColor": [r, g, b], "attenuationDistance": 0.2}}})
+                                   "KHR_materials_volume": {"thicknessFactor": 1, "attenuationColor": [r, g, b],
+                                                            "attenuationDistance": 0.2}}})
     return out, names
 
 

@@ -69,7 +69,12 @@ impl Importer {
                 transmission: material.transmission().map_or(0.0, |t| t.transmission_factor()),
                 ior: material.ior().unwrap_or(1.5),
                 absorption: material.volume().map_or(Vec3::ZERO, |v| {
-                    beer_coefficient(Vec3::from_array(v.attenuation_color()), v.attenuation_distance())
+                    // glTF: "If the value is 0 the material is thin-walled", with no volume inside.
+                    if v.thickness_factor() > 0.0 {
+                        beer_coefficient(Vec3::from_array(v.attenuation_color()), v.attenuation_distance())
+                    } else {
+                        Vec3::ZERO
+                    }
                 }),
                 base_color_texture,
                 metallic_roughness_texture,
@@ -368,6 +373,18 @@ fn ignored_parameters(material: &gltf::Material) -> Vec<String> {
             volume.thickness_texture().is_some(),
             "KHR_materials_volume.thicknessTexture",
         );
+        let attenuates = beer_coefficient(
+            Vec3::from_array(volume.attenuation_color()),
+            volume.attenuation_distance(),
+        )
+        .max_element()
+            > 0.0;
+        if attenuates && !(volume.thickness_factor() > 0.0) {
+            ignored.push(
+                "KHR_materials_volume's attenuation (its thicknessFactor is 0, which glTF makes thin-walled: no volume)"
+                    .into(),
+            );
+        }
     }
     if material.unlit() {
         ignored.push("KHR_materials_unlit (rendered lit)".into());
