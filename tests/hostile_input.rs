@@ -5,6 +5,7 @@
 //! for long. Every input that panicked is saved under `target/fuzz-findings/` and belongs in
 //! `tests/fuzz-regressions/`, which every run replays.
 
+use crate::common::warned;
 use crate::hostile;
 
 use std::path::{Path, PathBuf};
@@ -29,10 +30,6 @@ fn write(dir: &Path, name: &str, document: &Value) -> PathBuf {
 
 fn load(dir: &Path, name: &str, document: &Value) -> Result<Scene, String> {
     Scene::load(&write(dir, name, document)).map_err(|e| e.to_string())
-}
-
-fn warned(scene: &Scene, words: &[&str]) -> bool {
-    scene.warnings.iter().any(|w| words.iter().all(|word| w.contains(word)))
 }
 
 #[test]

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::common::{append_accessor, warned};
 use base64::Engine as _;
 use glam::Vec3;
 use serde_json::{json, Value};
@@ -450,14 +451,8 @@ fn a_volume_absorbs_only_where_its_thickness_makes_it_one() {
     // thicknessFactor 0, the default, is thin-walled in glTF: no volume, nothing absorbed, and said so.
     for (index, name) in [(1, "default"), (2, "zero")] {
         assert_eq!(scene.materials[index].absorption, Vec3::ZERO, "{name}");
-        assert!(
-            scene
-                .warnings
-                .iter()
-                .any(|w| w.contains(&format!("material {name}: ignored")) && w.contains("thin-walled")),
-            "{name}: {:?}",
-            scene.warnings
-        );
+        let about = format!("material {name}: ignored");
+        assert!(warned(&scene, &[&about, "thin-walled"]), "{name}: {:?}", scene.warnings);
     }
     assert!(
         !scene.warnings.iter().any(|w| w.contains("material thick")),
@@ -649,34 +644,6 @@ fn vertex_colors_load_as_rgba_multipliers_in_every_encoding() {
     assert!(error.contains("tiny/0") && error.contains("COLOR_0"), "{error}");
 }
 
-/// Appends `bytes` as a buffer of its own with one accessor over it; returns the accessor's
-/// index.
-fn add_accessor(
-    document: &mut Value,
-    bytes: &[u8],
-    component_type: u32,
-    count: usize,
-    kind: &str,
-    normalized: bool,
-) -> usize {
-    let buffer = document["buffers"].as_array().unwrap().len();
-    document["buffers"]
-        .as_array_mut()
-        .unwrap()
-        .push(json!({"byteLength": bytes.len(),
-        "uri": format!("data:application/octet-stream;base64,{}",
-                       base64::engine::general_purpose::STANDARD.encode(bytes))}));
-    let views = document["bufferViews"].as_array_mut().unwrap();
-    views.push(json!({"buffer": buffer, "byteLength": bytes.len()}));
-    let view = views.len() - 1;
-    let accessors = document["accessors"].as_array_mut().unwrap();
-    accessors.push(
-        json!({"bufferView": view, "componentType": component_type, "count": count, "type": kind,
-                          "normalized": normalized}),
-    );
-    accessors.len() - 1
-}
-
 fn floats(values: &[f32]) -> Vec<u8> {
     values.iter().flat_map(|v| v.to_le_bytes()).collect()
 }
@@ -689,16 +656,16 @@ fn instanced_quad(translations: &[f32], short_scales: bool) -> Value {
     let mut document = tiny_gltf(&QUAD, Some(&QUAD_INDICES), [1.0; 3], true);
     document["extensionsUsed"] = json!(["EXT_mesh_gpu_instancing"]);
     document["extensionsRequired"] = json!(["EXT_mesh_gpu_instancing"]);
-    let t = add_accessor(&mut document, &floats(translations), 5126, 3, "VEC3", false);
+    let t = append_accessor(&mut document, &floats(translations), 5126, 3, "VEC3", false);
     // Identity; a quarter turn about z; a half turn about y (x, y, z, w).
     let h = std::f32::consts::FRAC_1_SQRT_2;
     let rotations: Vec<u8> = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, h, h, 0.0, 1.0, 0.0, 0.0]
         .iter()
         .flat_map(|&c: &f32| ((c * 32767.0).round() as i16).to_le_bytes())
         .collect();
-    let r = add_accessor(&mut document, &rotations, 5122, 3, "VEC4", true);
+    let r = append_accessor(&mut document, &rotations, 5122, 3, "VEC4", true);
     let scale_count = if short_scales { 2 } else { 3 };
-    let s = add_accessor(
+    let s = append_accessor(
         &mut document,
         &floats(&[1.0, 1.0, 1.0, 0.5, 0.5, 0.5, 1.0, 3.0, 1.0][..3 * scale_count]),
         5126,
@@ -771,10 +738,7 @@ fn an_instanced_copy_with_a_non_finite_transform_is_skipped_with_a_warning() {
     let scene = Scene::load(&write(&dir, "nan.gltf", &document)).unwrap();
     assert_eq!(scene.instances.len(), 2);
     assert!(
-        scene
-            .warnings
-            .iter()
-            .any(|w| w.contains("node 0 (thing)") && w.contains("1 EXT_mesh_gpu_instancing")),
+        warned(&scene, &["node 0 (thing)", "1 EXT_mesh_gpu_instancing"]),
         "{:?}",
         scene.warnings
     );

@@ -569,23 +569,7 @@ fn minification_without_a_mipmap_reads_the_full_image() {
 fn with_coordinates(document: &Value, set: &str, uvs: [[f32; 2]; 4]) -> Value {
     let mut document = document.clone();
     let bytes: Vec<u8> = uvs.as_flattened().iter().flat_map(|f| f.to_le_bytes()).collect();
-    let buffer = document["buffers"].as_array().unwrap().len();
-    document["buffers"]
-        .as_array_mut()
-        .unwrap()
-        .push(json!({"byteLength": bytes.len(),
-        "uri": format!("data:application/octet-stream;base64,{}",
-                       base64::engine::general_purpose::STANDARD.encode(&bytes))}));
-    document["bufferViews"]
-        .as_array_mut()
-        .unwrap()
-        .push(json!({"buffer": buffer, "byteLength": bytes.len()}));
-    let view = document["bufferViews"].as_array().unwrap().len() - 1;
-    document["accessors"]
-        .as_array_mut()
-        .unwrap()
-        .push(json!({"bufferView": view, "componentType": 5126, "count": 4, "type": "VEC2"}));
-    let accessor = document["accessors"].as_array().unwrap().len() - 1;
+    let accessor = common::append_accessor(&mut document, &bytes, 5126, 4, "VEC2", false);
     for mesh in document["meshes"].as_array_mut().unwrap() {
         for primitive in mesh["primitives"].as_array_mut().unwrap() {
             primitive["attributes"][set] = json!(accessor);
@@ -672,20 +656,15 @@ fn a_material_reading_three_sets_and_a_mesh_lacking_its_set_are_warnings() {
     three["materials"][1]["pbrMetallicRoughness"]["baseColorTexture"] = json!({"index": 0, "texCoord": 2});
     three["materials"][1]["pbrMetallicRoughness"]["metallicRoughnessTexture"] = json!({"index": 0, "texCoord": 1});
     let scene = Scene::load(&write("three-sets.gltf", &three)).unwrap();
+    let warned = |words: &[&str]| common::warned(&scene, words);
     assert!(
-        scene
-            .warnings
-            .iter()
-            .any(|w| w.contains("material glow") && w.contains("TEXCOORD_0, TEXCOORD_1, TEXCOORD_2")),
+        warned(&["material glow", "TEXCOORD_0, TEXCOORD_1, TEXCOORD_2"]),
         "{:?}",
         scene.warnings
     );
     // The mesh lacks TEXCOORD_2, which the glow material's base colour reads.
     assert!(
-        scene
-            .warnings
-            .iter()
-            .any(|w| w.contains("mesh quad 1/0") && w.contains("TEXCOORD_2") && w.contains("lacks")),
+        warned(&["mesh quad 1/0", "TEXCOORD_2", "lacks"]),
         "{:?}",
         scene.warnings
     );

@@ -1,5 +1,6 @@
 //! Shared by the integration tests: a context with the Khronos validation layer always on,
-//! and a check, after the context is gone, that validation reported no error.
+//! and a check, after the context is gone, that validation reported no error; scenes, renders
+//! and the glTF pieces tests write.
 
 #![allow(dead_code)]
 
@@ -489,4 +490,38 @@ pub fn mirrored_floor_ratios(image: &wavetrace::film::RgbImage, through_mirror: 
         }
     }
     (rendered.iter().sum::<f64>() / expected.iter().sum::<f64>(), furthest)
+}
+
+/// Whether one of the scene's warnings holds every one of `words`.
+pub fn warned(scene: &Scene, words: &[&str]) -> bool {
+    scene.warnings.iter().any(|w| words.iter().all(|word| w.contains(word)))
+}
+
+/// Appends `bytes` to a glTF `document` as a buffer of its own (a data URI) with one accessor
+/// over all of it; returns the accessor's index.
+pub fn append_accessor(
+    document: &mut serde_json::Value,
+    bytes: &[u8],
+    component_type: u32,
+    count: usize,
+    kind: &str,
+    normalized: bool,
+) -> usize {
+    use base64::Engine as _;
+    let buffer = document["buffers"].as_array().unwrap().len();
+    document["buffers"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"byteLength": bytes.len(),
+        "uri": format!("data:application/octet-stream;base64,{}",
+                       base64::engine::general_purpose::STANDARD.encode(bytes))}));
+    let views = document["bufferViews"].as_array_mut().unwrap();
+    views.push(serde_json::json!({"buffer": buffer, "byteLength": bytes.len()}));
+    let view = views.len() - 1;
+    let accessors = document["accessors"].as_array_mut().unwrap();
+    accessors.push(
+        serde_json::json!({"bufferView": view, "componentType": component_type, "count": count,
+                                      "type": kind, "normalized": normalized}),
+    );
+    accessors.len() - 1
 }

@@ -379,7 +379,8 @@ fn ignored_parameters(material: &gltf::Material) -> Vec<String> {
         )
         .max_element()
             > 0.0;
-        if attenuates && !(volume.thickness_factor() > 0.0) {
+        let thick = volume.thickness_factor() > 0.0;
+        if attenuates && !thick {
             ignored.push(
                 "KHR_materials_volume's attenuation (its thicknessFactor is 0, which glTF makes thin-walled: no volume)"
                     .into(),
