@@ -47,27 +47,27 @@ pub(super) fn node_copies(document: &gltf::Document, buffers: &[Option<Vec<u8>>]
                 .map(Some)
                 .ok_or_else(|| format!("{name}: {EXTENSION} {semantic} names no accessor ({index})"))
         };
-        let read = |semantic: &str| -> Result<Option<Vec<[f32; 4]>>, String> {
-            let problem = |p: String| format!("{name}: {EXTENSION} {semantic}: {p}");
-            Ok(match accessor(semantic)? {
-                None => None,
-                Some(a) if semantic == "ROTATION" => Some(accessor::read_floats::<4>(a, buffers).map_err(problem)?),
-                Some(a) => Some(
-                    accessor::read_floats::<3>(a, buffers)
-                        .map_err(problem)?
-                        .into_iter()
-                        .map(|[x, y, z]| [x, y, z, 0.0])
-                        .collect(),
-                ),
-            })
+        let problem = |semantic: &str, p: String| format!("{name}: {EXTENSION} {semantic}: {p}");
+        let vectors = |semantic: &str| -> Result<Option<Vec<Vec3>>, String> {
+            accessor(semantic)?
+                .map(|a| accessor::read_floats::<3>(a, buffers).map_err(|p| problem(semantic, p)))
+                .transpose()
+                .map(|v| v.map(|v| v.into_iter().map(Vec3::from).collect()))
         };
-        let translations = read("TRANSLATION")?;
-        let rotations = read("ROTATION")?;
-        let scales = read("SCALE")?;
-        let counts: Vec<usize> = [&translations, &rotations, &scales]
-            .iter()
-            .filter_map(|v| v.as_ref().map(Vec::len))
-            .collect();
+        let translations = vectors("TRANSLATION")?;
+        let scales = vectors("SCALE")?;
+        let rotations: Option<Vec<Quat>> = accessor("ROTATION")?
+            .map(|a| accessor::read_floats::<4>(a, buffers).map_err(|p| problem("ROTATION", p)))
+            .transpose()?
+            .map(|r| r.into_iter().map(Quat::from_array).collect());
+        let counts: Vec<usize> = [
+            translations.as_ref().map(Vec::len),
+            rotations.as_ref().map(Vec::len),
+            scales.as_ref().map(Vec::len),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         let Some(&count) = counts.first() else {
             return Err(format!(
                 "{name}: {EXTENSION} has none of TRANSLATION, ROTATION and SCALE"
@@ -78,16 +78,14 @@ pub(super) fn node_copies(document: &gltf::Document, buffers: &[Option<Vec<u8>>]
                 "{name}: {EXTENSION}'s accessors hold different numbers of copies ({counts:?})"
             ));
         }
+        let at = |v: &Option<Vec<Vec3>>, i: usize, default: Vec3| v.as_ref().map_or(default, |v| v[i]);
         let mut placed = Vec::with_capacity(count);
         for i in 0..count {
-            let vec3 = |v: &Option<Vec<[f32; 4]>>, default: Vec3| {
-                v.as_ref().map_or(default, |v| Vec3::new(v[i][0], v[i][1], v[i][2]))
-            };
-            let rotation = rotations.as_ref().map_or(Quat::IDENTITY, |r| Quat::from_array(r[i]));
+            let rotation = rotations.as_ref().map_or(Quat::IDENTITY, |r| r[i]);
             let transform = Mat4::from_scale_rotation_translation(
-                vec3(&scales, Vec3::ONE),
+                at(&scales, i, Vec3::ONE),
                 rotation.normalize(),
-                vec3(&translations, Vec3::ZERO),
+                at(&translations, i, Vec3::ZERO),
             );
             if rotation.length_squared() > 0.0 && transform.is_finite() {
                 placed.push(transform);
