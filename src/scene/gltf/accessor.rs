@@ -7,9 +7,10 @@
 
 use gltf::accessor::{DataType, Dimensions};
 
-/// An accessor without data (zeros) may not claim more elements than this: nothing bounds it
-/// but the count, and a hostile count would otherwise allocate without limit.
-const MAX_ELEMENTS_WITHOUT_DATA: usize = 1 << 24;
+/// An accessor without data (zeros) may not decode to more bytes than this: nothing bounds it
+/// but the count, and a hostile count would otherwise allocate without limit (22 M positions,
+/// 4 M matrices).
+const MAX_BYTES_WITHOUT_DATA: usize = 1 << 28;
 
 /// Every element of a vector accessor of `N` components, as floats.
 pub(super) fn read_floats<const N: usize>(
@@ -153,10 +154,10 @@ fn read<T: Copy>(
                 .map(|i| decode(&data.bytes[i * data.stride..i * data.stride + element]))
                 .collect()
         }
-        None if count > MAX_ELEMENTS_WITHOUT_DATA => {
+        None if count.saturating_mul(std::mem::size_of::<T>()) > MAX_BYTES_WITHOUT_DATA => {
             return Err(format!(
-            "{what} has no buffer view but claims {count} elements (at most {MAX_ELEMENTS_WITHOUT_DATA} without data)"
-        ))
+                "{what} has no buffer view but claims {count} elements, over {MAX_BYTES_WITHOUT_DATA} bytes of zeros"
+            ))
         }
         None => vec![zero; count],
     };
