@@ -6,7 +6,10 @@
 
 #![allow(dead_code)]
 
+use crate::common::append_accessor;
+
 use base64::Engine as _;
+use glam::{Mat4, Quat, Vec3};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Map, Value};
@@ -414,4 +417,67 @@ pub fn mutate_buffer(document: &mut Value, mutate: impl FnOnce(&mut Vec<u8>)) {
 
 pub fn object(value: &mut Value) -> &mut Map<String, Value> {
     value.as_object_mut().unwrap()
+}
+
+/// glTF's component type of 32-bit floats.
+pub const FLOAT: u32 = 5126;
+/// glTF's component type of unsigned bytes.
+pub const UNSIGNED_BYTE: u32 = 5121;
+
+/// Little-endian bytes of `values`, as a buffer holds them.
+pub fn floats(values: &[f32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+/// The hip joint's turn about y in `skinned_floor`.
+pub const HIP_ROTATION: f32 = std::f32::consts::FRAC_PI_2;
+
+/// The hostile tests' base scene with its floor (four vertices, under a room scaled by 2)
+/// skinned to two joints under the room: `hip` (turned about y, raised) and its child
+/// `knee`. The floor's own node is moved far away, which a skinned mesh must ignore.
+/// Vertex 0 follows the hip, 1 the knee, 2 both halves, 3 weights that sum to a half and
+/// name a joint the skin lacks with weight 0.
+pub fn skinned_floor() -> Value {
+    let mut document = base_scene();
+    document["nodes"][0]["children"] = json!([1, 2, 4]);
+    let hip = Quat::from_rotation_y(HIP_ROTATION).to_array();
+    document["nodes"].as_array_mut().unwrap().extend([
+        json!({"name": "hip", "translation": [0.0, 0.5, 0.0], "rotation": hip, "children": [5]}),
+        json!({"name": "knee", "translation": [1.0, 0.0, 0.0]}),
+    ]);
+    document["nodes"][1]["skin"] = json!(0);
+    document["nodes"][1]["translation"] = json!([5.0, 5.0, 5.0]);
+    let inverse_binds = [
+        Mat4::from_translation(Vec3::new(0.0, -1.0, 0.0)).to_cols_array(),
+        Mat4::IDENTITY.to_cols_array(),
+    ]
+    .concat();
+    let inverse_binds = append_accessor(&mut document, &floats(&inverse_binds), FLOAT, 2, "MAT4", false);
+    document["skins"] = json!([{"joints": [4, 5], "inverseBindMatrices": inverse_binds}]);
+    let joints: [u8; 16] = [0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1, 7, 0];
+    let joints = append_accessor(&mut document, &joints, UNSIGNED_BYTE, 4, "VEC4", false);
+    let weights = [
+        1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.5, 0.5, 0.0, 0.0, 0.25, 0.25, 0.0, 0.0,
+    ];
+    let weights = append_accessor(&mut document, &floats(&weights), FLOAT, 4, "VEC4", false);
+    let attributes = &mut document["meshes"][0]["primitives"][0]["attributes"];
+    attributes["JOINTS_0"] = json!(joints);
+    attributes["WEIGHTS_0"] = json!(weights);
+    document
+}
+
+/// Gives the base scene's floor two morph targets: the first raises vertex 0 by 1, the
+/// second moves every vertex and tilts every normal by +x (and displaces TEXCOORD_0, which
+/// wavetrace does not morph). `mesh_weights`: the mesh's default weights.
+pub fn add_floor_morph_targets(document: &mut Value, mesh_weights: [f32; 2]) {
+    let raise = floats(&[[0.0, 1.0, 0.0], [0.0; 3], [0.0; 3], [0.0; 3]].concat());
+    let raise = append_accessor(document, &raise, FLOAT, 4, "VEC3", false);
+    let shift = floats(&[1.0, 0.0, 0.0].repeat(4));
+    let shift = append_accessor(document, &shift, FLOAT, 4, "VEC3", false);
+    let uv_shift = append_accessor(document, &floats(&[0.5; 8]), FLOAT, 4, "VEC2", false);
+    document["meshes"][0]["primitives"][0]["targets"] = json!([
+        {"POSITION": raise},
+        {"POSITION": shift, "NORMAL": shift, "TEXCOORD_0": uv_shift}
+    ]);
+    document["meshes"][0]["weights"] = json!(mesh_weights);
 }

@@ -2,7 +2,7 @@
 //! channel's sampler evaluated as glTF 2.0 defines STEP, LINEAR (spherical for rotations) and
 //! CUBICSPLINE (Hermite, tangents scaled by the key interval), clamped to its first and last
 //! key. Every animation plays at once, later channels overriding earlier ones on the same
-//! node and property. Morph target weights are not animated (wavetrace renders base shapes).
+//! node and property, morph target weights included.
 
 use std::collections::HashMap;
 
@@ -12,11 +12,13 @@ use gltf::animation::{Interpolation, Property};
 use super::accessor::read_floats;
 
 /// A node's translation, rotation and scale, as far as animations set them.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct Pose {
     translation: Option<Vec3>,
     rotation: Option<Quat>,
     scale: Option<Vec3>,
+    /// The weights of the node's morph targets, one a target.
+    pub weights: Option<Vec<f32>>,
 }
 
 impl Pose {
@@ -36,8 +38,6 @@ impl Pose {
 pub(super) struct Posed {
     /// The poses of the nodes the animations move, by node index.
     pub poses: HashMap<usize, Pose>,
-    /// Channels of morph target weights, which wavetrace does not animate.
-    pub morph_channels: usize,
     /// Channels whose keys or values are not stored (valid glTF: an accessor without a buffer
     /// view holds zeros, which no sampler can play), each said in a sentence.
     pub channels_without_data: Vec<String>,
@@ -94,7 +94,9 @@ pub(super) fn poses_at(document: &gltf::Document, buffers: &[Option<Vec<u8>>], t
                     }
                     pose.rotation = Some(q);
                 }
-                Property::MorphTargetWeights => posed.morph_channels += 1,
+                Property::MorphTargetWeights => {
+                    pose.weights = Some(weights_at(&key, &output, buffers, times.len(), interpolation, &name)?);
+                }
             }
         }
     }
@@ -111,8 +113,29 @@ fn check_times(times: &[f32]) -> Result<(), String> {
     Ok(())
 }
 
-/// A sampler's output values: one a key, or three (in-tangent, value, out-tangent) for
-/// CUBICSPLINE.
+/// Output elements a key: one, or three (in-tangent, value, out-tangent) for CUBICSPLINE.
+fn elements_per_key(interpolation: Interpolation) -> usize {
+    match interpolation {
+        Interpolation::CubicSpline => 3,
+        _ => 1,
+    }
+}
+
+fn check_finite<'a>(
+    mut values: impl Iterator<Item = &'a f32>,
+    output: &gltf::Accessor,
+    name: &str,
+) -> Result<(), String> {
+    match values.all(|v| v.is_finite()) {
+        true => Ok(()),
+        false => Err(format!(
+            "{name}: accessor {} has values that are not finite",
+            output.index()
+        )),
+    }
+}
+
+/// A sampler's output values, `elements_per_key` a key.
 fn values<const N: usize>(
     output: &gltf::Accessor,
     buffers: &[Option<Vec<u8>>],
@@ -121,26 +144,49 @@ fn values<const N: usize>(
     name: &str,
 ) -> Result<Vec<[f32; N]>, String> {
     let values = read_floats::<N>(output, buffers).map_err(|e| format!("{name}: {e}"))?;
-    let per_key = if interpolation == Interpolation::CubicSpline {
-        3
-    } else {
-        1
-    };
-    if values.len() != keys * per_key {
+    let expected = keys * elements_per_key(interpolation);
+    if values.len() != expected {
         return Err(format!(
-            "{name}: accessor {} has {} values for {keys} keys of {interpolation:?}, not {}",
+            "{name}: accessor {} has {} values for {keys} keys of {interpolation:?}, not {expected}",
             output.index(),
             values.len(),
-            keys * per_key
         ));
     }
-    if values.iter().flatten().any(|v| !v.is_finite()) {
-        return Err(format!(
-            "{name}: accessor {} has values that are not finite",
-            output.index()
-        ));
-    }
+    check_finite(values.iter().flatten(), output, name)?;
     Ok(values)
+}
+
+/// A weights channel at `key`: its output holds, for each of its elements (`elements_per_key`
+/// a key), one weight per morph target, so the target count is what the keys leave over.
+fn weights_at(
+    key: &Key,
+    output: &gltf::Accessor,
+    buffers: &[Option<Vec<u8>>],
+    keys: usize,
+    interpolation: Interpolation,
+    name: &str,
+) -> Result<Vec<f32>, String> {
+    let flat: Vec<f32> = read_floats::<1>(output, buffers)
+        .map_err(|e| format!("{name}: {e}"))?
+        .into_iter()
+        .map(|[w]| w)
+        .collect();
+    let elements = keys * elements_per_key(interpolation);
+    if flat.is_empty() || flat.len() % elements != 0 {
+        return Err(format!(
+            "{name}: accessor {} has {} morph weights, not a whole number for each of {keys} keys of {interpolation:?}",
+            output.index(),
+            flat.len(),
+        ));
+    }
+    check_finite(flat.iter(), output, name)?;
+    let targets = flat.len() / elements;
+    Ok((0..targets)
+        .map(|target| {
+            let column: Vec<[f32; 1]> = (0..elements).map(|e| [flat[e * targets + target]]).collect();
+            key.sample(&column, interpolation, false)[0]
+        })
+        .collect())
 }
 
 /// Where a time falls among the keys: key `index`, `u` of the way to the next, whose time is

@@ -1,5 +1,5 @@
 //! Valid glTF that the glTF crate's strict model refuses, made acceptable before it is
-//! deserialised: what a still renderer has no use for (animations, skins, morph targets,
+//! deserialised: what a still renderer has no use for (animations outside `render --frames`,
 //! `extras`) is dropped, a scene without `nodes` gets an empty list, and lights of unknown
 //! types and textures without a readable source are removed with the references to them
 //! (the arrays renumbered). Each kind of thing dropped is one warning.
@@ -78,56 +78,51 @@ fn drop_channels_without_node(root: &mut Map<String, Value>, warnings: &mut Vec<
     }
 }
 
-/// A still image of the rest pose: animations (unless `animated`), skins and morph targets
-/// are dropped.
+/// The rest pose unless `animated`: animations are dropped. Skins and morph targets are kept
+/// (`deform` applies them), but for the displacements of morph targets that wavetrace does
+/// not apply: those of texture coordinates and colours, which the glTF crate would drop
+/// without a word.
 fn drop_animation(root: &mut Map<String, Value>, animated: bool, warnings: &mut Vec<String>) {
-    // Skinning is not done at any time, so its warning points nowhere else.
-    let animations = (
-        "animations",
-        "animation",
-        "wavetrace renders the rest pose (render --frames poses animations)",
-    );
-    let skins = ("skins", "skin", "wavetrace renders skinned meshes in their bind pose");
-    let dropped = match animated {
-        true => vec![skins],
-        false => vec![animations, skins],
-    };
-    for (key, what, consequence) in dropped {
-        let count = array_len(root, key);
-        if root.remove(key).is_some() && count > 0 {
-            warnings.push(format!("{count} {what}(s) ignored: {consequence}"));
-        }
+    let count = array_len(root, "animations");
+    if !animated && root.remove("animations").is_some() && count > 0 {
+        warnings.push(format!(
+            "{count} animation(s) ignored: wavetrace renders the rest pose (render --frames poses animations)"
+        ));
     }
     if animated {
         drop_channels_without_node(root, warnings);
     }
-    let mut morphed = 0;
-    if let Some(Value::Array(meshes)) = root.get_mut("meshes") {
-        for mesh in meshes.iter_mut().filter_map(Value::as_object_mut) {
-            mesh.remove("weights");
-            for primitive in mesh
-                .get_mut("primitives")
-                .and_then(Value::as_array_mut)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_object_mut)
-            {
-                morphed += usize::from(primitive.remove("targets").is_some());
+    let mut dropped = std::collections::BTreeSet::new();
+    let targets = root
+        .get_mut("meshes")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+        .filter_map(|mesh| mesh.get_mut("primitives").and_then(Value::as_array_mut))
+        .flatten()
+        .filter_map(|primitive| primitive.get_mut("targets").and_then(Value::as_array_mut))
+        .flatten()
+        .filter_map(Value::as_object_mut);
+    for target in targets {
+        target.retain(|semantic, _| {
+            let applied = MORPHED_ATTRIBUTES.contains(&semantic.as_str());
+            if !applied {
+                dropped.insert(semantic.clone());
             }
-        }
+            applied
+        });
     }
-    if morphed > 0 {
+    if !dropped.is_empty() {
+        let names: Vec<String> = dropped.into_iter().collect();
         warnings.push(format!(
-            "morph targets of {morphed} primitive(s) ignored: wavetrace renders the base shape"
+            "morph target displacements of {} ignored: wavetrace morphs POSITION, NORMAL and TANGENT",
+            names.join(", ")
         ));
     }
-    if let Some(Value::Array(nodes)) = root.get_mut("nodes") {
-        for node in nodes.iter_mut().filter_map(Value::as_object_mut) {
-            node.remove("skin");
-            node.remove("weights");
-        }
-    }
 }
+
+/// The attributes whose morph target displacements are applied.
+const MORPHED_ATTRIBUTES: [&str; 3] = ["POSITION", "NORMAL", "TANGENT"];
 
 /// Removes the elements of `items` for which `keep` is false; returns the new index of each
 /// old one (`None` for a removed one).

@@ -6,19 +6,22 @@
 //! checked before anything is read or allocated, and URIs are read only as regular files
 //! inside the scene's folder (`uri`). Materials come with their textures (`materials.rs`),
 //! normal-mapped meshes with tangents (`scene::tangents`), nodes with their cameras,
-//! KHR_lights_punctual lights and EXT_mesh_gpu_instancing copies (`instancing`). What
-//! wavetrace cannot use (points and lines, orthographic cameras, animation, material
-//! parameters it does not render, images it cannot decode) is skipped with a warning that
-//! names the material, mesh or node.
+//! KHR_lights_punctual lights and EXT_mesh_gpu_instancing copies (`instancing`), morphed and
+//! skinned meshes with their shapes deformed (`deform`). What wavetrace cannot use (points and
+//! lines, orthographic cameras, animation without a time to pose it at, material parameters it
+//! does not render, images it cannot decode) is skipped with a warning that names the
+//! material, mesh or node.
 
 mod accessor;
 mod animation;
 mod container;
+mod deform;
 mod instancing;
 mod lenient;
 mod materials;
 mod uri;
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
@@ -50,7 +53,9 @@ pub fn import_bytes(path: &Path, bytes: &[u8], options: &ImportOptions) -> Resul
         warnings: Vec::new(),
         is_glb: false,
         animated: options.time.is_some(),
-        poses: Default::default(),
+        poses: HashMap::new(),
+        morphed: HashMap::new(),
+        skinned: HashSet::new(),
     };
     let (document, blob) = importer.parse(bytes)?;
     let buffers = importer.load_buffers(&document, blob, options)?;
@@ -78,7 +83,8 @@ pub fn import_bytes(path: &Path, bytes: &[u8], options: &ImportOptions) -> Resul
             instancing::EXTENSION
         ));
     }
-    importer.nodes(&document, &meshes, &copies.by_node, &mut scene)?;
+    importer.nodes(&document, &buffers, &meshes, &copies.by_node, &mut scene)?;
+    drop_undeformed_shapes(&mut scene, &meshes);
 
     if scene.camera.is_none() {
         importer.warn("no usable perspective camera: the renderer frames the scene's bounding box".to_string());
@@ -91,6 +97,34 @@ pub fn import_bytes(path: &Path, bytes: &[u8], options: &ImportOptions) -> Resul
     }
     scene.warnings = importer.warnings;
     Ok(scene)
+}
+
+/// Drops the undeformed shapes of deformable primitives that no instance places (every node
+/// that draws them deforms them), renumbering the instances' meshes.
+fn drop_undeformed_shapes(scene: &mut Scene, converted: &Converted) {
+    let shapes: HashSet<u32> = converted
+        .meshes
+        .iter()
+        .flatten()
+        .zip(converted.deformables.iter().flatten())
+        .filter_map(|(&mesh, deformable)| mesh.filter(|_| deformable.is_some()))
+        .collect();
+    let placed: HashSet<u32> = scene.instances.iter().map(|i| i.mesh).collect();
+    let mut renumbered = Vec::with_capacity(scene.meshes.len());
+    let mut kept = 0;
+    for index in 0..scene.meshes.len() as u32 {
+        renumbered.push(kept);
+        kept += u32::from(!shapes.contains(&index) || placed.contains(&index));
+    }
+    let mut index = 0;
+    scene.meshes.retain(|_| {
+        let keep = !shapes.contains(&index) || placed.contains(&index);
+        index += 1;
+        keep
+    });
+    for instance in &mut scene.instances {
+        instance.mesh = renumbered[instance.mesh as usize];
+    }
 }
 
 /// Extensions wavetrace reads, in whole or as the warnings of `materials` say: a file may
@@ -187,7 +221,13 @@ struct Importer {
     /// Keep the animations, to pose the nodes at a time (`ImportOptions::time`).
     animated: bool,
     /// The animated nodes' poses, by node index.
-    poses: std::collections::HashMap<usize, animation::Pose>,
+    poses: HashMap<usize, animation::Pose>,
+    /// Meshes morphed by a node's weights, by (glTF mesh, primitive, the weights' bits), so
+    /// that nodes that morph a mesh alike share one.
+    morphed: HashMap<(usize, usize, Vec<u32>), Option<u32>>,
+    /// Skinned nodes already placed: a skinned mesh ignores its node's transform, so a node
+    /// the graph reaches twice places it once.
+    skinned: HashSet<usize>,
 }
 
 fn mesh_label(mesh: &gltf::Mesh, primitive: usize) -> String {
@@ -210,6 +250,34 @@ struct VertexAttributes {
 
 /// A buffer's bytes, or `None` where its URI cannot be fetched (what uses it is skipped).
 type Buffers = [Option<Vec<u8>>];
+
+/// What a node's skin does to its mesh (`Importer::skinning`).
+enum Skinning {
+    /// Nothing: the node has no skin, or its mesh no skinning attributes.
+    None,
+    /// Its skinned primitives are not drawn.
+    Skip,
+    /// Each joint's matrix, in the skin's order.
+    Joints(Vec<Mat4>),
+}
+
+/// What placing a node reads besides the node.
+struct Placing<'a> {
+    converted: &'a Converted,
+    copies: &'a CopiesByNode,
+    /// Every node's world transform, posed (`Importer::world_transforms`).
+    world: Vec<Mat4>,
+    buffers: &'a Buffers,
+}
+
+/// The file's primitives as converted, by glTF mesh and primitive.
+#[derive(Default)]
+struct Converted {
+    /// The index of each primitive's `Mesh` in the scene, `None` where it was skipped.
+    meshes: Vec<Vec<Option<u32>>>,
+    /// What can deform each primitive, where anything can.
+    deformables: Vec<Vec<Option<deform::Deformable>>>,
+}
 
 impl Importer {
     fn warn(&mut self, message: String) {
@@ -376,17 +444,18 @@ impl Importer {
     }
 
     /// Converts every triangle primitive to a `Mesh`; returns, per (glTF mesh, primitive),
-    /// the index of its `Mesh`, or `None` where it was skipped.
+    /// the index of its `Mesh` (`None` where it was skipped) and what can deform it.
     fn meshes(
         &mut self,
         document: &gltf::Document,
         buffers: &Buffers,
         scene: &mut Scene,
-    ) -> Result<Vec<Vec<Option<u32>>>, SceneError> {
+    ) -> Result<Converted, SceneError> {
         let mut default_material = None;
-        let mut table = Vec::new();
+        let mut converted_meshes = Converted::default();
         for mesh in document.meshes() {
             let mut row = Vec::new();
+            let mut deformables = Vec::new();
             for primitive in mesh.primitives() {
                 let label = mesh_label(&mesh, primitive.index());
                 let uv_sets = primitive
@@ -397,6 +466,7 @@ impl Importer {
                 let converted = self.primitive(&label, &primitive, buffers, uv_sets)?;
                 let Some(mut converted) = converted else {
                     row.push(None);
+                    deformables.push(None);
                     continue;
                 };
                 converted.material = match primitive.material().index() {
@@ -406,42 +476,145 @@ impl Importer {
                         scene.materials.len() as u32 - 1
                     }),
                 };
-                let material = &scene.materials[converted.material as usize];
-                let missing = [
-                    (
-                        uv_sets.0,
-                        material.textures().next().is_some() && converted.uvs.is_none(),
-                    ),
-                    (
-                        uv_sets.1.unwrap_or(0),
-                        uv_sets.1.is_some() && converted.second_uvs.is_none(),
-                    ),
-                ];
-                for (set, _) in missing.iter().filter(|(_, missing)| *missing) {
-                    self.warn(format!(
-                        "mesh {label}: its material's textures read TEXCOORD_{set}, which the mesh lacks (or holds NaN); they are read at (0, 0)"
-                    ));
-                }
-                if let Some(normal) = material.normal_texture.filter(|_| converted.tangents.is_none()) {
-                    let second = material.reads_second_uvs(&normal);
-                    if !tangents::generate(&mut converted, second) {
-                        self.warn(format!(
-                            "mesh {label}: its material has a normal texture but the mesh lacks TEXCOORD_{} (or MikkTSpace failed); the normal texture is ignored",
-                            normal.tex_coord
-                        ));
+                let deformable = self.deformable(&label, &primitive, buffers, &converted)?;
+                match self.finish(&label, converted, &scene.materials, false) {
+                    Some(finished) => {
+                        row.push(Some(scene.meshes.len() as u32));
+                        scene.meshes.push(finished);
+                        deformables.push(deformable);
+                    }
+                    None => {
+                        row.push(None);
+                        deformables.push(None);
                     }
                 }
-                if converted.indices.is_empty() {
-                    self.warn(format!("mesh {label}: no triangles left; skipped"));
-                    row.push(None);
-                    continue;
-                }
-                row.push(Some(scene.meshes.len() as u32));
-                scene.meshes.push(converted);
             }
-            table.push(row);
+            converted_meshes.meshes.push(row);
+            converted_meshes.deformables.push(deformables);
         }
-        Ok(table)
+        Ok(converted_meshes)
+    }
+
+    /// What the mesh a primitive converted to still needs, warned about unless `quiet` (a
+    /// deformed copy of a mesh warned about already): tangents for a normal texture, and at
+    /// least one triangle (`None` without).
+    fn finish(&mut self, label: &str, mut mesh: Mesh, materials: &[Material], quiet: bool) -> Option<Mesh> {
+        let material = &materials[mesh.material as usize];
+        let uv_sets = material.uv_sets();
+        let missing = [
+            (uv_sets.0, material.textures().next().is_some() && mesh.uvs.is_none()),
+            (uv_sets.1.unwrap_or(0), uv_sets.1.is_some() && mesh.second_uvs.is_none()),
+        ];
+        let mut warnings = Vec::new();
+        for (set, _) in missing.iter().filter(|(_, missing)| *missing) {
+            warnings.push(format!(
+                "mesh {label}: its material's textures read TEXCOORD_{set}, which the mesh lacks (or holds NaN); they are read at (0, 0)"
+            ));
+        }
+        if let Some(normal) = material.normal_texture.filter(|_| mesh.tangents.is_none()) {
+            let second = material.reads_second_uvs(&normal);
+            if !tangents::generate(&mut mesh, second) {
+                warnings.push(format!(
+                    "mesh {label}: its material has a normal texture but the mesh lacks TEXCOORD_{} (or MikkTSpace failed); the normal texture is ignored",
+                    normal.tex_coord
+                ));
+            }
+        }
+        if mesh.indices.is_empty() {
+            warnings.push(format!("mesh {label}: no triangles left; skipped"));
+        }
+        if !quiet {
+            self.warnings.extend(warnings);
+        }
+        (!mesh.indices.is_empty()).then_some(mesh)
+    }
+
+    /// A primitive's morph targets and skinning attributes (JOINTS_n with WEIGHTS_n), kept with
+    /// its `mesh` as converted where it has either; each as long as the mesh's positions.
+    fn deformable(
+        &self,
+        label: &str,
+        primitive: &gltf::Primitive,
+        buffers: &Buffers,
+        mesh: &Mesh,
+    ) -> Result<Option<deform::Deformable>, SceneError> {
+        use gltf::Semantic;
+        let vertex_count = mesh.positions.len();
+        let read = |what: String, accessor: Option<gltf::Accessor>| -> Result<Option<Vec<[f32; 4]>>, SceneError> {
+            let Some(accessor) = accessor else {
+                return Ok(None);
+            };
+            let values = match accessor.dimensions().multiplicity() {
+                3 => accessor::read_floats::<3>(&accessor, buffers)
+                    .map(|v| v.into_iter().map(|[x, y, z]| [x, y, z, 0.0]).collect()),
+                _ => accessor::read_floats::<4>(&accessor, buffers),
+            }
+            .map_err(|problem| self.mesh_error(label, format!("{what}: {problem}")))?;
+            if values.len() != vertex_count {
+                return Err(self.mesh_error(
+                    label,
+                    format!("{what} has {} entries but POSITION has {vertex_count}", values.len()),
+                ));
+            }
+            Ok(Some(values))
+        };
+        let vec3s = |values: Option<Vec<[f32; 4]>>| {
+            values.map(|v| v.into_iter().map(|[x, y, z, _]| Vec3::new(x, y, z)).collect())
+        };
+        let mut targets = Vec::new();
+        for (index, target) in primitive.morph_targets().enumerate() {
+            let what = |attribute: &str| format!("morph target {index}'s {attribute}");
+            targets.push(deform::MorphTarget {
+                positions: vec3s(read(what("POSITION"), target.positions())?),
+                normals: vec3s(read(what("NORMAL"), target.normals())?),
+                tangents: vec3s(read(what("TANGENT"), target.tangents())?),
+            });
+        }
+        let mut joints = Vec::new();
+        let mut weights = Vec::new();
+        let mut sets = 0;
+        while let (Some(joint_set), Some(weight_set)) = (
+            primitive.get(&Semantic::Joints(sets)),
+            primitive.get(&Semantic::Weights(sets)),
+        ) {
+            let joint_set = read(format!("JOINTS_{sets}"), Some(joint_set))?.unwrap_or_default();
+            let weight_set = read(format!("WEIGHTS_{sets}"), Some(weight_set))?.unwrap_or_default();
+            joints.push(joint_set);
+            weights.push(weight_set);
+            sets += 1;
+        }
+        let influences = (sets > 0).then(|| {
+            let per_vertex = 4 * sets as usize;
+            let interleave = |sets: &[Vec<[f32; 4]>]| -> Vec<[f32; 4]> {
+                (0..vertex_count)
+                    .flat_map(|v| sets.iter().map(move |set| set[v]))
+                    .collect()
+            };
+            deform::Influences {
+                // Joint indices are unsigned integers; anything else names no joint.
+                joints: interleave(&joints)
+                    .into_iter()
+                    .flatten()
+                    .map(|j| {
+                        if j >= 0.0 && j.fract() == 0.0 {
+                            j as u32
+                        } else {
+                            u32::MAX
+                        }
+                    })
+                    .collect(),
+                weights: interleave(&weights).into_iter().flatten().map(|w| w.max(0.0)).collect(),
+                per_vertex,
+            }
+        });
+        if targets.is_empty() && influences.is_none() {
+            return Ok(None);
+        }
+        Ok(Some(deform::Deformable {
+            base: mesh.clone(),
+            targets,
+            influences,
+        }))
     }
 
     /// `uv_sets`: the TEXCOORD_n sets the primitive's material reads its textures at
@@ -460,10 +633,15 @@ impl Importer {
             ));
             return Ok(None);
         }
+        let targets = primitive
+            .morph_targets()
+            .flat_map(|t| [t.positions(), t.normals(), t.tangents()])
+            .flatten();
         let accessors = primitive
             .attributes()
             .map(|(_, accessor)| accessor)
-            .chain(primitive.indices());
+            .chain(primitive.indices())
+            .chain(targets);
         if let Some(buffer) = accessors
             .flat_map(|a| [a.view(), a.sparse().map(|s| s.values().view())])
             .flatten()
@@ -685,12 +863,6 @@ impl Importer {
             self.warn("no animations: every frame is the rest pose".to_string());
         }
         let posed = animation::poses_at(document, buffers, time).map_err(|problem| self.malformed(problem))?;
-        if posed.morph_channels > 0 {
-            self.warn(format!(
-                "{} morph weight channel(s) not animated: wavetrace renders base shapes",
-                posed.morph_channels
-            ));
-        }
         for problem in posed.channels_without_data {
             self.warn(problem);
         }
@@ -705,7 +877,8 @@ impl Importer {
     fn nodes(
         &mut self,
         document: &gltf::Document,
-        meshes: &[Vec<Option<u32>>],
+        buffers: &Buffers,
+        converted: &Converted,
         copies: &CopiesByNode,
         scene: &mut Scene,
     ) -> Result<(), SceneError> {
@@ -713,7 +886,7 @@ impl Importer {
             self.warn("the file has no scene: nothing to render".to_string());
             return Ok(());
         };
-        let instances_below = self.instances_below(document, meshes, copies)?;
+        let instances_below = self.instances_below(document, &converted.meshes, copies)?;
         let roots: Vec<gltf::Node> = root.nodes().collect();
         let total: u64 = roots
             .iter()
@@ -727,9 +900,15 @@ impl Importer {
                 ),
             });
         }
+        let placing = Placing {
+            converted,
+            copies,
+            world: self.world_transforms(document),
+            buffers,
+        };
         let mut stack: Vec<(gltf::Node, Mat4)> = roots.into_iter().rev().map(|n| (n, Mat4::IDENTITY)).collect();
         while let Some((node, parent)) = stack.pop() {
-            if let Some(world) = self.place(&node, parent, meshes, copies, scene) {
+            if let Some(world) = self.place(&node, parent, &placing, scene)? {
                 stack.extend(
                     node.children()
                         .collect::<Vec<_>>()
@@ -740,6 +919,43 @@ impl Importer {
             }
         }
         Ok(())
+    }
+
+    /// A node's transform relative to its parent, posed where an animation moves it.
+    fn local(&self, node: &gltf::Node) -> Mat4 {
+        match self.poses.get(&node.index()) {
+            Some(pose) => pose.local(node),
+            None => Mat4::from_cols_array_2d(&node.transform().matrix()),
+        }
+    }
+
+    /// Every node's world transform, posed, by node index, for the joints of skins: a node
+    /// under several parents (which glTF forbids and the walk in `nodes` draws under each)
+    /// takes its first parent's, and a node under none is a root.
+    fn world_transforms(&self, document: &gltf::Document) -> Vec<Mat4> {
+        let nodes: Vec<gltf::Node> = document.nodes().collect();
+        let mut parents: Vec<Option<usize>> = vec![None; nodes.len()];
+        for node in &nodes {
+            for child in node.children() {
+                parents[child.index()].get_or_insert(node.index());
+            }
+        }
+        let mut world: Vec<Option<Mat4>> = vec![None; nodes.len()];
+        for start in 0..nodes.len() {
+            // Up to the first ancestor already known (or past the root), then down again.
+            let mut chain = Vec::new();
+            let mut at = Some(start);
+            while let Some(index) = at.filter(|&i| world[i].is_none() && chain.len() <= nodes.len()) {
+                chain.push(index);
+                at = parents[index];
+            }
+            let mut above = at.and_then(|i| world[i]).unwrap_or(Mat4::IDENTITY);
+            for &index in chain.iter().rev() {
+                above *= self.local(&nodes[index]);
+                world[index] = Some(above);
+            }
+        }
+        world.into_iter().map(|w| w.unwrap_or(Mat4::IDENTITY)).collect()
     }
 
     /// Per node, the mesh instances its subtree holds (saturating); a cycle is an error
@@ -807,36 +1023,17 @@ impl Importer {
         &mut self,
         node: &gltf::Node,
         parent: Mat4,
-        meshes: &[Vec<Option<u32>>],
-        copies: &CopiesByNode,
+        placing: &Placing,
         scene: &mut Scene,
-    ) -> Option<Mat4> {
+    ) -> Result<Option<Mat4>, SceneError> {
         let name = node_name(node);
-        let local = match self.poses.get(&node.index()) {
-            Some(pose) => pose.local(node),
-            None => Mat4::from_cols_array_2d(&node.transform().matrix()),
-        };
-        let world = parent * local;
+        let world = parent * self.local(node);
         if !world.is_finite() {
             self.warn(format!("{name}: transform is not finite; node and children skipped"));
-            return None;
+            return Ok(None);
         }
         if let Some(mesh) = node.mesh() {
-            let placements = match copies.get(&node.index()) {
-                Some(copies) => copies.iter().map(|&copy| world * copy).collect(),
-                None => vec![world],
-            };
-            for placement in placements {
-                for &converted in meshes[mesh.index()].iter().flatten() {
-                    scene.instances.push(Instance {
-                        mesh: converted,
-                        world_from_object: placement,
-                        node: node
-                            .name()
-                            .map_or_else(|| format!("node {}", node.index()), str::to_string),
-                    });
-                }
-            }
+            self.place_mesh(node, &mesh, world, placing, scene)?;
         }
         if let Some(light) = node.light() {
             self.punctual_light(&name, &light, world, scene);
@@ -844,7 +1041,183 @@ impl Importer {
         if let Some(camera) = node.camera() {
             self.camera(&name, &camera, world, scene);
         }
-        Some(world)
+        Ok(Some(world))
+    }
+
+    /// A node's mesh: each primitive as converted, or deformed by the node's morph weights or
+    /// skin into a mesh of its own (`deform`), once for every EXT_mesh_gpu_instancing copy.
+    fn place_mesh(
+        &mut self,
+        node: &gltf::Node,
+        mesh: &gltf::Mesh,
+        world: Mat4,
+        placing: &Placing,
+        scene: &mut Scene,
+    ) -> Result<(), SceneError> {
+        let name = node_name(node);
+        let instance_name = node
+            .name()
+            .map_or_else(|| format!("node {}", node.index()), str::to_string);
+        let placements = match placing.copies.get(&node.index()) {
+            Some(copies) => copies.iter().map(|&copy| world * copy).collect(),
+            None => vec![world],
+        };
+        let primitives = &placing.converted.meshes[mesh.index()];
+        let deformables = &placing.converted.deformables[mesh.index()];
+        let weights = self.morph_weights(node, mesh, deformables);
+        let skinning = match node.skin() {
+            Some(skin) => self.skinning(node, &skin, deformables, placing)?,
+            None => Skinning::None,
+        };
+        let skinned = !matches!(skinning, Skinning::None);
+        // A skinned mesh is in world space: its node's transform and copies do not apply.
+        let world_space = [Mat4::IDENTITY];
+        for (primitive, (&converted, deformable)) in primitives.iter().zip(deformables).enumerate() {
+            let label = mesh_label(mesh, primitive);
+            let (drawn, transforms): (Option<u32>, &[Mat4]) =
+                match deformable.as_ref().filter(|d| d.deformed_by(&weights, skinned)) {
+                    None => (converted, &placements),
+                    Some(deformable) if deformable.influences.is_some() && skinned => match &skinning {
+                        Skinning::Joints(joints) => {
+                            let label = format!("{label} skinned by {name}");
+                            let skinned = self.deformed_mesh(&label, deformable, &weights, Some(joints), scene)?;
+                            (skinned, &world_space)
+                        }
+                        _ => (None, &[]),
+                    },
+                    Some(deformable) => {
+                        let key = (mesh.index(), primitive, weights.iter().map(|w| w.to_bits()).collect());
+                        let morphed = match self.morphed.get(&key) {
+                            Some(&morphed) => morphed,
+                            None => {
+                                let label = format!("{label} morphed");
+                                let morphed = self.deformed_mesh(&label, deformable, &weights, None, scene)?;
+                                self.morphed.insert(key, morphed);
+                                morphed
+                            }
+                        };
+                        (morphed, &placements)
+                    }
+                };
+            let Some(drawn) = drawn else {
+                continue;
+            };
+            for &world_from_object in transforms {
+                scene.instances.push(Instance {
+                    mesh: drawn,
+                    world_from_object,
+                    node: instance_name.clone(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// A node's morph weights: its animated ones, else its own, else its mesh's (none: the
+    /// base shape). A count other than the targets' is warned about; the missing count as 0.
+    fn morph_weights(
+        &mut self,
+        node: &gltf::Node,
+        mesh: &gltf::Mesh,
+        deformables: &[Option<deform::Deformable>],
+    ) -> Vec<f32> {
+        let weights = self
+            .poses
+            .get(&node.index())
+            .and_then(|pose| pose.weights.clone())
+            .or_else(|| node.weights().or(mesh.weights()).map(<[f32]>::to_vec))
+            .unwrap_or_default();
+        let targets = deformables.iter().flatten().map(|d| d.targets.len()).max().unwrap_or(0);
+        if !weights.is_empty() && weights.len() != targets {
+            self.warn(format!(
+                "{}: {} morph weight(s) for the {targets} morph target(s) of mesh {}; the missing count as 0",
+                node_name(node),
+                weights.len(),
+                mesh.name().map_or_else(|| mesh.index().to_string(), str::to_string)
+            ));
+        }
+        weights
+    }
+
+    /// What a node's skin does to its mesh: nothing where the mesh has no JOINTS_0 and
+    /// WEIGHTS_0; where the graph reached the node before (a skinned mesh ignores its node's
+    /// transform, so it is drawn once) or a joint's matrix is not finite, its skinned
+    /// primitives are not drawn.
+    fn skinning(
+        &mut self,
+        node: &gltf::Node,
+        skin: &gltf::Skin,
+        deformables: &[Option<deform::Deformable>],
+        placing: &Placing,
+    ) -> Result<Skinning, SceneError> {
+        let name = node_name(node);
+        let skin_name = skin
+            .name()
+            .map_or_else(|| format!("skin {}", skin.index()), |n| format!("skin {n}"));
+        if !deformables.iter().flatten().any(|d| d.influences.is_some()) {
+            self.warn(format!(
+                "{name}: its mesh has no JOINTS_0 and WEIGHTS_0 for {skin_name}; drawn unskinned"
+            ));
+            return Ok(Skinning::None);
+        }
+        if !self.skinned.insert(node.index()) {
+            return Ok(Skinning::Skip);
+        }
+        if placing.copies.contains_key(&node.index()) {
+            self.warn(format!(
+                "{name}: {} copies of a skinned mesh are not drawn: a skinned mesh ignores its node's transform",
+                instancing::EXTENSION
+            ));
+        }
+        let joints = deform::joint_matrices(skin, placing.buffers, &placing.world)
+            .map_err(|problem| self.malformed(format!("{skin_name} of {name}: {problem}")))?;
+        if let Some(joint) = joints.iter().position(|m| !m.is_finite()) {
+            self.warn(format!(
+                "{name}: the matrix of joint {joint} of {skin_name} is not finite (its node's transform or inverse bind matrix); its skinned mesh is skipped"
+            ));
+            return Ok(Skinning::Skip);
+        }
+        Ok(Skinning::Joints(joints))
+    }
+
+    /// A deformable primitive morphed by `weights` and skinned by `joints` (where given) into a
+    /// mesh of the scene's own: its index, or `None` where nothing of it is left to draw.
+    fn deformed_mesh(
+        &mut self,
+        label: &str,
+        deformable: &deform::Deformable,
+        weights: &[f32],
+        joints: Option<&[Mat4]>,
+        scene: &mut Scene,
+    ) -> Result<Option<u32>, SceneError> {
+        let mut mesh = deformable.base.clone();
+        mesh.name = label.to_string();
+        deform::morph(&mut mesh, &deformable.targets, weights);
+        if let (Some(joints), Some(influences)) = (joints, &deformable.influences) {
+            let unweighted =
+                deform::skin(&mut mesh, influences, joints).map_err(|problem| self.mesh_error(label, problem))?;
+            if unweighted > 0 {
+                self.warn(format!(
+                    "mesh {label}: {unweighted} vertices weighted to no joint are left in the mesh's own space"
+                ));
+            }
+        }
+        let settled = deform::settle(&mut mesh);
+        if settled.dropped_triangles > 0 {
+            self.warn(format!(
+                "mesh {label}: {} triangle(s) with NaN or infinite positions after deforming skipped",
+                settled.dropped_triangles
+            ));
+        }
+        if settled.flat_normals {
+            self.warn(format!(
+                "mesh {label}: normals of zero length after deforming; using flat normals"
+            ));
+        }
+        Ok(self.finish(label, mesh, &scene.materials, true).map(|mesh| {
+            scene.meshes.push(mesh);
+            scene.meshes.len() as u32 - 1
+        }))
     }
 
     /// The first usable perspective camera renders, the others are kept for the viewer; a
