@@ -196,6 +196,9 @@ gpu_constants! {
     /// `LightVertex::flags`: wo is on the front side; a connection can end here (not delta).
     const LIGHT_VERTEX_FRONT: u32 = 1;
     const LIGHT_VERTEX_CONNECTABLE: u32 = 2;
+    /// Where a glossy light vertex's flags word holds its coat's normal (30 bits,
+    /// include/packed_normal.glsl), above the two flags.
+    const LIGHT_VERTEX_COAT_NORMAL_SHIFT: u32 = 2;
     /// The planes a scene with glossy lobes stores (bdpt.glsl's store_light_vertex).
     const LIGHT_VERTEX_GLOSSY_PLANES: u32 = 6;
     /// The planes a scene without glossy lobes stores, in a layout of their own: the rest of
@@ -232,7 +235,8 @@ gpu_constants! {
     const FEATURE_INDEPENDENT_SAMPLER: u32 = 1 << 12;
     const FEATURE_VERTEX_COLORS: u32 = 1 << 13;
     const FEATURE_SECOND_UVS: u32 = 1 << 14;
-    const FEATURES_ALL: u32 = (1 << 15) - 1;
+    const FEATURE_CLEARCOAT: u32 = 1 << 15;
+    const FEATURES_ALL: u32 = (1 << 16) - 1;
     /// The viewer's tone maps (`film/display.comp`, and `film::tone_map` on the CPU).
     const TONE_MAP_CLAMP: u32 = 0;
     const TONE_MAP_REINHARD: u32 = 1;
@@ -413,8 +417,9 @@ gpu_structs! {
         ior: f32,
         // Beer's law inside a KHR_materials_volume, per unit length (0: clear).
         absorption: Vec3,
-        pad0: u32,
-        pad1: u32,
+        // KHR_materials_clearcoat's factor (0: no coat) and roughness.
+        clearcoat: f32,
+        clearcoat_roughness: f32,
         // Textures (textures.glsl): slots in the bindless array for base colour, metallic-
         // roughness, normal and emissive (!0: none; 0: the magenta stand-in), each read at
         // the mesh's texture coordinates (its second set where `second_uv_textures` has the
@@ -991,7 +996,9 @@ gpu_structs! {
         ior: f32,
         entering: u32,
         wo: Vec3,
-        pad0: u32,
+        clearcoat: f32,
+        coat_normal: Vec3,
+        coat_alpha: f32,
         wi: Vec3,
         pad1: u32,
         u: Vec3,
@@ -1014,6 +1021,22 @@ gpu_structs! {
         results: u64,
         count: u32,
         pad0: u32,
+    }
+
+    /// Push constants of `diagnostics/packed_normal_probe`: `count` unit vectors at `normals`
+    /// (Vec4s, w unused), each packed and unpacked again into `results`.
+    struct PackedNormalProbePush {
+        normals: u64,
+        results: u64,
+        count: u32,
+        pad0: u32,
+    }
+
+    /// What `diagnostics/packed_normal_probe` made of one vector: its bits, and the vector
+    /// they unpack to.
+    struct PackedNormalProbeResult {
+        unpacked: Vec3,
+        bits: u32,
     }
 
     /// Push constants of `diagnostics/light_sample_probe`: `draws` light choices with the

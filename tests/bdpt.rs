@@ -10,14 +10,18 @@ use crate::common;
 use glam::Vec3;
 use wavetrace::bsdf::Bsdf;
 use wavetrace::film::{metrics, RgbImage};
+use wavetrace::integrator::bdpt::packed_normal::{pack_unit_vector, unpack_unit_vector};
 use wavetrace::integrator::bdpt::{self, Bdpt};
 use wavetrace::integrator::wavefront::tiled_pixel;
 use wavetrace::integrator::{
     Crop, IntegratorKind, RenderSettings, Renderer, Sampler, SplatFilm, DEFAULT_RR_DEPTH, TILE_SIZE,
 };
-use wavetrace::interface::{LightVertex, LIGHT_SHARE_APART, LIGHT_VERTEX_CONNECTABLE, LIGHT_VERTEX_FRONT};
+use wavetrace::interface::{
+    LightVertex, PackedNormalProbePush, PackedNormalProbeResult, LIGHT_SHARE_APART, LIGHT_VERTEX_COAT_NORMAL_SHIFT,
+    LIGHT_VERTEX_CONNECTABLE, LIGHT_VERTEX_FRONT,
+};
 use wavetrace::lights::LightSelection;
-use wavetrace::scene::{PinholeCamera, Scene};
+use wavetrace::scene::{Material, PinholeCamera, Scene};
 
 /// The path tracer's image and BDPT's with the same settings.
 fn path_traced_and_bdpt(
@@ -356,6 +360,44 @@ fn splats_and_next_event_estimation_agree_on_normal_maps() {
 }
 
 #[test]
+fn splats_and_next_event_estimation_agree_on_coats_over_normal_maps() {
+    // As above with every surface a black base under a rough coat, the normal maps at full
+    // strength: the coat's normal is the unmapped one on both subpaths (a light vertex carries
+    // it packed in its flags), or splats and next-event estimation see different highlights.
+    let gpu = common::gpu();
+    let mut scene = common::load_scene("all-features");
+    scene.lights.retain(|light| light.name == "spot");
+    for material in &mut scene.materials {
+        material.emission = Vec3::ZERO;
+        material.emissive_texture = None;
+        material.base_color = glam::Vec4::new(0.0, 0.0, 0.0, material.base_color.w);
+        material.base_color_texture = None;
+        material.metallic = 0.0;
+        material.metallic_roughness_texture = None;
+        material.specular = 0.0;
+        material.transmission = 0.0;
+        material.clearcoat = 1.0;
+        material.clearcoat_roughness = 0.3;
+        if let Some(normal) = &mut material.normal_texture {
+            normal.scale = 1.0;
+        }
+    }
+    let backend = gpu.context.trace_backends()[0];
+    let strategy = |s, t| {
+        let settings = RenderSettings {
+            integrator: IntegratorKind::Bdpt,
+            strategy: Some((s, t)),
+            ..RenderSettings::new(48, 48, 1024, 2, backend)
+        };
+        common::render(&gpu.context, &scene, &settings)
+    };
+    let (agree, c) = common::agree_as_estimates(&strategy(2, 1), &strategy(1, 2), 2e-3);
+    eprintln!("all-features coated, lit by its spot, 48 d2 1024 spp, splats against next-event estimation: {c:?}");
+    assert!(agree, "splats and next-event estimation disagree on coats: {c:?}");
+    gpu.finish();
+}
+
+#[test]
 fn every_gltf_material_feature_gives_the_path_tracers_mean() {
     // Normal maps, textures, rough glass in a volume, alpha, punctual lights: a vertex must be
     // the same surface whichever subpath reaches it. With the shading frame chosen by wo and
@@ -489,7 +531,13 @@ fn local(v: Vec3, n: Vec3) -> Vec3 {
 /// What one stored light vertex adds to the image when the camera sees it (unweighted), and
 /// where, following the reference conventions rather than the shader: the adjoint BSDF
 /// towards the camera over the squared distance, times the camera's density of that direction.
-fn cpu_splat(v: &LightVertex, camera: &PinholeCamera, size: u32) -> Option<(usize, Vec3, Vec3)> {
+/// `materials`: the scene's, for a vertex's coat (its normal comes packed in the flags).
+fn cpu_splat(
+    v: &LightVertex,
+    camera: &PinholeCamera,
+    size: u32,
+    materials: &[Material],
+) -> Option<(usize, Vec3, Vec3)> {
     let position = v.position;
     let (image, cos_camera) = camera.project(position, size, size)?;
     let to_camera = camera.origin - position;
@@ -503,6 +551,9 @@ fn cpu_splat(v: &LightVertex, camera: &PinholeCamera, size: u32) -> Option<(usiz
         alpha: v.alpha,
         transmission: v.transmission,
         ior: v.ior,
+        clearcoat: materials[v.material as usize].clearcoat,
+        coat_alpha: materials[v.material as usize].clearcoat_roughness.powi(2),
+        coat_normal: unpack_unit_vector(v.flags >> LIGHT_VERTEX_COAT_NORMAL_SHIFT),
     };
     let (wo, wi) = (local(v.wo, v.shading), local(w, v.shading));
     let below = w.dot(v.facing) < 0.0;
@@ -523,18 +574,25 @@ fn cpu_splat(v: &LightVertex, camera: &PinholeCamera, size: u32) -> Option<(usiz
 #[test]
 fn splats_equal_a_cpu_splat_of_the_same_light_vertices() {
     let gpu = common::gpu();
-    // Both layouts of stored light vertices: without glossy lobes, and with (the glass); light
-    // subpaths of their own, and shared by two camera subpaths.
-    for name in ["cornell-box", "cornell-glass"] {
+    // Both layouts of stored light vertices: without glossy lobes, and with (the glass, and
+    // coats whose normal the flags carry); light subpaths of their own, and shared by two camera
+    // subpaths.
+    for (name, coated) in [("cornell-box", false), ("cornell-glass", false), ("cornell-box", true)] {
         for share in [1, 2] {
-            splats_equal_a_cpu_splat(&gpu, name, share);
+            splats_equal_a_cpu_splat(&gpu, name, share, coated);
         }
     }
     gpu.finish();
 }
 
-fn splats_equal_a_cpu_splat(gpu: &common::TestGpu, name: &str, share: u32) {
-    let scene = common::load_scene(name);
+fn splats_equal_a_cpu_splat(gpu: &common::TestGpu, name: &str, share: u32, coated: bool) {
+    let mut scene = common::load_scene(name);
+    if coated {
+        for material in &mut scene.materials {
+            material.clearcoat = 0.8;
+            material.clearcoat_roughness = 0.3;
+        }
+    }
     let triangles = scene.world_triangles();
     let (size, depth) = (24, 4);
     let (camera, _) = PinholeCamera::for_scene(&scene, size, size);
@@ -569,7 +627,7 @@ fn splats_equal_a_cpu_splat(gpu: &common::TestGpu, name: &str, share: u32) {
             if index >= count as usize || v.flags & LIGHT_VERTEX_CONNECTABLE == 0 {
                 continue;
             }
-            if let Some((pixel, contribution, from)) = cpu_splat(v, &camera, size) {
+            if let Some((pixel, contribution, from)) = cpu_splat(v, &camera, size, &scene.materials) {
                 if visible(&triangles, from, camera.origin) {
                     expected[pixel] += contribution * scale;
                     splats += 1;
@@ -696,6 +754,78 @@ fn stats_count_every_strategy_and_a_strategy_that_cannot_be_is_refused() {
         };
         let error = Renderer::new(&gpu.context, &scene, &wrong).err().expect("refused");
         assert!(error.to_string().contains("strategy"), "{error}");
+    }
+    gpu.finish();
+}
+
+#[test]
+fn coat_normals_pack_into_thirty_bits_alike_on_cpu_and_gpu() {
+    // Unit vectors of every octant, the poles and the axes among them, an awkward count.
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(11);
+    let mut normals = vec![Vec3::X, -Vec3::X, Vec3::Y, -Vec3::Y, Vec3::Z, -Vec3::Z];
+    while normals.len() < 1031 {
+        let v = Vec3::new(
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+        );
+        if v.length_squared() > 1e-4 && v.length_squared() <= 1.0 {
+            normals.push(v.normalize());
+        }
+    }
+    let gpu = common::gpu();
+    let context = &gpu.context;
+    let pipeline = wavetrace::gpu::ComputePipeline::<PackedNormalProbePush>::new(
+        context,
+        wavetrace::gpu::shaders::ids::DIAGNOSTICS_PACKED_NORMAL_PROBE,
+        &[],
+    )
+    .unwrap();
+    let padded: Vec<glam::Vec4> = normals.iter().map(|n| n.extend(0.0)).collect();
+    let input =
+        wavetrace::gpu::Buffer::from_slice(context, "normals", &padded, wavetrace::gpu::BufferUsage::STORAGE).unwrap();
+    let output = wavetrace::gpu::Buffer::gpu_storage(
+        context,
+        "packed normals",
+        (normals.len() * std::mem::size_of::<PackedNormalProbeResult>()) as u64,
+    )
+    .unwrap();
+    let push = PackedNormalProbePush {
+        normals: input.address(),
+        results: output.address(),
+        count: normals.len() as u32,
+        pad0: 0,
+    };
+    common::run_probe(context, &pipeline, &push, normals.len() as u32);
+    let results: Vec<PackedNormalProbeResult> = output.read_back(context, normals.len()).unwrap();
+    for (n, r) in normals.iter().zip(&results) {
+        let bits = pack_unit_vector(*n);
+        assert!(bits < 1 << 30, "{n}: {bits:#x} spills past 30 bits");
+        // A step either way where a GPU rounds a division differently.
+        let steps = |b: u32| [b & 0x7FFF, b >> 15];
+        let [cx, cy] = steps(bits);
+        let [gx, gy] = steps(r.bits);
+        assert!(
+            cx.abs_diff(gx) <= 1 && cy.abs_diff(gy) <= 1,
+            "{n}: CPU {bits:#x}, GPU {:#x}",
+            r.bits
+        );
+        let unpacked = unpack_unit_vector(bits);
+        assert!((*n - unpacked).length() < 1.5e-4, "{n} comes back as {unpacked}");
+        if n.abs().max_element() == 1.0 {
+            assert_eq!(unpacked, *n, "an axis comes back exactly");
+        }
+        assert!(
+            (unpack_unit_vector(r.bits) - r.unpacked).length() < 1e-6,
+            "{n}: GPU unpacks {}",
+            r.unpacked
+        );
+        // What rides below the vector, the vertex's flags, is left alone.
+        assert_eq!(
+            unpack_unit_vector(bits << LIGHT_VERTEX_COAT_NORMAL_SHIFT >> LIGHT_VERTEX_COAT_NORMAL_SHIFT),
+            unpacked
+        );
     }
     gpu.finish();
 }

@@ -9,10 +9,10 @@ use wavetrace::environment::Environment;
 use wavetrace::film::metrics;
 use wavetrace::integrator::{IntegratorKind, KernelFeatures, RenderSettings, Sampler};
 use wavetrace::interface::{
-    FEATURES_ALL, FEATURE_ALPHA, FEATURE_ENVIRONMENT, FEATURE_LIGHT_BVH, FEATURE_LIGHT_BY_POWER, FEATURE_METAL,
-    FEATURE_NORMAL_MAPS, FEATURE_PUNCTUAL_LIGHTS, FEATURE_SPECULAR_LAYER, FEATURE_TEXTURES, FEATURE_TRANSMISSION,
-    FEATURE_VERTEX_COLORS, FEATURE_VOLUMES, LIGHT_SELECTION_BVH, LIGHT_SELECTION_CDF, LIGHT_SELECTION_TREE,
-    LIGHT_SELECTION_UNIFORM,
+    FEATURES_ALL, FEATURE_ALPHA, FEATURE_CLEARCOAT, FEATURE_ENVIRONMENT, FEATURE_LIGHT_BVH, FEATURE_LIGHT_BY_POWER,
+    FEATURE_METAL, FEATURE_NORMAL_MAPS, FEATURE_PUNCTUAL_LIGHTS, FEATURE_SPECULAR_LAYER, FEATURE_TEXTURES,
+    FEATURE_TRANSMISSION, FEATURE_VERTEX_COLORS, FEATURE_VOLUMES, LIGHT_SELECTION_BVH, LIGHT_SELECTION_CDF,
+    LIGHT_SELECTION_TREE, LIGHT_SELECTION_UNIFORM,
 };
 use wavetrace::lights::LightSelection;
 use wavetrace::scene::{Material, TextureRef};
@@ -35,7 +35,8 @@ fn each_scene_gets_the_features_it_uses() {
                 | FEATURE_METAL
                 | FEATURE_SPECULAR_LAYER
                 | FEATURE_TRANSMISSION
-                | FEATURE_VERTEX_COLORS,
+                | FEATURE_VERTEX_COLORS
+                | FEATURE_CLEARCOAT,
         ),
     ];
     for (name, environment, expected) in cases {
@@ -115,9 +116,24 @@ fn a_lobe_is_left_out_only_where_its_weight_is_exactly_zero() {
     assert_eq!(
         features_of(Material {
             normal_texture: Some(texture),
-            ..lambert
+            ..lambert.clone()
         }),
         FEATURE_NORMAL_MAPS
+    );
+    // A coat of roughness 0 is a lobe too (a delta one); of weight 0 there is none.
+    assert_eq!(
+        features_of(Material {
+            clearcoat: 0.3,
+            ..lambert.clone()
+        }),
+        FEATURE_CLEARCOAT
+    );
+    assert_eq!(
+        features_of(Material {
+            clearcoat_roughness: 0.5,
+            ..lambert
+        }),
+        0
     );
 }
 

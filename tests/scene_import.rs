@@ -743,3 +743,51 @@ fn an_instanced_copy_with_a_non_finite_transform_is_skipped_with_a_warning() {
         scene.warnings
     );
 }
+
+#[test]
+fn a_clearcoat_is_read_clamped_and_its_textures_named_as_not_rendered() {
+    let dir = temp_dir("clearcoat");
+    let mut document = tiny_gltf(
+        &[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+        None,
+        [1.0; 3],
+        true,
+    );
+    document["extensionsUsed"] = json!(["KHR_materials_clearcoat"]);
+    document["extensionsRequired"] = json!(["KHR_materials_clearcoat"]);
+    document["materials"][0]["extensions"] = json!({"KHR_materials_clearcoat": {
+        "clearcoatFactor": 0.75, "clearcoatRoughnessFactor": 0.3}});
+    let scene = Scene::load(&write(&dir, "coat.gltf", &document)).unwrap();
+    let material = &scene.materials[0];
+    assert_eq!((material.clearcoat, material.clearcoat_roughness), (0.75, 0.3));
+    assert!(
+        scene.warnings.iter().all(|w| !w.contains("clearcoat")),
+        "{:?}",
+        scene.warnings
+    );
+
+    // Out of range factors are clamped; the textures are named as rendered without.
+    document["materials"][0]["extensions"] = json!({"KHR_materials_clearcoat": {
+        "clearcoatFactor": 3.0, "clearcoatRoughnessFactor": -1.0,
+        "clearcoatNormalTexture": {"index": 0}}});
+    let scene = Scene::load(&write(&dir, "coat-out-of-range.gltf", &document)).unwrap();
+    let material = &scene.materials[0];
+    assert_eq!((material.clearcoat, material.clearcoat_roughness), (1.0, 0.0));
+    assert!(warned(&scene, &["clearcoatFactor", "clamped"]), "{:?}", scene.warnings);
+    assert!(
+        warned(
+            &scene,
+            &["KHR_materials_clearcoat.clearcoatNormalTexture", "rendered without"]
+        ),
+        "{:?}",
+        scene.warnings
+    );
+    // Without the extension there is no coat.
+    let scene = Scene::load(&write(
+        &dir,
+        "plain.gltf",
+        &tiny_gltf(&[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], None, [1.0; 3], true),
+    ))
+    .unwrap();
+    assert_eq!(scene.materials[0].clearcoat, 0.0);
+}

@@ -22,7 +22,8 @@ void main() {
         return;
     }
     BsdfProbeCase t = Cases(push.cases).v[index];
-    Bsdf b = Bsdf(t.base_color, t.metallic, t.specular_color, t.specular, t.alpha, t.transmission, t.ior);
+    Bsdf b = Bsdf(t.base_color, t.metallic, t.specular_color, t.specular, t.alpha, t.transmission, t.ior, t.clearcoat,
+                  t.coat_alpha, t.coat_normal);
     BsdfProbeResult r;
     r.eval = bsdf_eval(b, t.wo, t.wi, t.entering != 0, r.eval_pdf);
     BsdfSample s;

@@ -19,6 +19,7 @@
 #include "queues.glsl"
 #include "mlt.glsl"
 #include "film.glsl"
+#include "packed_normal.glsl"
 
 layout(buffer_reference, scalar) buffer Vec2s { vec2 v[]; };
 layout(buffer_reference, scalar) buffer BdptCounters { uint64_t v[]; };
@@ -133,6 +134,9 @@ uint light_vertex_index(PassConstants c, uint slot, uint index) {
 // (kernel_features.rs sets the feature wherever a material's factor is not), and its flags
 // change nothing (with no transmission, which side wo is on does not enter the BSDF; a vertex
 // that cannot be connected is black, and connects to nothing anyway).
+// A coat's normal (in the vertex's shading frame) rides in the flags word of a glossy vertex,
+// above its two flags (LIGHT_VERTEX_COAT_NORMAL_SHIFT, packed_normal.glsl), where a plane more
+// would cost every glossy scene's connections.
 void store_light_vertex(PassConstants c, uint slot, uint index, BdptVertex v, vec3 throughput, SubpathMis mis) {
     Bsdf b = v.bsdf;
     uint at = light_vertex_index(c, slot, index);
@@ -145,6 +149,9 @@ void store_light_vertex(PassConstants c, uint slot, uint index, BdptVertex v, ve
         return;
     }
     uint flags = (v.front ? LIGHT_VERTEX_FRONT : 0u) | (bsdf_has_density(v.bsdf) ? LIGHT_VERTEX_CONNECTABLE : 0u);
+    if (HAS_CLEARCOAT) {
+        flags |= pack_unit_vector(b.coat_normal) << LIGHT_VERTEX_COAT_NORMAL_SHIFT;
+    }
     light_vertex_plane(c, 2).v[at] = vec4(throughput, uintBitsToFloat(flags));
     light_vertex_plane(c, 3).v[at] = vec4(v.shading, b.metallic);
     light_vertex_plane(c, 4).v[at] = vec4(v.facing, b.alpha);
@@ -173,11 +180,17 @@ LightVertex load_light_vertex(PassConstants c, uint slot, uint index) {
                        material, 0u);
 }
 
-BdptVertex bdpt_vertex_of(LightVertex s) {
+BdptVertex bdpt_vertex_of(PassConstants c, LightVertex s) {
     vec3 tangent;
     vec3 bitangent;
     basis(s.shading, tangent, bitangent);
-    Bsdf b = Bsdf(s.base_color, s.metallic, s.specular_color, s.specular, s.alpha, s.transmission, s.ior);
+    Bsdf b = uncoated(s.base_color, s.metallic, s.specular_color, s.specular, s.alpha, s.transmission, s.ior);
+    if (HAS_CLEARCOAT) {
+        GpuMaterial m = Materials(c.materials).v[s.material];
+        b.clearcoat = m.clearcoat;
+        b.coat_alpha = m.clearcoat_roughness * m.clearcoat_roughness;
+        b.coat_normal = unpack_unit_vector(s.flags >> LIGHT_VERTEX_COAT_NORMAL_SHIFT);
+    }
     return BdptVertex(s.position, s.wo, s.shading, tangent, bitangent, s.facing, (s.flags & LIGHT_VERTEX_FRONT) != 0,
                       b, s.material, s.epsilon);
 }
@@ -200,7 +213,9 @@ float reverse_pdf(BdptVertex v, vec3 wo_local, vec3 wi_local) {
         bsdf_eval(v.bsdf, wi_local, wo_local, v.front, pdf);
     } else {
         // Seen from wi's side the frame turns over, and the medium wo is in is the other one.
-        bsdf_eval(v.bsdf, vec3(wi_local.xy, -wi_local.z), vec3(wo_local.xy, -wo_local.z), !v.front, pdf);
+        Bsdf turned = v.bsdf;
+        turned.coat_normal.z = -turned.coat_normal.z;
+        bsdf_eval(turned, vec3(wi_local.xy, -wi_local.z), vec3(wo_local.xy, -wo_local.z), !v.front, pdf);
     }
     return pdf;
 }

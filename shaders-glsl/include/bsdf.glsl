@@ -1,10 +1,16 @@
-// The glTF 2.0 metallic-roughness BSDF with KHR_materials_specular, _ior and _transmission:
-//   metallic x metal + (1 - metallic) x [transmission x glass + (1 - transmission) x plastic]
+// The glTF 2.0 metallic-roughness BSDF with KHR_materials_specular, _ior, _transmission and
+// _clearcoat:
+//   coat + (1 - c F_coat(wo)) (1 - c F_coat(wi)) x base,
+//   base = metallic x metal + (1 - metallic) x [transmission x glass + (1 - transmission) x plastic]
 // metal: GGX reflection with Schlick's Fresnel from baseColor (conductor_fresnel); smooth, a
 // perfect mirror that reflects baseColor at every angle (metal_fresnel);
 // plastic: fresnel_mix of a GGX reflection layer over a Lambertian base (the specification's
 // dielectric_brdf, Schlick's Fresnel from the ior, specular colour and factor);
-// glass: a rough dielectric (Walter et al. 2007) whose transmission is tinted by baseColor.
+// glass: a rough dielectric (Walter et al. 2007) whose transmission is tinted by baseColor;
+// coat: a GGX reflection of weight c (clearcoatFactor), Fresnel from ior 1.5, with an alpha and
+// a normal of its own. glTF's informative layering weighs the base by 1 - c F_coat(wo) alone;
+// here the base is weighed on the way in and out, so that f stays reciprocal (bidirectional
+// methods trace it both ways).
 // GGX everywhere has height-correlated Smith masking-shadowing and is sampled by its visible
 // normals (Heitz 2018). The glass uses the exact dielectric Fresnel instead of Schlick's (the
 // specification's formulas are informative), so that it has total internal reflection and
@@ -36,7 +42,19 @@ struct Bsdf {
     float alpha;
     float transmission;
     float ior;
+    // KHR_materials_clearcoat: the coat's weight (0: none), its GGX alpha, and its normal in
+    // the local frame (the interpolated normal, which the base's normal map does not tilt).
+    float clearcoat;
+    float coat_alpha;
+    vec3 coat_normal;
 };
+
+// A BSDF without a coat.
+Bsdf uncoated(vec3 base_color, float metallic, vec3 specular_color, float specular, float alpha, float transmission,
+              float ior) {
+    return Bsdf(base_color, metallic, specular_color, specular, alpha, transmission, ior, 0.0, 0.0,
+                vec3(0.0, 0.0, 1.0));
+}
 
 struct BsdfSample {
     vec3 wi;
@@ -167,12 +185,13 @@ vec3 metal_fresnel(Bsdf b, float cos_theta) {
 // Whether any lobe has a density to evaluate (else next-event estimation cannot help).
 bool bsdf_has_density(Bsdf b) {
     bool opaque = b.metallic < 1.0 && b.transmission < 1.0;
-    return !bsdf_is_smooth(b) || (opaque && max3(b.base_color) > 0.0);
+    bool rough_coat = HAS_CLEARCOAT && b.clearcoat > 0.0 && b.coat_alpha >= DELTA_ALPHA;
+    return !bsdf_is_smooth(b) || (opaque && max3(b.base_color) > 0.0) || rough_coat;
 }
 
-// Chance of sampling each lobe from wo (metal, plastic's specular layer, plastic's diffuse
-// base, glass), in proportion to an estimate of what each reflects at that angle.
-vec4 lobe_probabilities(Bsdf b, float cos_o) {
+// An estimate of what each lobe of the base (metal, plastic's specular layer, plastic's
+// diffuse base, glass) reflects from wo.
+vec4 lobe_weights(Bsdf b, float cos_o) {
     float dielectric = 1.0 - b.metallic;
     float opaque = dielectric * (1.0 - b.transmission);
     float layer = HAS_SPECULAR_LAYER ? b.specular * max3(fresnel_schlick(dielectric_f0(b), cos_o)) : 0.0;
@@ -180,7 +199,12 @@ vec4 lobe_probabilities(Bsdf b, float cos_o) {
                   opaque * (1.0 - layer) * luminance_of(b.base_color), dielectric * b.transmission);
     // A lobe that is there but reflects almost nothing keeps a small chance: its f is not
     // exactly 0 at every angle, so its density must not be either.
-    w = max(w, vec4(b.metallic, opaque * b.specular, opaque * max3(b.base_color), 0.0) * 1e-3);
+    return max(w, vec4(b.metallic, opaque * b.specular, opaque * max3(b.base_color), 0.0) * 1e-3);
+}
+
+// Chance of sampling each lobe of the base from wo, in proportion to lobe_weights.
+vec4 lobe_probabilities(Bsdf b, float cos_o) {
+    vec4 w = lobe_weights(b, cos_o);
     float total = w.x + w.y + w.z + w.w;
     return total > 0.0 ? w / total : vec4(0.0);
 }
@@ -190,8 +214,11 @@ float refraction_eta(Bsdf b, bool entering) {
     return entering ? b.ior : 1.0 / b.ior;
 }
 
-// f x |cos theta_i| of every non-delta lobe, and the density with which bsdf_sample picks wi.
-vec3 bsdf_eval(Bsdf b, vec3 wo, vec3 wi, bool entering, out float pdf) {
+vec3 bsdf_eval(Bsdf b, vec3 wo, vec3 wi, bool entering, out float pdf);
+
+// f x |cos theta_i| of every non-delta lobe of the base, and the density with which
+// base_sample picks wi.
+vec3 base_eval(Bsdf b, vec3 wo, vec3 wi, bool entering, out float pdf) {
     pdf = 0.0;
     if (wo.z <= 0.0 || wi.z == 0.0) {
         return vec3(0.0);
@@ -246,9 +273,9 @@ vec3 bsdf_eval(Bsdf b, vec3 wo, vec3 wi, bool entering, out float pdf) {
     return dielectric * b.transmission * b.base_color * f;
 }
 
-// Samples wi from wo with u in [0,1)^3: u.z picks the lobe (and, rescaled, glass's
-// reflection or refraction), u.xy the direction. False when no direction comes out.
-bool bsdf_sample(Bsdf b, vec3 wo, bool entering, vec3 u, out BsdfSample s) {
+// Samples wi from the base's lobes, as bsdf_sample does (whose weight and density, where wi
+// is not a delta lobe's, are the whole BSDF's).
+bool base_sample(Bsdf b, vec3 wo, bool entering, vec3 u, out BsdfSample s) {
     s = BsdfSample(vec3(0.0, 0.0, 1.0), vec3(0.0), 0.0, false, false);
     if (wo.z <= 0.0) {
         return false;
@@ -316,6 +343,123 @@ bool bsdf_sample(Bsdf b, vec3 wo, bool entering, vec3 u, out BsdfSample s) {
     }
     s.weight = f / s.pdf;
     return true;
+}
+
+// The coat's Fresnel reflectance along w: glTF's fresnel_coat, Schlick's from ior 1.5 at the
+// angle to the coat's normal.
+const float COAT_F0 = 0.04;
+
+bool has_coat(Bsdf b) {
+    return HAS_CLEARCOAT && b.clearcoat > 0.0;
+}
+
+float coat_fresnel(Bsdf b, vec3 w) {
+    return fresnel_schlick(vec3(COAT_F0), abs(dot(w, b.coat_normal))).x;
+}
+
+// What of the base the coat lets through, on the way in and on the way out.
+float coat_transmittance(Bsdf b, vec3 wo, vec3 wi) {
+    return (1.0 - b.clearcoat * coat_fresnel(b, wo)) * (1.0 - b.clearcoat * coat_fresnel(b, wi));
+}
+
+// The chance of sampling the coat from wo: what it reflects against what the base reflects
+// through it.
+float coat_probability(Bsdf b, vec3 wo) {
+    vec4 w = lobe_weights(b, wo.z);
+    float coat = b.clearcoat * coat_fresnel(b, wo);
+    float total = coat + (1.0 - coat) * (w.x + w.y + w.z + w.w);
+    return total > 0.0 ? coat / total : 0.0;
+}
+
+// wo and wi in the coat's frame, whose z is the coat's normal.
+void coat_frame(Bsdf b, vec3 wo, vec3 wi, out vec3 o, out vec3 i) {
+    vec3 t;
+    vec3 bitangent;
+    basis(b.coat_normal, t, bitangent);
+    o = to_local(wo, t, bitangent, b.coat_normal);
+    i = to_local(wi, t, bitangent, b.coat_normal);
+}
+
+// The rough coat's f x |cos theta_i| (the cosine to the shading normal, as for every lobe) and
+// the density of coat_sample's directions; Fresnel at the microfacet, so that f is reciprocal.
+vec3 coat_eval(Bsdf b, vec3 wo, vec3 wi, out float pdf) {
+    pdf = 0.0;
+    vec3 o;
+    vec3 i;
+    coat_frame(b, wo, wi, o, i);
+    if (o.z <= 0.0 || i.z <= 0.0 || b.coat_alpha < DELTA_ALPHA) {
+        return vec3(0.0);
+    }
+    vec3 h = normalize(o + i);
+    float d = ggx_d(h, b.coat_alpha);
+    float fresnel = fresnel_schlick(vec3(COAT_F0), dot(o, h)).x;
+    pdf = ggx_g1(o, b.coat_alpha) * d / (4.0 * o.z);
+    return vec3(b.clearcoat * fresnel * d * ggx_g2(o, i, b.coat_alpha) / (4.0 * o.z * i.z) * abs(wi.z));
+}
+
+// f x |cos theta_i| of every non-delta lobe, and the density with which bsdf_sample picks wi.
+vec3 bsdf_eval(Bsdf b, vec3 wo, vec3 wi, bool entering, out float pdf) {
+    vec3 f = base_eval(b, wo, wi, entering, pdf);
+    if (!has_coat(b) || wo.z <= 0.0) {
+        return f;
+    }
+    float p_coat = coat_probability(b, wo);
+    float coat_pdf;
+    vec3 coat = coat_eval(b, wo, wi, coat_pdf);
+    pdf = p_coat * coat_pdf + (1.0 - p_coat) * pdf;
+    return coat + coat_transmittance(b, wo, wi) * f;
+}
+
+// A reflection off the coat, chosen with probability p_coat.
+bool coat_sample(Bsdf b, vec3 wo, bool entering, vec2 u, float p_coat, out BsdfSample s) {
+    s = BsdfSample(vec3(0.0, 0.0, 1.0), vec3(0.0), 0.0, false, false);
+    vec3 o;
+    vec3 unused;
+    coat_frame(b, wo, wo, o, unused);
+    if (o.z <= 0.0) {
+        return false;
+    }
+    bool smooth_coat = b.coat_alpha < DELTA_ALPHA;
+    vec3 h = smooth_coat ? vec3(0.0, 0.0, 1.0) : ggx_sample_visible(o, b.coat_alpha, u);
+    vec3 i = reflect(-o, h);
+    vec3 t;
+    vec3 bitangent;
+    basis(b.coat_normal, t, bitangent);
+    s.wi = from_local(i, t, bitangent, b.coat_normal);
+    if (i.z <= 0.0 || s.wi.z <= 0.0) {
+        return false;
+    }
+    if (smooth_coat) {
+        s.delta = true;
+        s.weight = vec3(b.clearcoat * coat_fresnel(b, wo) / p_coat);
+        return true;
+    }
+    vec3 f = bsdf_eval(b, wo, s.wi, entering, s.pdf);
+    if (!(s.pdf > 0.0)) {
+        return false;
+    }
+    s.weight = f / s.pdf;
+    return true;
+}
+
+// Samples wi from wo with u in [0,1)^3: u.z picks the coat or the base's lobe (and,
+// rescaled, glass's reflection or refraction), u.xy the direction. False when no direction
+// comes out.
+bool bsdf_sample(Bsdf b, vec3 wo, bool entering, vec3 u, out BsdfSample s) {
+    float p_coat = 0.0;
+    if (has_coat(b) && wo.z > 0.0) {
+        p_coat = coat_probability(b, wo);
+        if (u.z < p_coat) {
+            return coat_sample(b, wo, entering, u.xy, p_coat, s);
+        }
+        u.z = (u.z - p_coat) / (1.0 - p_coat);
+    }
+    bool sampled = base_sample(b, wo, entering, u, s);
+    if (sampled && s.delta && p_coat > 0.0) {
+        // The base's delta lobes are weighed here; base_sample's other directions by bsdf_eval.
+        s.weight *= coat_transmittance(b, wo, s.wi) / (1.0 - p_coat);
+    }
+    return sampled;
 }
 
 #endif

@@ -87,8 +87,10 @@ Bsdf surface_bsdf(SurfaceHit s) {
     GpuMaterial m = s.material;
     vec3 base = material_base_color(m, s.tex).rgb * s.color.rgb;
     vec2 metallic_roughness = material_metallic_roughness(m, s.tex);
+    // The coat's normal is the shading frame's to set (shading_frame).
     return Bsdf(base, metallic_roughness.x, m.specular_color, m.specular,
-                metallic_roughness.y * metallic_roughness.y, m.transmission, m.ior);
+                metallic_roughness.y * metallic_roughness.y, m.transmission, m.ior, m.clearcoat,
+                m.clearcoat_roughness * m.clearcoat_roughness, vec3(0.0, 0.0, 1.0));
 }
 
 struct ShadingFrame {
@@ -107,11 +109,13 @@ struct ShadingFrame {
 // frame stays, and every evaluation and sample from it is zero, as Mitsuba's normal maps
 // have it. Only BSDFs without density (smooth glass and mirrors, which nothing connects to)
 // fall back to the geometric normal there, so that a smooth-shaded sphere's silhouette
-// still refracts and reflects.
-ShadingFrame shading_frame(PassConstants c, SurfaceHit surface, vec3 direction, Bsdf bsdf) {
+// still refracts and reflects. A coat's normal (bsdf.coat_normal, set here in the frame) is
+// the interpolated normal, which glTF leaves unmapped without a clearcoatNormalTexture.
+ShadingFrame shading_frame(PassConstants c, SurfaceHit surface, vec3 direction, inout Bsdf bsdf) {
     GpuMaterial material = surface.material;
     vec3 shading = interpolated_normal(c.normals, surface.vertices, surface.instance, surface.weights);
     shading = dot(shading, shading) > 0.0 ? normalize(shading) : surface.n;
+    vec3 coat_normal = dot(shading, surface.facing) < 0.0 ? -shading : shading;
     if (HAS_NORMAL_MAPS && material.textures.z != NO_TEXTURE) {
         vec4 vertex_tangent = interpolated_tangent(c.tangents, surface.vertices, surface.instance, surface.weights);
         vec3 t = vertex_tangent.xyz - shading * dot(shading, vertex_tangent.xyz);
@@ -131,6 +135,9 @@ ShadingFrame shading_frame(PassConstants c, SurfaceHit surface, vec3 direction, 
     frame.normal = normalize(shading);
     basis(frame.normal, frame.tangent, frame.bitangent);
     frame.wo_local = to_local(wo, frame.tangent, frame.bitangent, frame.normal);
+    if (HAS_CLEARCOAT) {
+        bsdf.coat_normal = to_local(coat_normal, frame.tangent, frame.bitangent, frame.normal);
+    }
     return frame;
 }
 

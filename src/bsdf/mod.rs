@@ -19,10 +19,17 @@ pub struct Bsdf {
     pub alpha: f32,
     pub transmission: f32,
     pub ior: f32,
+    /// KHR_materials_clearcoat's weight (0: no coat).
+    pub clearcoat: f32,
+    /// The coat's GGX alpha.
+    pub coat_alpha: f32,
+    /// The coat's normal in the local frame (unit, z > 0).
+    pub coat_normal: Vec3,
 }
 
 impl Bsdf {
-    /// The BSDF of a material's factors (the shaders' `surface_bsdf` without textures or vertex colours).
+    /// The BSDF of a material's factors (the shaders' `surface_bsdf` without textures or vertex
+    /// colours), its coat's normal the shading normal's.
     pub fn of(material: &crate::scene::Material) -> Self {
         Self {
             base_color: material.base_color.truncate(),
@@ -32,6 +39,9 @@ impl Bsdf {
             alpha: material.roughness * material.roughness,
             transmission: material.transmission,
             ior: material.ior,
+            clearcoat: material.clearcoat,
+            coat_alpha: material.clearcoat_roughness * material.clearcoat_roughness,
+            coat_normal: Vec3::Z,
         }
     }
 }
@@ -161,28 +171,35 @@ impl Bsdf {
 
     pub fn has_density(&self) -> bool {
         let opaque = self.metallic < 1.0 && self.transmission < 1.0;
-        !self.is_smooth() || (opaque && max3(self.base_color) > 0.0)
+        let rough_coat = self.clearcoat > 0.0 && self.coat_alpha >= DELTA_ALPHA;
+        !self.is_smooth() || (opaque && max3(self.base_color) > 0.0) || rough_coat
     }
 
-    /// Chances of the metal, specular layer, diffuse base and glass lobes from wo.
-    pub fn lobe_probabilities(&self, cos_o: f32) -> Vec4 {
+    /// Estimates of what the base's metal, specular layer, diffuse base and glass lobes
+    /// reflect from wo.
+    fn lobe_weights(&self, cos_o: f32) -> Vec4 {
         let dielectric = 1.0 - self.metallic;
         let opaque = dielectric * (1.0 - self.transmission);
         let layer = self.specular * max3(fresnel_schlick(self.dielectric_f0(), cos_o));
-        let mut w = Vec4::new(
+        let w = Vec4::new(
             self.metallic * luminance(self.metal_fresnel(cos_o)),
             opaque * layer,
             opaque * (1.0 - layer) * luminance(self.base_color),
             dielectric * self.transmission,
         );
-        w = w.max(
+        w.max(
             Vec4::new(
                 self.metallic,
                 opaque * self.specular,
                 opaque * max3(self.base_color),
                 0.0,
             ) * 1e-3,
-        );
+        )
+    }
+
+    /// Chances of the base's metal, specular layer, diffuse base and glass lobes from wo.
+    pub fn lobe_probabilities(&self, cos_o: f32) -> Vec4 {
+        let w = self.lobe_weights(cos_o);
         let total = w.x + w.y + w.z + w.w;
         if total > 0.0 {
             w / total
@@ -199,8 +216,8 @@ impl Bsdf {
         }
     }
 
-    /// f x |cos theta_i| of the non-delta lobes, and the sampling density at wi.
-    pub fn eval(&self, wo: Vec3, wi: Vec3, entering: bool) -> (Vec3, f32) {
+    /// f x |cos theta_i| of the base's non-delta lobes, and base_sample's density at wi.
+    fn base_eval(&self, wo: Vec3, wi: Vec3, entering: bool) -> (Vec3, f32) {
         if wo.z <= 0.0 || wi.z == 0.0 {
             return (Vec3::ZERO, 0.0);
         }
@@ -260,8 +277,9 @@ impl Bsdf {
         (dielectric * self.transmission * self.base_color * f, pdf)
     }
 
-    /// Samples wi from wo with u in [0,1)^3 (u.z picks the lobe).
-    pub fn sample(&self, wo: Vec3, entering: bool, u: Vec3) -> Option<BsdfSample> {
+    /// Samples wi from the base's lobes (whose weight and density, where wi is not a delta
+    /// lobe's, are the whole BSDF's).
+    fn base_sample(&self, wo: Vec3, entering: bool, u: Vec3) -> Option<BsdfSample> {
         if wo.z <= 0.0 {
             return None;
         }
@@ -345,6 +363,140 @@ impl Bsdf {
         s.weight = f / pdf;
         Some(s)
     }
+}
+
+const COAT_F0: f32 = 0.04;
+
+impl Bsdf {
+    fn has_coat(&self) -> bool {
+        self.clearcoat > 0.0
+    }
+
+    /// The coat's Fresnel reflectance along w (from |w . coat normal|).
+    pub fn coat_fresnel(&self, w: Vec3) -> f32 {
+        fresnel_schlick(Vec3::splat(COAT_F0), w.dot(self.coat_normal).abs()).x
+    }
+
+    /// What of the base the coat lets through, on the way in and on the way out.
+    pub fn coat_transmittance(&self, wo: Vec3, wi: Vec3) -> f32 {
+        (1.0 - self.clearcoat * self.coat_fresnel(wo)) * (1.0 - self.clearcoat * self.coat_fresnel(wi))
+    }
+
+    /// The chance of sampling the coat from wo.
+    pub fn coat_probability(&self, wo: Vec3) -> f32 {
+        let w = self.lobe_weights(wo.z);
+        let coat = self.clearcoat * self.coat_fresnel(wo);
+        let total = coat + (1.0 - coat) * (w.x + w.y + w.z + w.w);
+        if total > 0.0 {
+            coat / total
+        } else {
+            0.0
+        }
+    }
+
+    /// The tangents of the coat's frame, whose z is the coat's normal.
+    fn coat_frame(&self) -> (Vec3, Vec3) {
+        basis(self.coat_normal)
+    }
+
+    /// The rough coat's f x |cos theta_i| and coat sampling's density at wi.
+    fn coat_eval(&self, wo: Vec3, wi: Vec3) -> (Vec3, f32) {
+        let (t, b) = self.coat_frame();
+        let n = self.coat_normal;
+        let o = Vec3::new(wo.dot(t), wo.dot(b), wo.dot(n));
+        let i = Vec3::new(wi.dot(t), wi.dot(b), wi.dot(n));
+        if o.z <= 0.0 || i.z <= 0.0 || self.coat_alpha < DELTA_ALPHA {
+            return (Vec3::ZERO, 0.0);
+        }
+        let h = (o + i).normalize();
+        let d = ggx_d(h, self.coat_alpha);
+        let fresnel = fresnel_schlick(Vec3::splat(COAT_F0), o.dot(h)).x;
+        let pdf = ggx_g1(o, self.coat_alpha) * d / (4.0 * o.z);
+        let f = self.clearcoat * fresnel * d * ggx_g2(o, i, self.coat_alpha) / (4.0 * o.z * i.z) * wi.z.abs();
+        (Vec3::splat(f), pdf)
+    }
+
+    /// f x |cos theta_i| of the non-delta lobes, and the sampling density at wi.
+    pub fn eval(&self, wo: Vec3, wi: Vec3, entering: bool) -> (Vec3, f32) {
+        let (f, pdf) = self.base_eval(wo, wi, entering);
+        if !self.has_coat() || wo.z <= 0.0 {
+            return (f, pdf);
+        }
+        let p_coat = self.coat_probability(wo);
+        let (coat, coat_pdf) = self.coat_eval(wo, wi);
+        (
+            coat + self.coat_transmittance(wo, wi) * f,
+            p_coat * coat_pdf + (1.0 - p_coat) * pdf,
+        )
+    }
+
+    fn coat_sample(&self, wo: Vec3, entering: bool, u: Vec2, p_coat: f32) -> Option<BsdfSample> {
+        let (t, b) = self.coat_frame();
+        let n = self.coat_normal;
+        let o = Vec3::new(wo.dot(t), wo.dot(b), wo.dot(n));
+        if o.z <= 0.0 {
+            return None;
+        }
+        let smooth = self.coat_alpha < DELTA_ALPHA;
+        let h = if smooth {
+            Vec3::Z
+        } else {
+            ggx_sample_visible(o, self.coat_alpha, u)
+        };
+        let i = reflect(-o, h);
+        let wi = t * i.x + b * i.y + n * i.z;
+        if i.z <= 0.0 || wi.z <= 0.0 {
+            return None;
+        }
+        if smooth {
+            return Some(BsdfSample {
+                wi,
+                weight: Vec3::splat(self.clearcoat * self.coat_fresnel(wo) / p_coat),
+                pdf: 0.0,
+                transmitted: false,
+                delta: true,
+            });
+        }
+        let (f, pdf) = self.eval(wo, wi, entering);
+        if pdf.is_nan() || pdf <= 0.0 {
+            return None;
+        }
+        Some(BsdfSample {
+            wi,
+            weight: f / pdf,
+            pdf,
+            transmitted: false,
+            delta: false,
+        })
+    }
+
+    /// Samples wi from wo with u in [0,1)^3 (u.z picks the coat or the base's lobe).
+    pub fn sample(&self, wo: Vec3, entering: bool, mut u: Vec3) -> Option<BsdfSample> {
+        let mut p_coat = 0.0;
+        if self.has_coat() && wo.z > 0.0 {
+            p_coat = self.coat_probability(wo);
+            if u.z < p_coat {
+                return self.coat_sample(wo, entering, Vec2::new(u.x, u.y), p_coat);
+            }
+            u.z = (u.z - p_coat) / (1.0 - p_coat);
+        }
+        let mut s = self.base_sample(wo, entering, u)?;
+        if s.delta && p_coat > 0.0 {
+            s.weight *= self.coat_transmittance(wo, s.wi) / (1.0 - p_coat);
+        }
+        Some(s)
+    }
+}
+
+/// An orthonormal basis around the unit vector n (bsdf.glsl's `basis`: Duff et al. 2017).
+fn basis(n: Vec3) -> (Vec3, Vec3) {
+    let s = if n.z >= 0.0 { 1.0 } else { -1.0 };
+    let a = -1.0 / (s + n.z);
+    let c = n.x * n.y * a;
+    (
+        Vec3::new(1.0 + s * n.x * n.x * a, s * c, -s * n.x),
+        Vec3::new(c, s + n.y * n.y * a, -n.y),
+    )
 }
 
 /// Single-scattering GGX directional albedo of a white metal (F = 1) at cos theta_o `mu`:

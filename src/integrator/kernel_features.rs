@@ -8,10 +8,10 @@ use std::fmt;
 
 use crate::gpu::SpecializationConstant;
 use crate::interface::{
-    FEATURES_ALL, FEATURE_ALPHA, FEATURE_ENVIRONMENT, FEATURE_INDEPENDENT_SAMPLER, FEATURE_LIGHT_BVH,
-    FEATURE_LIGHT_BY_POWER, FEATURE_METAL, FEATURE_NORMAL_MAPS, FEATURE_PUNCTUAL_LIGHTS, FEATURE_SECOND_UVS,
-    FEATURE_SOBOL_SAMPLER, FEATURE_SPECULAR_LAYER, FEATURE_TEXTURES, FEATURE_TRANSMISSION, FEATURE_VERTEX_COLORS,
-    FEATURE_VOLUMES, KERNEL_FEATURES_CONSTANT_ID, LIGHT_SELECTION_BVH,
+    FEATURES_ALL, FEATURE_ALPHA, FEATURE_CLEARCOAT, FEATURE_ENVIRONMENT, FEATURE_INDEPENDENT_SAMPLER,
+    FEATURE_LIGHT_BVH, FEATURE_LIGHT_BY_POWER, FEATURE_METAL, FEATURE_NORMAL_MAPS, FEATURE_PUNCTUAL_LIGHTS,
+    FEATURE_SECOND_UVS, FEATURE_SOBOL_SAMPLER, FEATURE_SPECULAR_LAYER, FEATURE_TEXTURES, FEATURE_TRANSMISSION,
+    FEATURE_VERTEX_COLORS, FEATURE_VOLUMES, KERNEL_FEATURES_CONSTANT_ID, LIGHT_SELECTION_BVH,
 };
 use crate::sampler::Sampler;
 use crate::scene::{AlphaMode, Material, Scene};
@@ -20,7 +20,7 @@ use crate::scene::{AlphaMode, Material, Scene};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KernelFeatures(u32);
 
-const NAMES: [(u32, &str); 15] = [
+const NAMES: [(u32, &str); 16] = [
     (FEATURE_TEXTURES, "textures"),
     (FEATURE_NORMAL_MAPS, "normal maps"),
     (FEATURE_ALPHA, "alpha"),
@@ -36,6 +36,7 @@ const NAMES: [(u32, &str); 15] = [
     (FEATURE_INDEPENDENT_SAMPLER, "independent numbers"),
     (FEATURE_VERTEX_COLORS, "vertex colours"),
     (FEATURE_SECOND_UVS, "two texture coordinate sets"),
+    (FEATURE_CLEARCOAT, "clearcoat"),
 ];
 
 impl KernelFeatures {
@@ -86,7 +87,7 @@ impl KernelFeatures {
     /// Whether any BSDF has a lobe beyond the Lambertian base (features.glsl's
     /// HAS_GLOSSY_LOBES).
     pub fn has_glossy_lobes(self) -> bool {
-        self.0 & (FEATURE_METAL | FEATURE_SPECULAR_LAYER | FEATURE_TRANSMISSION) != 0
+        self.0 & (FEATURE_METAL | FEATURE_SPECULAR_LAYER | FEATURE_TRANSMISSION | FEATURE_CLEARCOAT) != 0
     }
 
     /// The specialization constant that carries these features to every kernel.
@@ -127,6 +128,9 @@ fn material_features(m: &Material) -> u32 {
     }
     if m.transmission != 0.0 {
         bits |= FEATURE_TRANSMISSION;
+    }
+    if m.clearcoat != 0.0 {
+        bits |= FEATURE_CLEARCOAT;
     }
     bits
 }

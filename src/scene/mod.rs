@@ -89,6 +89,10 @@ pub struct Material {
     /// `KHR_materials_volume`'s Beer's law coefficient, -ln(attenuationColor) /
     /// attenuationDistance per unit length; zero without a volume.
     pub absorption: Vec3,
+    /// `KHR_materials_clearcoat.clearcoatFactor` (0, no coat, when absent).
+    pub clearcoat: f32,
+    /// `KHR_materials_clearcoat.clearcoatRoughnessFactor` (0 when absent).
+    pub clearcoat_roughness: f32,
     pub base_color_texture: Option<TextureRef>,
     /// Roughness in G, metalness in B.
     pub metallic_roughness_texture: Option<TextureRef>,
@@ -122,6 +126,8 @@ impl Default for Material {
             transmission: 0.0,
             ior: 1.5,
             absorption: Vec3::ZERO,
+            clearcoat: 0.0,
+            clearcoat_roughness: 0.0,
             base_color_texture: None,
             metallic_roughness_texture: None,
             normal_texture: None,

@@ -229,6 +229,8 @@ pub fn gpu_material(material: &super::Material) -> GpuMaterial {
         transmission: material.transmission,
         ior: material.ior,
         absorption: material.absorption,
+        clearcoat: material.clearcoat,
+        clearcoat_roughness: material.clearcoat_roughness,
         textures: UVec4::new(base, mr, normal, emissive),
         base_color_uv: base_uv,
         metallic_roughness_uv: mr_uv,
@@ -248,6 +250,5 @@ pub fn gpu_material(material: &super::Material) -> GpuMaterial {
         .iter()
         .filter(|(texture, _)| texture.is_some_and(|t| material.reads_second_uvs(&t)))
         .fold(0, |bits, (_, bit)| bits | bit),
-        ..GpuMaterial::default()
     }
 }

@@ -3,9 +3,10 @@
 feature wavetrace renders at once (tests/all_features.rs renders it under an environment
 map with validation on). A floor with a checker base colour through KHR_texture_transform
 and a normal texture (tangents generated); spheres of textured plastic (metallic-roughness
-texture, KHR_materials_specular colour and factor, KHR_materials_ior), rough metal, rough
+texture, KHR_materials_specular colour and factor, KHR_materials_ior, a smooth clearcoat), rough metal, rough
 coloured glass (KHR_materials_transmission + KHR_materials_volume), an emissive texture with
-KHR_materials_emissive_strength, and a normal-mapped sphere that brings its own TANGENT; an
+KHR_materials_emissive_strength, and a normal-mapped sphere that brings its own TANGENT under a
+rough clearcoat (whose normal the map does not tilt); an
 alpha-masked leaf with a clamped, nearest-filtered sampler and a blended veil; vertex colours
 (COLOR_0: float RGB across the floor, normalized 8-bit RGBA with an alpha ramp on the veil);
 a point, a spot and a directional light (KHR_lights_punctual).
@@ -43,7 +44,8 @@ def main():
                                                     "metallicFactor": 0, "roughnessFactor": 0.7},
          "normalTexture": tex("bumps", scale=0.5, extensions={"KHR_texture_transform": {"scale": [8, 8]}})},
         {"name": "plastic", "pbrMetallicRoughness": {"baseColorFactor": [0.8, 0.3, 0.2, 1], "metallicRoughnessTexture": tex("metal-roughness"), "metallicFactor": 0.5},
-         "extensions": {"KHR_materials_specular": {"specularFactor": 0.8, "specularColorFactor": [1, 0.9, 0.8]}, "KHR_materials_ior": {"ior": 1.6}}},
+         "extensions": {"KHR_materials_specular": {"specularFactor": 0.8, "specularColorFactor": [1, 0.9, 0.8]}, "KHR_materials_ior": {"ior": 1.6},
+                        "KHR_materials_clearcoat": {"clearcoatFactor": 0.5}}},
         {"name": "rough metal", "pbrMetallicRoughness": {"baseColorFactor": [0.95, 0.8, 0.5, 1], "metallicFactor": 1, "roughnessFactor": 0.35}},
         {"name": "coloured glass", "pbrMetallicRoughness": {"metallicFactor": 0, "roughnessFactor": 0.15},
          "extensions": {"KHR_materials_transmission": {"transmissionFactor": 1}, "KHR_materials_ior": {"ior": 1.45},
@@ -52,7 +54,8 @@ def main():
         {"name": "glow", "emissiveFactor": [1, 1, 1], "emissiveTexture": tex("glow"),
          "pbrMetallicRoughness": {"baseColorFactor": [0.1, 0.1, 0.1, 1], "metallicFactor": 0},
          "extensions": {"KHR_materials_emissive_strength": {"emissiveStrength": 3}}},
-        {"name": "bumpy", "normalTexture": tex("bumps"), "pbrMetallicRoughness": {"baseColorFactor": [0.3, 0.7, 0.4, 1], "metallicFactor": 0, "roughnessFactor": 0.4}},
+        {"name": "bumpy", "normalTexture": tex("bumps"), "pbrMetallicRoughness": {"baseColorFactor": [0.3, 0.7, 0.4, 1], "metallicFactor": 0, "roughnessFactor": 0.4},
+         "extensions": {"KHR_materials_clearcoat": {"clearcoatFactor": 0.8, "clearcoatRoughnessFactor": 0.15}}},
         {"name": "leaf", "alphaMode": "MASK", "alphaCutoff": 0.5, "doubleSided": True,
          "pbrMetallicRoughness": {"baseColorTexture": tex("leaf"), "metallicFactor": 0, "roughnessFactor": 0.8}},
         {"name": "veil", "alphaMode": "BLEND", "pbrMetallicRoughness": {"baseColorFactor": [0.9, 0.9, 1.0, 0.3], "metallicFactor": 0}},
@@ -128,7 +131,7 @@ def main():
     document = {
         "asset": {"version": "2.0", "generator": "wavetrace tools/scenes/all_features.py"},
         "extensionsUsed": ["KHR_texture_transform", "KHR_materials_specular", "KHR_materials_ior", "KHR_materials_transmission",
-                           "KHR_materials_volume", "KHR_materials_emissive_strength", "KHR_lights_punctual"],
+                           "KHR_materials_volume", "KHR_materials_emissive_strength", "KHR_lights_punctual", "KHR_materials_clearcoat"],
         "extensions": {"KHR_lights_punctual": {"lights": [
             {"name": "bulb", "type": "point", "color": [1, 0.9, 0.7], "intensity": 3, "range": 6},
             {"name": "spot", "type": "spot", "intensity": 12, "spot": {"innerConeAngle": 0.3, "outerConeAngle": 0.6}},

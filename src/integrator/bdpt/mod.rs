@@ -16,6 +16,7 @@
 pub(crate) mod kernels;
 mod light_vertices;
 pub mod mis;
+pub mod packed_normal;
 
 use crate::gpu::{Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult};
 use crate::interface::{

@@ -56,6 +56,7 @@ impl Importer {
             let normal = material.normal_texture();
             let normal_scale = normal.as_ref().map_or(1.0, |n| n.scale());
             let normal_texture = texture(normal.map(normal_info), false, normal_scale);
+            let (clearcoat, clearcoat_roughness) = clearcoat_factors(&material);
             let mut converted = Material {
                 name,
                 base_color: Vec4::from_array(pbr.base_color_factor()),
@@ -76,6 +77,8 @@ impl Importer {
                         Vec3::ZERO
                     }
                 }),
+                clearcoat,
+                clearcoat_roughness,
                 base_color_texture,
                 metallic_roughness_texture,
                 normal_texture,
@@ -298,6 +301,8 @@ fn repair_factors(material: &mut Material) -> Vec<&'static str> {
     unit(&mut material.roughness, 1.0, "roughnessFactor");
     unit(&mut material.specular, 1.0, "specularFactor");
     unit(&mut material.transmission, 0.0, "transmissionFactor");
+    unit(&mut material.clearcoat, 0.0, "clearcoatFactor");
+    unit(&mut material.clearcoat_roughness, 0.0, "clearcoatRoughnessFactor");
     let mut base_color = material.base_color.to_array();
     for channel in &mut base_color {
         unit(channel, 1.0, "baseColorFactor");
@@ -338,6 +343,23 @@ fn beer_coefficient(color: Vec3, distance: f32) -> Vec3 {
     }
     let remaining = color.clamp(Vec3::splat(1e-6), Vec3::ONE);
     -Vec3::new(remaining.x.ln(), remaining.y.ln(), remaining.z.ln()) / distance
+}
+
+/// KHR_materials_clearcoat, which the glTF crate does not read.
+pub(super) const CLEARCOAT: &str = "KHR_materials_clearcoat";
+
+/// KHR_materials_clearcoat's clearcoatFactor and clearcoatRoughnessFactor (glTF's defaults, 0,
+/// where absent or not numbers; `repair_factors` clamps them).
+fn clearcoat_factors(material: &gltf::Material) -> (f32, f32) {
+    let Some(coat) = material.extensions().and_then(|e| e.get(CLEARCOAT)) else {
+        return (0.0, 0.0);
+    };
+    let factor = |key: &str| {
+        coat.get(key)
+            .and_then(serde_json::Value::as_f64)
+            .map_or(0.0, |v| v as f32)
+    };
+    (factor("clearcoatFactor"), factor("clearcoatRoughnessFactor"))
 }
 
 /// What of a material wavetrace does not render, by its glTF names.
@@ -394,7 +416,18 @@ fn ignored_parameters(material: &gltf::Material) -> Vec<String> {
         ignored.push("KHR_materials_pbrSpecularGlossiness (rendered with its metallic-roughness fallback)".into());
     }
     if let Some(others) = material.extensions() {
-        ignored.extend(others.keys().cloned());
+        if let Some(coat) = others.get(CLEARCOAT) {
+            for texture in [
+                "clearcoatTexture",
+                "clearcoatRoughnessTexture",
+                "clearcoatNormalTexture",
+            ] {
+                if coat.get(texture).is_some() {
+                    ignored.push(format!("{CLEARCOAT}.{texture}"));
+                }
+            }
+        }
+        ignored.extend(others.keys().filter(|k| k.as_str() != CLEARCOAT).cloned());
     }
     ignored
 }

@@ -130,8 +130,9 @@ fn drop_undeformed_shapes(scene: &mut Scene, converted: &Converted) {
 /// Extensions wavetrace reads, in whole or as the warnings of `materials` say: a file may
 /// require these, and using them is not warned about. Some the glTF crate does not know
 /// (KHR_mesh_quantization is read by `accessor`).
-const EXTENSIONS_READ: [&str; 11] = [
+const EXTENSIONS_READ: [&str; 12] = [
     instancing::EXTENSION,
+    materials::CLEARCOAT,
     "KHR_lights_punctual",
     "KHR_materials_emissive_strength",
     "KHR_materials_ior",
