@@ -72,6 +72,11 @@ gpu_constants! {
     const ALPHA_BLEND: u32 = 2;
     /// Below this GGX alpha a lobe is a delta (a perfect mirror or smooth glass).
     const DELTA_ALPHA: f32 = 1e-3;
+    /// KHR_materials_clearcoat's Fresnel at normal incidence: ior 1.5.
+    const CLEARCOAT_F0: f32 = 0.04;
+    /// Steps an axis of a unit vector packed in 30 bits (include/packed_normal.glsl): 15 bits,
+    /// even, so that the axes come back exactly.
+    const PACKED_NORMAL_STEPS: f32 = 32766.0;
     /// `PassConstants::light_selection`: how next-event estimation picks an emissive triangle.
     const LIGHT_SELECTION_TREE: u32 = 0;
     const LIGHT_SELECTION_CDF: u32 = 1;

@@ -360,44 +360,6 @@ fn splats_and_next_event_estimation_agree_on_normal_maps() {
 }
 
 #[test]
-fn splats_and_next_event_estimation_agree_on_coats_over_normal_maps() {
-    // As above with every surface a black base under a rough coat, the normal maps at full
-    // strength: the coat's normal is the unmapped one on both subpaths (a light vertex carries
-    // it packed in its flags), or splats and next-event estimation see different highlights.
-    let gpu = common::gpu();
-    let mut scene = common::load_scene("all-features");
-    scene.lights.retain(|light| light.name == "spot");
-    for material in &mut scene.materials {
-        material.emission = Vec3::ZERO;
-        material.emissive_texture = None;
-        material.base_color = glam::Vec4::new(0.0, 0.0, 0.0, material.base_color.w);
-        material.base_color_texture = None;
-        material.metallic = 0.0;
-        material.metallic_roughness_texture = None;
-        material.specular = 0.0;
-        material.transmission = 0.0;
-        material.clearcoat = 1.0;
-        material.clearcoat_roughness = 0.3;
-        if let Some(normal) = &mut material.normal_texture {
-            normal.scale = 1.0;
-        }
-    }
-    let backend = gpu.context.trace_backends()[0];
-    let strategy = |s, t| {
-        let settings = RenderSettings {
-            integrator: IntegratorKind::Bdpt,
-            strategy: Some((s, t)),
-            ..RenderSettings::new(48, 48, 1024, 2, backend)
-        };
-        common::render(&gpu.context, &scene, &settings)
-    };
-    let (agree, c) = common::agree_as_estimates(&strategy(2, 1), &strategy(1, 2), 2e-3);
-    eprintln!("all-features coated, lit by its spot, 48 d2 1024 spp, splats against next-event estimation: {c:?}");
-    assert!(agree, "splats and next-event estimation disagree on coats: {c:?}");
-    gpu.finish();
-}
-
-#[test]
 fn every_gltf_material_feature_gives_the_path_tracers_mean() {
     // Normal maps, textures, rough glass in a volume, alpha, punctual lights: a vertex must be
     // the same surface whichever subpath reaches it. With the shading frame chosen by wo and

@@ -382,13 +382,14 @@ fn material_parameters_that_are_not_rendered_are_named_once() {
     // A 1x1 PNG is enough for a texture reference; its content is not read.
     document["images"] = json!([{"uri": "leaf.png"}]);
     document["textures"] = json!([{"source": 0}]);
-    document["extensionsUsed"] = json!(["KHR_materials_volume", "KHR_materials_clearcoat"]);
+    document["extensionsUsed"] = json!(["KHR_materials_volume", "KHR_materials_clearcoat", "KHR_materials_sheen"]);
     document["materials"] = json!([
         {"name": "leaf", "alphaMode": "MASK", "alphaCutoff": 0.4,
          "pbrMetallicRoughness": {"baseColorTexture": {"index": 0}},
          "occlusionTexture": {"index": 0},
          "extensions": {"KHR_materials_volume": {"thicknessFactor": 0.1, "thicknessTexture": {"index": 0}},
-                        "KHR_materials_clearcoat": {"clearcoatFactor": 1.0}}},
+                        "KHR_materials_clearcoat": {"clearcoatFactor": 1.0, "clearcoatTexture": {"index": 0}},
+                        "KHR_materials_sheen": {"sheenColorFactor": [1.0, 1.0, 1.0]}}},
         {"name": "plain", "pbrMetallicRoughness": {"metallicFactor": 0.0}}
     ]);
     let scene = Scene::load(&write(&dir, "ignored.gltf", &document)).unwrap();
@@ -401,7 +402,8 @@ fn material_parameters_that_are_not_rendered_are_named_once() {
     for name in [
         "occlusionTexture",
         "KHR_materials_volume.thicknessTexture",
-        "KHR_materials_clearcoat",
+        "KHR_materials_clearcoat.clearcoatTexture",
+        "KHR_materials_sheen",
     ] {
         assert!(about_leaf[0].contains(name), "{name} missing from {}", about_leaf[0]);
     }

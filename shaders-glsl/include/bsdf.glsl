@@ -345,16 +345,14 @@ bool base_sample(Bsdf b, vec3 wo, bool entering, vec3 u, out BsdfSample s) {
     return true;
 }
 
-// The coat's Fresnel reflectance along w: glTF's fresnel_coat, Schlick's from ior 1.5 at the
-// angle to the coat's normal.
-const float COAT_F0 = 0.04;
-
 bool has_coat(Bsdf b) {
     return HAS_CLEARCOAT && b.clearcoat > 0.0;
 }
 
+// The coat's Fresnel reflectance along w: glTF's fresnel_coat, Schlick's from ior 1.5
+// (CLEARCOAT_F0) at the angle to the coat's normal.
 float coat_fresnel(Bsdf b, vec3 w) {
-    return fresnel_schlick(vec3(COAT_F0), abs(dot(w, b.coat_normal))).x;
+    return fresnel_schlick(vec3(CLEARCOAT_F0), abs(dot(w, b.coat_normal))).x;
 }
 
 // What of the base the coat lets through, on the way in and on the way out.
@@ -392,7 +390,7 @@ vec3 coat_eval(Bsdf b, vec3 wo, vec3 wi, out float pdf) {
     }
     vec3 h = normalize(o + i);
     float d = ggx_d(h, b.coat_alpha);
-    float fresnel = fresnel_schlick(vec3(COAT_F0), dot(o, h)).x;
+    float fresnel = fresnel_schlick(vec3(CLEARCOAT_F0), dot(o, h)).x;
     pdf = ggx_g1(o, b.coat_alpha) * d / (4.0 * o.z);
     return vec3(b.clearcoat * fresnel * d * ggx_g2(o, i, b.coat_alpha) / (4.0 * o.z * i.z) * abs(wi.z));
 }

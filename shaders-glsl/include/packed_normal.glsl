@@ -1,11 +1,12 @@
 // Unit vectors in 30 bits, for values that ride beside flags in a 32-bit word (a light
-// vertex's coat normal, bdpt.glsl): octahedral (Meyer et al. 2010), 15 bits an axis, within
-// 0.1 milliradian. The steps are even, so that the axes, a coat's normal where no normal map
-// tilts the shading normal, come back exactly. The CPU twin is src/integrator/bdpt/packed_normal.rs.
+// vertex's coat normal, bdpt.glsl): octahedral (Meyer et al. 2010), PACKED_NORMAL_STEPS an
+// axis, within 0.1 milliradian. The steps are even, so that the axes, a coat's normal where no
+// normal map tilts the shading normal, come back exactly. The CPU twin is
+// src/integrator/bdpt/packed_normal.rs.
 #ifndef WAVETRACE_PACKED_NORMAL_GLSL
 #define WAVETRACE_PACKED_NORMAL_GLSL
 
-const float PACKED_NORMAL_STEPS = 32766.0;
+#include "common.glsl"
 
 float sign_not_zero(float v) {
     return v >= 0.0 ? 1.0 : -1.0;

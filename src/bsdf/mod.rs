@@ -7,6 +7,7 @@ use glam::{Vec2, Vec3, Vec4};
 
 use std::f32::consts::PI;
 
+use crate::interface::CLEARCOAT_F0;
 pub use crate::interface::DELTA_ALPHA;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -365,8 +366,6 @@ impl Bsdf {
     }
 }
 
-const COAT_F0: f32 = 0.04;
-
 impl Bsdf {
     fn has_coat(&self) -> bool {
         self.clearcoat > 0.0
@@ -374,7 +373,7 @@ impl Bsdf {
 
     /// The coat's Fresnel reflectance along w (from |w . coat normal|).
     pub fn coat_fresnel(&self, w: Vec3) -> f32 {
-        fresnel_schlick(Vec3::splat(COAT_F0), w.dot(self.coat_normal).abs()).x
+        fresnel_schlick(Vec3::splat(CLEARCOAT_F0), w.dot(self.coat_normal).abs()).x
     }
 
     /// What of the base the coat lets through, on the way in and on the way out.
@@ -410,7 +409,7 @@ impl Bsdf {
         }
         let h = (o + i).normalize();
         let d = ggx_d(h, self.coat_alpha);
-        let fresnel = fresnel_schlick(Vec3::splat(COAT_F0), o.dot(h)).x;
+        let fresnel = fresnel_schlick(Vec3::splat(CLEARCOAT_F0), o.dot(h)).x;
         let pdf = ggx_g1(o, self.coat_alpha) * d / (4.0 * o.z);
         let f = self.clearcoat * fresnel * d * ggx_g2(o, i, self.coat_alpha) / (4.0 * o.z * i.z) * wi.z.abs();
         (Vec3::splat(f), pdf)

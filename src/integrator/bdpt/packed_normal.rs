@@ -3,8 +3,7 @@
 
 use glam::{Vec2, Vec3};
 
-/// Even, so that the axes come back exactly.
-const STEPS: f32 = 32766.0;
+use crate::interface::PACKED_NORMAL_STEPS as STEPS;
 
 fn sign_not_zero(v: f32) -> f32 {
     if v >= 0.0 {
