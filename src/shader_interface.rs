@@ -1126,9 +1126,14 @@ gpu_structs! {
         transmission: f32,
         alpha: f32,
         ior: f32,
-        // Where specular_color, specular, transmission and ior come from: material constants.
+        // Where specular_color, specular, transmission, ior and the coat's weight and alpha come
+        // from: material constants.
         material: u32,
+        clearcoat: f32,
+        coat_alpha: f32,
         pad0: u32,
+        pad1: u32,
+        pad2: u32,
     }
 
     /// A Metropolis chain (pmlt): its key, and its current state as the ids that reproduce

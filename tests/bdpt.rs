@@ -21,7 +21,7 @@ use wavetrace::interface::{
     LIGHT_VERTEX_CONNECTABLE, LIGHT_VERTEX_FRONT,
 };
 use wavetrace::lights::LightSelection;
-use wavetrace::scene::{Material, PinholeCamera, Scene};
+use wavetrace::scene::{PinholeCamera, Scene};
 
 /// The path tracer's image and BDPT's with the same settings.
 fn path_traced_and_bdpt(
@@ -493,13 +493,7 @@ fn local(v: Vec3, n: Vec3) -> Vec3 {
 /// What one stored light vertex adds to the image when the camera sees it (unweighted), and
 /// where, following the reference conventions rather than the shader: the adjoint BSDF
 /// towards the camera over the squared distance, times the camera's density of that direction.
-/// `materials`: the scene's, for a vertex's coat (its normal comes packed in the flags).
-fn cpu_splat(
-    v: &LightVertex,
-    camera: &PinholeCamera,
-    size: u32,
-    materials: &[Material],
-) -> Option<(usize, Vec3, Vec3)> {
+fn cpu_splat(v: &LightVertex, camera: &PinholeCamera, size: u32) -> Option<(usize, Vec3, Vec3)> {
     let position = v.position;
     let (image, cos_camera) = camera.project(position, size, size)?;
     let to_camera = camera.origin - position;
@@ -513,8 +507,9 @@ fn cpu_splat(
         alpha: v.alpha,
         transmission: v.transmission,
         ior: v.ior,
-        clearcoat: materials[v.material as usize].clearcoat,
-        coat_alpha: materials[v.material as usize].clearcoat_roughness.powi(2),
+        clearcoat: v.clearcoat,
+        coat_alpha: v.coat_alpha,
+        // It rides packed in the flags.
         coat_normal: unpack_unit_vector(v.flags >> LIGHT_VERTEX_COAT_NORMAL_SHIFT),
     };
     let (wo, wi) = (local(v.wo, v.shading), local(w, v.shading));
@@ -589,7 +584,7 @@ fn splats_equal_a_cpu_splat(gpu: &common::TestGpu, name: &str, share: u32, coate
             if index >= count as usize || v.flags & LIGHT_VERTEX_CONNECTABLE == 0 {
                 continue;
             }
-            if let Some((pixel, contribution, from)) = cpu_splat(v, &camera, size, &scene.materials) {
+            if let Some((pixel, contribution, from)) = cpu_splat(v, &camera, size) {
                 if visible(&triangles, from, camera.origin) {
                     expected[pixel] += contribution * scale;
                     splats += 1;

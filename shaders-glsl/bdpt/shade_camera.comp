@@ -38,7 +38,7 @@ Connection light_vertex_connection(PassConstants c, uint path, uint light_slot, 
         return connection;
     }
     LightVertex stored_light = load_light_vertex(c, light_slot, i);
-    BdptVertex l = bdpt_vertex_of(c, stored_light);
+    BdptVertex l = bdpt_vertex_of(stored_light);
     vec3 between = l.position - v.position;
     float distance2 = dot(between, between);
     float distance = sqrt(distance2);

@@ -171,26 +171,23 @@ LightVertex load_light_vertex(PassConstants c, uint slot, uint index) {
         // As a Lambertian surface's values: a white specular colour, GGX alpha 1, ior 1.5.
         uint flags = LIGHT_VERTEX_FRONT | LIGHT_VERTEX_CONNECTABLE;
         return LightVertex(p[0].xyz, p[0].w, p[1].xyz, p[1].w, p[2].xyz, flags, p[3].xyz, epsilon, p[4].xyz, 0.0,
-                           vec3(p[2].w, p[3].w, p[4].w), 0.0, vec3(1.0), 0.0, 1.0, 1.5, 0u, 0u);
+                           vec3(p[2].w, p[3].w, p[4].w), 0.0, vec3(1.0), 0.0, 1.0, 1.5, 0u, 0.0, 0.0, 0u, 0u, 0u);
     }
     uint material = floatBitsToUint(p[5].w);
     GpuMaterial m = Materials(c.materials).v[material];
     return LightVertex(p[0].xyz, p[0].w, p[1].xyz, p[1].w, p[2].xyz, floatBitsToUint(p[2].w), p[3].xyz, epsilon,
                        p[4].xyz, p[3].w, p[5].xyz, m.specular, m.specular_color, m.transmission, p[4].w, m.ior,
-                       material, 0u);
+                       material, HAS_CLEARCOAT ? m.clearcoat : 0.0,
+                       HAS_CLEARCOAT ? m.clearcoat_roughness * m.clearcoat_roughness : 0.0, 0u, 0u, 0u);
 }
 
-BdptVertex bdpt_vertex_of(PassConstants c, LightVertex s) {
+BdptVertex bdpt_vertex_of(LightVertex s) {
     vec3 tangent;
     vec3 bitangent;
     basis(s.shading, tangent, bitangent);
-    Bsdf b = uncoated(s.base_color, s.metallic, s.specular_color, s.specular, s.alpha, s.transmission, s.ior);
-    if (HAS_CLEARCOAT) {
-        GpuMaterial m = Materials(c.materials).v[s.material];
-        b.clearcoat = m.clearcoat;
-        b.coat_alpha = m.clearcoat_roughness * m.clearcoat_roughness;
-        b.coat_normal = unpack_unit_vector(s.flags >> LIGHT_VERTEX_COAT_NORMAL_SHIFT);
-    }
+    vec3 coat_normal = HAS_CLEARCOAT ? unpack_unit_vector(s.flags >> LIGHT_VERTEX_COAT_NORMAL_SHIFT) : vec3(0.0, 0.0, 1.0);
+    Bsdf b = Bsdf(s.base_color, s.metallic, s.specular_color, s.specular, s.alpha, s.transmission, s.ior, s.clearcoat,
+                  s.coat_alpha, coat_normal);
     return BdptVertex(s.position, s.wo, s.shading, tangent, bitangent, s.facing, (s.flags & LIGHT_VERTEX_FRONT) != 0,
                       b, s.material, s.epsilon);
 }

@@ -49,13 +49,6 @@ struct Bsdf {
     vec3 coat_normal;
 };
 
-// A BSDF without a coat.
-Bsdf uncoated(vec3 base_color, float metallic, vec3 specular_color, float specular, float alpha, float transmission,
-              float ior) {
-    return Bsdf(base_color, metallic, specular_color, specular, alpha, transmission, ior, 0.0, 0.0,
-                vec3(0.0, 0.0, 1.0));
-}
-
 struct BsdfSample {
     vec3 wi;
     // f x |cos theta_i| / pdf.
@@ -217,13 +210,12 @@ float refraction_eta(Bsdf b, bool entering) {
 vec3 bsdf_eval(Bsdf b, vec3 wo, vec3 wi, bool entering, out float pdf);
 
 // f x |cos theta_i| of every non-delta lobe of the base, and the density with which
-// base_sample picks wi.
-vec3 base_eval(Bsdf b, vec3 wo, vec3 wi, bool entering, out float pdf) {
+// base_sample picks wi, given the lobes' probabilities p from wo (lobe_probabilities).
+vec3 base_eval(Bsdf b, vec4 p, vec3 wo, vec3 wi, bool entering, out float pdf) {
     pdf = 0.0;
     if (wo.z <= 0.0 || wi.z == 0.0) {
         return vec3(0.0);
     }
-    vec4 p = lobe_probabilities(b, wo.z);
     bool smooth_lobes = bsdf_is_smooth(b);
     float dielectric = 1.0 - b.metallic;
     float opaque = dielectric * (1.0 - b.transmission);
@@ -360,13 +352,16 @@ float coat_transmittance(Bsdf b, vec3 wo, vec3 wi) {
     return (1.0 - b.clearcoat * coat_fresnel(b, wo)) * (1.0 - b.clearcoat * coat_fresnel(b, wi));
 }
 
-// The chance of sampling the coat from wo: what it reflects against what the base reflects
-// through it.
+// The chance of sampling the coat, which reflects `coat` of the light from wo, against the base
+// beneath, whose lobes' weights from wo sum to `base` (lobe_weights).
+float coat_share(float coat, float base) {
+    float total = coat + (1.0 - coat) * base;
+    return total > 0.0 ? coat / total : 0.0;
+}
+
 float coat_probability(Bsdf b, vec3 wo) {
     vec4 w = lobe_weights(b, wo.z);
-    float coat = b.clearcoat * coat_fresnel(b, wo);
-    float total = coat + (1.0 - coat) * (w.x + w.y + w.z + w.w);
-    return total > 0.0 ? coat / total : 0.0;
+    return coat_share(b.clearcoat * coat_fresnel(b, wo), w.x + w.y + w.z + w.w);
 }
 
 // wo and wi in the coat's frame, whose z is the coat's normal.
@@ -397,15 +392,19 @@ vec3 coat_eval(Bsdf b, vec3 wo, vec3 wi, out float pdf) {
 
 // f x |cos theta_i| of every non-delta lobe, and the density with which bsdf_sample picks wi.
 vec3 bsdf_eval(Bsdf b, vec3 wo, vec3 wi, bool entering, out float pdf) {
-    vec3 f = base_eval(b, wo, wi, entering, pdf);
+    // The lobes' weights once, for the base's probabilities and the coat's.
+    vec4 w = lobe_weights(b, wo.z);
+    float base = w.x + w.y + w.z + w.w;
+    vec3 f = base_eval(b, base > 0.0 ? w / base : vec4(0.0), wo, wi, entering, pdf);
     if (!has_coat(b) || wo.z <= 0.0) {
         return f;
     }
-    float p_coat = coat_probability(b, wo);
+    float coat_o = b.clearcoat * coat_fresnel(b, wo);
+    float p_coat = coat_share(coat_o, base);
     float coat_pdf;
     vec3 coat = coat_eval(b, wo, wi, coat_pdf);
     pdf = p_coat * coat_pdf + (1.0 - p_coat) * pdf;
-    return coat + coat_transmittance(b, wo, wi) * f;
+    return coat + (1.0 - coat_o) * (1.0 - b.clearcoat * coat_fresnel(b, wi)) * f;
 }
 
 // A reflection off the coat, chosen with probability p_coat.

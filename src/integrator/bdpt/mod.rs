@@ -104,18 +104,30 @@ fn decode_light_vertex(
         alpha: 1.0,
         ior: 1.5,
         material: 0,
+        clearcoat: 0.0,
+        coat_alpha: 0.0,
         pad0: 0,
+        pad1: 0,
+        pad2: 0,
     };
     if lambertian {
         return lambertian_vertex;
     }
     let material = p[5][3].to_bits();
     // A vertex past its slot's count was never written, and may name no material.
-    let (specular, specular_color, transmission, ior) = materials
-        .get(material as usize)
-        .map_or((0.0, Vec3::ONE, 0.0, 1.5), |m| {
-            (m.specular, m.specular_color, m.transmission, m.ior)
-        });
+    let (specular, specular_color, transmission, ior, clearcoat, coat_alpha) =
+        materials
+            .get(material as usize)
+            .map_or((0.0, Vec3::ONE, 0.0, 1.5, 0.0, 0.0), |m| {
+                (
+                    m.specular,
+                    m.specular_color,
+                    m.transmission,
+                    m.ior,
+                    m.clearcoat,
+                    m.clearcoat_roughness * m.clearcoat_roughness,
+                )
+            });
     LightVertex {
         flags: p[2][3].to_bits(),
         metallic: p[3][3],
@@ -126,6 +138,8 @@ fn decode_light_vertex(
         alpha: p[4][3],
         ior,
         material,
+        clearcoat,
+        coat_alpha,
         ..lambertian_vertex
     }
 }
