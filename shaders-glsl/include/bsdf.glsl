@@ -209,6 +209,17 @@ float refraction_eta(Bsdf b, bool entering) {
 
 vec3 bsdf_eval(Bsdf b, vec3 wo, vec3 wi, bool entering, out float pdf);
 
+// A sample of a lobe with a density gets the whole BSDF's density and f / density at its
+// direction; false where the density is 0.
+bool weigh_sample(Bsdf b, vec3 wo, bool entering, inout BsdfSample s) {
+    vec3 f = bsdf_eval(b, wo, s.wi, entering, s.pdf);
+    if (!(s.pdf > 0.0)) {
+        return false;
+    }
+    s.weight = f / s.pdf;
+    return true;
+}
+
 // f x |cos theta_i| of every non-delta lobe of the base, and the density with which
 // base_sample picks wi, given the lobes' probabilities p from wo (lobe_probabilities).
 vec3 base_eval(Bsdf b, vec4 p, vec3 wo, vec3 wi, bool entering, out float pdf) {
@@ -329,12 +340,7 @@ bool base_sample(Bsdf b, vec3 wo, bool entering, vec3 u, out BsdfSample s) {
     if (s.transmitted ? s.wi.z >= 0.0 : s.wi.z <= 0.0) {
         return false;
     }
-    vec3 f = bsdf_eval(b, wo, s.wi, entering, s.pdf);
-    if (!(s.pdf > 0.0)) {
-        return false;
-    }
-    s.weight = f / s.pdf;
-    return true;
+    return weigh_sample(b, wo, entering, s);
 }
 
 bool has_coat(Bsdf b) {
@@ -431,12 +437,7 @@ bool coat_sample(Bsdf b, vec3 wo, bool entering, vec2 u, float p_coat, out BsdfS
         s.weight = vec3(b.clearcoat * coat_fresnel(b, wo) / p_coat);
         return true;
     }
-    vec3 f = bsdf_eval(b, wo, s.wi, entering, s.pdf);
-    if (!(s.pdf > 0.0)) {
-        return false;
-    }
-    s.weight = f / s.pdf;
-    return true;
+    return weigh_sample(b, wo, entering, s);
 }
 
 // Samples wi from wo with u in [0,1)^3: u.z picks the coat or the base's lobe (and,
