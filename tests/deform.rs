@@ -123,6 +123,27 @@ fn an_animated_joint_carries_its_vertices_with_it() {
 }
 
 #[test]
+fn a_joint_whose_matrix_is_not_finite_skips_its_skinned_mesh_with_a_warning() {
+    let dir = folder("infinite-joint");
+    let mut document = hostile::skinned_floor();
+    let inverse_binds = [
+        Mat4::from_scale(Vec3::splat(f32::INFINITY)).to_cols_array(),
+        Mat4::IDENTITY.to_cols_array(),
+    ]
+    .concat();
+    let accessor = append_accessor(&mut document, &floats(&inverse_binds), FLOAT, 2, "MAT4", false);
+    document["skins"][0]["inverseBindMatrices"] = json!(accessor);
+    let scene = load(&dir, "infinite.gltf", &document, None);
+    assert!(
+        warned(&scene, &["floor", "joint 0", "not finite", "skipped"]),
+        "{:?}",
+        scene.warnings
+    );
+    assert!(scene.instances.iter().all(|i| i.node != "floor"));
+    assert!(scene.instances.iter().any(|i| i.node == "lamp"));
+}
+
+#[test]
 fn a_joint_index_the_skin_lacks_is_an_error_naming_the_mesh() {
     let dir = folder("bad-joint");
     let mut document = hostile::skinned_floor();

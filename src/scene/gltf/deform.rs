@@ -65,7 +65,8 @@ fn add_scaled(values: &mut [Vec3], offsets: &[Vec3], weight: f32) {
 }
 
 /// Each joint's matrix: the joint's world transform times its inverse bind matrix (identity
-/// where the skin has none). `world`: every node's world transform, by node index.
+/// where the skin has none), finite or not (the caller skips the mesh with a warning).
+/// `world`: every node's world transform, by node index.
 pub(super) fn joint_matrices(
     skin: &gltf::Skin,
     buffers: &[Option<Vec<u8>>],
@@ -87,19 +88,11 @@ pub(super) fn joint_matrices(
         }
         None => vec![Mat4::IDENTITY; joints.len()],
     };
-    joints
+    Ok(joints
         .iter()
         .zip(inverse_binds)
-        .map(|(&joint, inverse_bind)| {
-            let matrix = world[joint] * inverse_bind;
-            match matrix.is_finite() {
-                true => Ok(matrix),
-                false => Err(format!(
-                    "the matrix of joint node {joint} is not finite (its transform or inverse bind matrix)"
-                )),
-            }
-        })
-        .collect()
+        .map(|(&joint, inverse_bind)| world[joint] * inverse_bind)
+        .collect())
 }
 
 /// Moves every vertex to world space by its weighted joint matrices (weights that do not sum

@@ -904,7 +904,11 @@ impl Importer {
         let placing = Placing {
             converted,
             copies,
-            world: self.world_transforms(document),
+            // Only skins' joints read them.
+            world: match document.skins().len() {
+                0 => Vec::new(),
+                _ => self.world_transforms(document),
+            },
             buffers,
         };
         let mut stack: Vec<(gltf::Node, Mat4)> = roots.into_iter().rev().map(|n| (n, Mat4::IDENTITY)).collect();
