@@ -520,7 +520,8 @@ gpu_structs! {
         camera_right: Vec3,
         aspect: f32,
         camera_up: Vec3,
-        seed: u32,
+        // View depth before which nothing is seen (camera.glsl's near plane).
+        camera_near: f32,
         camera_forward: Vec3,
         path_slots: u32,
         width: u32,
@@ -560,7 +561,8 @@ gpu_structs! {
         environment_tree_arity: u32,
         environment_rotation: f32,
         environment_choice: f32,
-        pad_environment: u32,
+        // The render's seed (sampler.glsl), in the room the environment's fields leave.
+        seed: u32,
         // KHR_lights_punctual lights, their normalised inclusive CDF by power, and the chance
         // that next-event estimation (when it does not pick the environment) picks one of
         // them rather than an emissive triangle: their share of the power.
@@ -963,6 +965,9 @@ gpu_structs! {
         split_capacity: u32,
         split_from: u32,
         split_pool: u32,
+        // The camera's near plane (camera.glsl): the depth kernel's rays start there.
+        camera_near: f32,
+        pad0: u32,
     }
 
     struct GpuPunctualLight {

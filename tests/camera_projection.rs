@@ -1,6 +1,7 @@
 //! The kernels' camera projection (camera.glsl, for light subpaths that connect to the camera)
 //! against its CPU twin (`PinholeCamera::project`, `importance`) on random points around a
-//! turned camera with a wide image: the same pixels, cosines and importance.
+//! turned camera with a wide image and a near plane: the same pixels, cosines and importance,
+//! and nothing before the near plane.
 
 use crate::common;
 
@@ -17,11 +18,16 @@ fn the_gpu_projects_as_the_cpu_twin() {
     let gpu = common::gpu();
     let context = &gpu.context;
     let (width, height) = (123u32, 77u32);
-    let camera = PinholeCamera::from_transform(
-        Mat4::from_translation(Vec3::new(0.5, 1.0, -2.0)) * Mat4::from_rotation_x(-0.3) * Mat4::from_rotation_y(2.0),
-        0.7,
-        width as f32 / height as f32,
-    );
+    let camera = PinholeCamera {
+        near: 2.0,
+        ..PinholeCamera::from_transform(
+            Mat4::from_translation(Vec3::new(0.5, 1.0, -2.0))
+                * Mat4::from_rotation_x(-0.3)
+                * Mat4::from_rotation_y(2.0),
+            0.7,
+            width as f32 / height as f32,
+        )
+    };
     let constants = PassConstants {
         camera_origin: camera.origin,
         camera_right: camera.right,
@@ -29,6 +35,7 @@ fn the_gpu_projects_as_the_cpu_twin() {
         camera_forward: camera.forward,
         tan_half_yfov: camera.tan_half_yfov,
         aspect: camera.aspect,
+        camera_near: camera.near,
         width,
         height,
         ..PassConstants::default()
@@ -61,6 +68,7 @@ fn the_gpu_projects_as_the_cpu_twin() {
     common::run_probe(context, &pipeline, &push, push.count);
     let gpu_results: Vec<Vec4> = results.read_back(context, points.len()).unwrap();
     let mut visible = 0;
+    let mut before_the_near_plane = 0;
     for (point, got) in points.iter().zip(&gpu_results) {
         let near_edge = |x: f32, size: u32| x.abs() < 1e-3 || (x - size as f32).abs() < 1e-3;
         match camera.project(*point, width, height) {
@@ -85,12 +93,20 @@ fn the_gpu_projects_as_the_cpu_twin() {
                     got.w
                 );
             }
-            None => assert!(
-                got.x < 0.0 || got.z > 0.0 && got.x < 1e-3 || got.y < 1e-3,
-                "{point}: {got}"
-            ),
+            None => {
+                let unclipped = PinholeCamera { near: 0.0, ..camera };
+                if unclipped.project(*point, width, height).is_some() {
+                    before_the_near_plane += 1;
+                    assert!(got.x < 0.0, "{point} lies before the near plane: {got}");
+                }
+                assert!(
+                    got.x < 0.0 || got.z > 0.0 && got.x < 1e-3 || got.y < 1e-3,
+                    "{point}: {got}"
+                );
+            }
         }
     }
     assert!(visible > 2000, "{visible}");
+    assert!(before_the_near_plane > 100, "{before_the_near_plane}");
     gpu.finish();
 }

@@ -376,6 +376,11 @@ fn degenerate_cameras_are_named_and_not_used() {
     let scene = load(&dir, "aspect.gltf", &document).unwrap();
     assert_eq!(scene.camera.as_ref().unwrap().aspect_ratio, None);
     assert!(warned(&scene, &["aspect ratio -1"]), "{:?}", scene.warnings);
+    let mut document = hostile::base_scene();
+    document["cameras"][0]["perspective"]["znear"] = json!(-1.0);
+    let scene = load(&dir, "znear.gltf", &document).unwrap();
+    assert_eq!(scene.camera.as_ref().unwrap().znear, 0.0);
+    assert!(warned(&scene, &["node 3 (eye)", "znear -1"]), "{:?}", scene.warnings);
 }
 
 #[test]

@@ -73,6 +73,7 @@ fn scene() -> Scene {
         camera: Some(Camera {
             world_from_camera: camera_transform(),
             yfov: 0.5,
+            znear: 0.0,
             aspect_ratio: Some(1.0),
         }),
         more_cameras: Vec::new(),

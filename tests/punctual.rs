@@ -72,6 +72,7 @@ fn floor_scene(lights: Vec<PunctualLight>, emitter: bool) -> Scene {
         camera: Some(Camera {
             world_from_camera: Mat4::from_translation(Vec3::Z * 3.0),
             yfov: 60f32.to_radians(),
+            znear: 0.0,
             aspect_ratio: Some(1.0),
         }),
         more_cameras: Vec::new(),

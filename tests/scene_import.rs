@@ -77,6 +77,7 @@ fn cornell_box_loads_as_mitsuba_describes_it() {
     assert_eq!(scene.instances.len(), 8);
     let camera = scene.camera.as_ref().expect("the file has a camera");
     assert!((camera.yfov - 0.686_048_8).abs() < 1e-6);
+    assert!((camera.znear - 0.001).abs() < 1e-9, "{}", camera.znear);
     assert!((camera.world_from_camera.w_axis.truncate() - Vec3::new(0.0, 0.0, 3.9)).length() < 1e-6);
     let light = scene.materials.iter().find(|m| m.name == "light").unwrap();
     assert!(

@@ -34,6 +34,7 @@ mod light_culling;
 mod light_selection;
 mod lights;
 mod mirror;
+mod near_plane;
 mod pmlt;
 mod progressive;
 mod punctual;

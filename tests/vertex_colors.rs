@@ -47,6 +47,7 @@ fn triangle_scene(colors: [Vec4; 3], material: Material) -> Scene {
         camera: Some(Camera {
             world_from_camera: Mat4::from_translation(Vec3::Z * CAMERA_DISTANCE),
             yfov: YFOV,
+            znear: 0.0,
             aspect_ratio: Some(1.0),
         }),
         more_cameras: Vec::new(),

@@ -30,6 +30,7 @@ void main() {
             vec2 image =
                 vec2(mlt_number(c, numbers.ids, 1) * float(c.width), mlt_number(c, numbers.ids, 2) * float(c.height));
             direction = camera_direction(c, image);
+            origin = camera_ray_origin(c, direction);
             MltRecords(c.mlt_records).v[pixel].pixel =
                 min(uint(image.y), c.height - 1) * c.width + min(uint(image.x), c.width - 1);
         }

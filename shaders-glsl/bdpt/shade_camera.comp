@@ -116,7 +116,9 @@ void main() {
             if (HAS_VOLUMES && !surface.front) {
                 throughput.xyz *= exp(-absorption * hit.t);
             }
-            mis_arrive(mis, hit.t, abs(dot(surface.n, direction)));
+            // A camera ray starts on the near plane; its vertex is the pinhole behind that.
+            float arrived = bounce == 0u ? hit.t + camera_ray_start(c, direction) : hit.t;
+            mis_arrive(mis, arrived, abs(dot(surface.n, direction)));
             if (surface.front && luminance(material.emission) > 0.0) {
                 float position_pdf = light_hit_area_density(c, power_context(), hit.instance, hit.primitive, 0.5 * length(surface.normal));
                 float emission_pdf = position_pdf * max(-dot(surface.n, direction), 0.0) / PI;

@@ -28,6 +28,8 @@ void main() {
     SubpathMis mis = SubpathMis(0.0, 0.0);
     bool splat = false;
     vec3 splat_from = vec3(0.0);
+    // Blockers count up to the near plane only: camera rays pass what lies before it.
+    vec3 splat_to = vec3(0.0);
     vec3 splat_contribution = vec3(0.0);
     uint splat_target = 0;
     bool continues = false;
@@ -95,6 +97,7 @@ void main() {
                 splat_contribution = throughput.xyz * f * (camera_pdf / distance2) * weight;
                 splat = any(greaterThan(splat_contribution, vec3(0.0)));
                 splat_from = segment_end(v, w, sqrt(distance2));
+                splat_to = camera_near_point(c, splat_from);
                 splat_pixel = min(uint(image.y), c.height - 1) * c.width + min(uint(image.x), c.width - 1);
             }
 
@@ -121,7 +124,7 @@ void main() {
         }
     }
     uvec2 slots = enqueue_extend_and_connect(continues, splat);
-    store_shadow(c, slots.y, splat, splat_from, c.camera_origin, splat_contribution, splat_target);
+    store_shadow(c, slots.y, splat, splat_from, splat_to, splat_contribution, splat_target);
     count_strategy(c, segments + 1, 1, splat);
     uint extend_slot = slots.x;
     count_subpath_rays(c, 0, continues);

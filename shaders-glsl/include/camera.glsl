@@ -7,6 +7,11 @@
 // position on the whole image has direction density 1 / (A cos^3 theta) (theta to the forward
 // axis), and a pixel's mean radiance is the integral of the radiance arriving along the
 // directions through it times pixels / (A cos^3 theta): the importance.
+//
+// Nothing nearer than the view depth camera_near is seen (glTF's znear, Mitsuba's near_clip):
+// camera rays start on that plane, and a light path reaches the camera only from beyond it,
+// its last segment tested for blockers up to the plane alone. The camera stays a pinhole at
+// camera_origin, so the importance and densities above are unchanged.
 #ifndef WAVETRACE_CAMERA_GLSL
 #define WAVETRACE_CAMERA_GLSL
 
@@ -19,14 +24,31 @@ vec3 camera_direction(PassConstants c, vec2 p) {
     return normalize(c.camera_right * sx + c.camera_up * sy + c.camera_forward);
 }
 
-// Where `point` appears on the image (false when it is behind the camera or outside the
-// image), and the cosine between the direction to it and the forward axis.
+// How far a camera ray along unit `direction` runs from the pinhole before it starts, on the
+// near plane; a path's first segment adds it to its hit distance.
+float camera_ray_start(PassConstants c, vec3 direction) {
+    return c.camera_near / dot(direction, c.camera_forward);
+}
+
+vec3 camera_ray_origin(PassConstants c, vec3 direction) {
+    return c.camera_origin + direction * camera_ray_start(c, direction);
+}
+
+// Where the segment from `point` (beyond the near plane) to the pinhole crosses the near
+// plane: the end of a light path's last segment as far as blockers go.
+vec3 camera_near_point(PassConstants c, vec3 point) {
+    vec3 d = point - c.camera_origin;
+    return c.camera_origin + d * (c.camera_near / dot(d, c.camera_forward));
+}
+
+// Where `point` appears on the image (false when it is before the near plane, behind the
+// camera or outside the image), and the cosine between the direction to it and the forward axis.
 bool camera_project(PassConstants c, vec3 point, out vec2 image_position, out float cos_theta) {
     vec3 d = point - c.camera_origin;
     float z = dot(d, c.camera_forward);
     image_position = vec2(-1.0);
     cos_theta = 0.0;
-    if (!(z > 0.0)) {
+    if (!(z > 0.0) || z < c.camera_near) {
         return false;
     }
     float sx = dot(d, c.camera_right) / z;

@@ -18,6 +18,11 @@ vec3 corner_direction(uint x, uint y) {
     return normalize(push.camera_right * sx + push.camera_up * sy + push.camera_forward);
 }
 
+// Where the corner's ray starts, as a camera ray does: on the near plane (camera.glsl).
+float corner_ray_start(vec3 direction) {
+    return push.camera_near / dot(direction, push.camera_forward);
+}
+
 // A hit at distance t along `direction` is at view depth t cos(theta).
 void store_corner_depth(uint x, uint y, vec3 direction, float t) {
     float depth = t >= 0.0 ? t * dot(direction, push.camera_forward) : LIGHT_CULLING_NO_DEPTH;

@@ -47,13 +47,13 @@ vec3 path_light_numbers(PassConstants c, uint pixel, uint sample_index, uint bou
                 wt_random(c.seed, pixel, sample_index, bounce, 2u));
 }
 
-// Box-filter jitter from dimensions 0 and 1 of bounce 0.
+// Box-filter jitter from dimensions 0 and 1 of bounce 0; the ray starts on the near plane.
 void camera_ray(PassConstants c, uint pixel, uint sample_index, out vec3 origin, out vec3 direction) {
     uint x = pixel % c.width;
     uint y = pixel / c.width;
     vec2 jitter = path_pair(c, pixel, sample_index, 0u, uvec2(0u, 1u));
-    origin = c.camera_origin;
     direction = camera_direction(c, vec2(x, y) + jitter);
+    origin = camera_ray_origin(c, direction);
 }
 
 // Russian roulette as Mitsuba 3 plays it: once a path has scattered `scatterings` >= rr_depth

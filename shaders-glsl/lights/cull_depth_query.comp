@@ -19,7 +19,7 @@ void main() {
     vec3 direction = corner_direction(x, y);
     rayQueryEXT query;
     rayQueryInitializeEXT(query, accelerationStructureEXT(push.top_level), gl_RayFlagsOpaqueEXT, 0xff, push.camera_origin,
-                          0.0, direction, 1e30);
+                          corner_ray_start(direction), direction, 1e30);
     while (rayQueryProceedEXT(query)) {
     }
     float t = rayQueryGetIntersectionTypeEXT(query, true) != gl_RayQueryCommittedIntersectionNoneEXT

@@ -2,6 +2,8 @@
 //! bounds when it has none. `ray` is the CPU twin of the generate kernel's camera rays, and
 //! `project`, `direction_pdf` and `importance` of what `camera.glsl` gives light subpaths that
 //! connect to the camera (the image lies on the plane at distance 1, `image_area` large).
+//! Surfaces nearer than the view depth `near` are cut away, as Mitsuba's near_clip cuts them:
+//! camera rays start on that plane and light paths do not reach the camera from before it.
 
 use glam::{Mat4, Vec2, Vec3};
 
@@ -20,6 +22,8 @@ pub struct PinholeCamera {
     pub tan_half_yfov: f32,
     /// Width over height of the output, which wins over the file's aspect ratio.
     pub aspect: f32,
+    /// View depth (along `forward`) below which nothing is seen: the file's znear.
+    pub near: f32,
 }
 
 impl PinholeCamera {
@@ -32,6 +36,15 @@ impl PinholeCamera {
             forward: world_from_camera.transform_vector3(Vec3::NEG_Z).normalize(),
             tan_half_yfov: (yfov * 0.5).tan(),
             aspect,
+            near: 0.0,
+        }
+    }
+
+    /// The scene's `camera` for an output of shape `aspect`.
+    pub fn from_camera(camera: &super::Camera, aspect: f32) -> Self {
+        Self {
+            near: camera.znear,
+            ..Self::from_transform(camera.world_from_camera, camera.yfov, aspect)
         }
     }
 
@@ -39,10 +52,7 @@ impl PinholeCamera {
     pub fn for_scene(scene: &Scene, width: u32, height: u32) -> (Self, Option<String>) {
         let aspect = width as f32 / height as f32;
         if let Some(camera) = &scene.camera {
-            return (
-                Self::from_transform(camera.world_from_camera, camera.yfov, aspect),
-                None,
-            );
+            return (Self::from_camera(camera, aspect), None);
         }
         let (lo, hi) = scene.bounds().unwrap_or((Vec3::splat(-1.0), Vec3::splat(1.0)));
         let center = (lo + hi) * 0.5;
@@ -67,24 +77,32 @@ impl PinholeCamera {
         constants.aspect = self.aspect;
         constants.camera_up = self.up;
         constants.camera_forward = self.forward;
+        constants.camera_near = self.near;
     }
 
     /// The ray through image position `pixel + jitter` (pixels, row 0 at the top), as
-    /// (origin, unit direction). The box filter comes from `jitter` uniform in [0, 1)^2.
+    /// (origin, unit direction); the origin lies on the near plane. The box filter comes from
+    /// `jitter` uniform in [0, 1)^2.
     pub fn ray(&self, pixel: Vec2, jitter: Vec2, width: u32, height: u32) -> (Vec3, Vec3) {
         let p = pixel + jitter;
         let x = (2.0 * p.x / width as f32 - 1.0) * self.tan_half_yfov * self.aspect;
         let y = (1.0 - 2.0 * p.y / height as f32) * self.tan_half_yfov;
-        (self.origin, (self.right * x + self.up * y + self.forward).normalize())
+        let direction = (self.right * x + self.up * y + self.forward).normalize();
+        (self.ray_origin(direction), direction)
+    }
+
+    /// Where a camera ray along unit `direction` starts: on the near plane.
+    pub fn ray_origin(&self, direction: Vec3) -> Vec3 {
+        self.origin + direction * (self.near / direction.dot(self.forward))
     }
 
     /// Where `point` appears on a `width` x `height` image (pixels, row 0 at the top) and the
-    /// cosine between the direction to it and the forward axis; `None` behind the camera or
-    /// outside the image.
+    /// cosine between the direction to it and the forward axis; `None` before the near plane
+    /// (or behind the camera) or outside the image.
     pub fn project(&self, point: Vec3, width: u32, height: u32) -> Option<(Vec2, f32)> {
         let d = point - self.origin;
         let z = d.dot(self.forward);
-        if z.is_nan() || z <= 0.0 {
+        if z.is_nan() || z <= 0.0 || z < self.near {
             return None;
         }
         let sx = d.dot(self.right) / z;
@@ -204,6 +222,36 @@ mod tests {
         }
         assert!((density - 1.0).abs() < 2e-3, "{density}");
         assert!((importance - 1.0).abs() < 1e-2, "{importance}");
+    }
+
+    #[test]
+    fn rays_start_on_the_near_plane_and_nothing_before_it_projects() {
+        let unclipped = PinholeCamera::from_transform(
+            Mat4::from_translation(Vec3::new(0.5, 1.0, 2.0)) * Mat4::from_rotation_x(0.3),
+            0.9,
+            1.3,
+        );
+        let near = 0.25;
+        let camera = PinholeCamera { near, ..unclipped };
+        let (width, height) = (40, 30);
+        for i in 0..200u32 {
+            let pixel = Vec2::new((i * 7 % width) as f32, (i * 3 % height) as f32);
+            let jitter = Vec2::new(((i % 5) as f32 + 0.5) / 5.0, ((i % 3) as f32 + 0.5) / 3.0);
+            let (origin, direction) = camera.ray(pixel, jitter, width, height);
+            let (pinhole, unclipped_direction) = unclipped.ray(pixel, jitter, width, height);
+            assert_eq!(pinhole, camera.origin);
+            assert!((direction - unclipped_direction).length() < 1e-6);
+            assert!(((origin - camera.origin).dot(camera.forward) - near).abs() < 1e-5);
+            // Along the ray, just before the plane and just beyond it.
+            let start = near / direction.dot(camera.forward);
+            assert_eq!(
+                camera.project(camera.origin + direction * start * 0.99, width, height),
+                None
+            );
+            assert!(camera
+                .project(camera.origin + direction * start * 1.01, width, height)
+                .is_some());
+        }
     }
 
     #[test]

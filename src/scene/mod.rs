@@ -202,6 +202,10 @@ pub struct Camera {
     pub world_from_camera: Mat4,
     /// Vertical field of view, radians.
     pub yfov: f32,
+    /// View depth below which the camera sees nothing (glTF's znear, Mitsuba's near_clip):
+    /// what lies nearer is cut away, for camera rays and for light paths that reach the
+    /// camera alike. 0: nothing is.
+    pub znear: f32,
     /// The file's aspect ratio, if it gives one; renders use the output resolution's.
     pub aspect_ratio: Option<f32>,
 }

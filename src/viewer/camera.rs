@@ -82,6 +82,7 @@ impl CameraController {
             forward,
             tan_half_yfov: self.tan_half_yfov,
             aspect: self.aspect,
+            near: self.initial.near,
         }
     }
 

@@ -388,6 +388,8 @@ impl LightCulling {
             split_capacity: SPLIT_CAPACITY,
             split_from: SPLIT_FROM,
             split_pool: self.cells.split_pool(),
+            camera_near: camera.near,
+            pad0: 0,
         }
     }
 

@@ -1257,9 +1257,21 @@ impl Importer {
             }
             other => other,
         };
+        // glTF requires znear > 0. zfar is unread: the references' converter leaves Mitsuba's
+        // far_clip at 10^4, and a file's zfar is often a rasteriser's depth range, too short.
+        let znear = perspective.znear();
+        let znear = if znear.is_finite() && znear >= 0.0 {
+            znear
+        } else {
+            self.warn(format!(
+                "{node}: camera's znear {znear} is not a distance; nothing is clipped"
+            ));
+            0.0
+        };
         let camera = Camera {
             world_from_camera: world,
             yfov,
+            znear,
             aspect_ratio,
         };
         match scene.camera {

@@ -140,12 +140,7 @@ impl<'a> App<'a> {
         let scene = &self.config.scene;
         let aspect = width as f32 / height as f32;
         let mut cameras = vec![PinholeCamera::for_scene(scene, width, height).0];
-        cameras.extend(
-            scene
-                .more_cameras
-                .iter()
-                .map(|c| PinholeCamera::from_transform(c.world_from_camera, c.yfov, aspect)),
-        );
+        cameras.extend(scene.more_cameras.iter().map(|c| PinholeCamera::from_camera(c, aspect)));
         cameras
     }
 
