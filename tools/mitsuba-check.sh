@@ -23,10 +23,12 @@
 # lights, a constant environment or an environment map), converted by
 # tools/scenes/gltf2mitsuba_wide.py. WIDER=1 checks random_scene.py --wider's: those and alpha
 # (MASK and BLEND), texture transforms and absorbing glass (KHR_materials_volume), which
-# Mitsuba renders with volpath.
+# Mitsuba renders with volpath. NEAR=1 (with either or neither) adds random_scene.py --near's
+# cut: something before the camera's near plane, seen by neither renderer's camera rays but
+# lighting and shadowing the rest.
 #
 # usage: tools/mitsuba-check.sh [SEED...]   (default: 1 to 8)
-#   WIDE or WIDER (unset), MITSUBA_SPP (4096), WAVETRACE_SPP (4096), INTEGRATORS ("wavefront megakernel bdpt";
+#   WIDE or WIDER (unset), NEAR (unset), MITSUBA_SPP (4096), WAVETRACE_SPP (4096), INTEGRATORS ("wavefront megakernel bdpt";
 #   an entry may add options after commas, as "pmlt,--mlt-normalise,off"),
 #   WAVETRACE (target/release/wavetrace), KEEP (a folder for the scenes and images; default a temporary one),
 #   MITSUBA_VARIANT (scalar_rgb; cuda_ad_rgb on an NVIDIA GPU, as tools/bench/h100-mitsuba-check.sh runs it)
@@ -52,6 +54,7 @@ elif [ -n "${WIDE:-}" ]; then
   wide=(--wide)
   converter=tools/scenes/gltf2mitsuba_wide.py
 fi
+[ -z "${NEAR:-}" ] || wide+=(--near)
 status=0
 printf '%-6s %-9s %-5s %-11s %-10s %-10s %-9s %-11s %-8s %s\n' seed size depth integrator "ref mean" "ref noise" relMSE "block8" "/noise" "mean ratios"
 for seed in "${seeds[@]}"; do

@@ -24,7 +24,13 @@ rotation, scale), and absorbing glass (KHR_materials_volume on closed shapes: Be
 which Mitsuba renders as a homogeneous medium of albedo 0 behind its dielectric). Seeds give the
 same scenes with --wide as before --wider existed.
 
-usage: random_scene.py SEED OUT.gltf [--wide | --wider]    (prints the resolution and depth to render it at)
+With --near (beside any of the above) the camera's znear cuts something away: a quad or a
+triangle (Lambertian, a mirror or an emitter, turned any way) hangs under the camera node
+before the near plane, which Mitsuba's near_clip and wavetrace's camera rays pass, while it
+still blocks, reflects and emits light for every other ray. Its numbers come from a generator
+of its own, so the rest of each seed's scene is the same as without --near.
+
+usage: random_scene.py SEED OUT.gltf [--wide | --wider] [--near]    (prints the resolution and depth to render it at)
 """
 import zlib
 import base64
@@ -216,6 +222,7 @@ def main():
     seed, out = int(sys.argv[1]), sys.argv[2]
     wider = "--wider" in sys.argv[3:]
     wide = wider or "--wide" in sys.argv[3:]
+    near = "--near" in sys.argv[3:]
     rng = random.Random(seed)
     blob = bytearray()
     views, accessors, meshes, materials, nodes, roots = [], [], [], [], [], []
@@ -486,6 +493,30 @@ def main():
         camera_root = max(i for i, root in enumerate(roots) if root >= len(nodes) - 2)
         roots.insert(rng.randrange(camera_root + 1, len(roots) + 1), decoy)
     perspective = {"yfov": round(rng.uniform(0.5, 1.1), 3), "znear": 0.01}
+    if near:
+        # The main generator is put aside, so that every draw after this block is as without it.
+        main_rng, rng = rng, random.Random(seed * 1_000_003 + 17)
+        znear = round(rng.uniform(0.1, 0.6), 3)
+        perspective["znear"] = znear
+        kind = rng.choice(["lambert", "lambert", "mirror", "emitter"])
+        if kind == "emitter":
+            colour = [round(rng.uniform(0.2, 1.0), 3) for _ in range(3)]
+            material = add_material("lambert", (colour, round(rng.uniform(1, 20), 2)))
+        else:
+            material = add_material(kind)
+        shape = quad() if rng.random() < 0.6 else triangle()
+        cut = add_mesh("near-cut", shape, material)
+        # In camera space: centred a little off the axis at a depth before the plane, up to a
+        # few times the width of the view there, so that it may cover all of the image.
+        depth = rng.uniform(0.1, 0.9) * znear
+        size = depth * rng.uniform(0.2, 2.0)
+        node = {"name": "near-cut", "mesh": cut,
+                "translation": [round(depth * rng.uniform(-0.4, 0.4), 4), round(depth * rng.uniform(-0.4, 0.4), 4),
+                                round(-depth, 4)],
+                "rotation": random_rotation(rng), "scale": [round(size, 4)] * 3}
+        nodes.append(node)
+        camera.setdefault("children", []).append(len(nodes) - 1)
+        rng = main_rng
     if rng.random() < 0.5:
         perspective["aspectRatio"] = rng.choice([0.5, 1.0, 2.0])  # the output's aspect wins
     scenes = [{"name": "the scene", "nodes": roots}]
@@ -498,7 +529,7 @@ def main():
     if lights:
         extensions_used.append("KHR_lights_punctual")
     document = {
-        "asset": {"version": "2.0", "generator": f"wavetrace tools/scenes/random_scene.py {seed}" + (" --wider" if wider else " --wide" * wide)},
+        "asset": {"version": "2.0", "generator": f"wavetrace tools/scenes/random_scene.py {seed}" + (" --wider" if wider else " --wide" * wide) + " --near" * near},
         "extensionsUsed": sorted(set(extensions_used)),
         "scene": len(scenes) - 1,
         "scenes": scenes,
