@@ -33,6 +33,7 @@ mod light_bvh;
 mod light_culling;
 mod light_selection;
 mod lights;
+mod meshopt_compression;
 mod mirror;
 mod near_plane;
 mod pmlt;

@@ -481,3 +481,82 @@ pub fn add_floor_morph_targets(document: &mut Value, mesh_weights: [f32; 2]) {
     ]);
     document["meshes"][0]["weights"] = json!(mesh_weights);
 }
+
+/// An element of N bytes, the shape meshoptimizer's vertex codec takes.
+#[derive(Clone, Copy)]
+#[repr(C)]
+struct Element<const N: usize>([u8; N]);
+
+fn encode_attributes<const N: usize>(bytes: &[u8]) -> Vec<u8> {
+    let elements: Vec<Element<N>> = bytes
+        .chunks_exact(N)
+        .map(|c| Element(c.try_into().expect("whole elements")))
+        .collect();
+    meshopt::encode_vertex_buffer(&elements).unwrap()
+}
+
+fn cornell_box_document() -> (Value, Vec<u8>) {
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenes/cornell-box");
+    let document: Value = serde_json::from_slice(&std::fs::read(folder.join("cornell-box.gltf")).unwrap()).unwrap();
+    let bin = std::fs::read(folder.join("cornell-box.bin")).unwrap();
+    (document, bin)
+}
+
+/// The Cornell box as gltfpack lays out EXT_meshopt_compression: each view's data compressed by
+/// meshoptimizer's own encoder (positions as ATTRIBUTES, indices as TRIANGLES) into buffer 0,
+/// a data URI, and the views themselves in buffer 1, a placeholder tagged as the fallback; the
+/// extension required.
+pub fn meshopt_cornell_box() -> Value {
+    let (mut document, bin) = cornell_box_document();
+    let accessors = document["accessors"].as_array().unwrap().clone();
+    let mut streams = Vec::new();
+    let views = document["bufferViews"].as_array_mut().unwrap();
+    for (index, view) in views.iter_mut().enumerate() {
+        let offset = view["byteOffset"].as_u64().unwrap_or(0) as usize;
+        let length = view["byteLength"].as_u64().unwrap() as usize;
+        let data = &bin[offset..offset + length];
+        let accessor = accessors
+            .iter()
+            .find(|a| a["bufferView"].as_u64() == Some(index as u64))
+            .expect("each view is an accessor's");
+        let (mode, stride, stream) = if accessor["type"] == "SCALAR" {
+            let stride = if accessor["componentType"] == 5125 { 4 } else { 2 };
+            let indices: Vec<u32> = data
+                .chunks_exact(stride)
+                .map(|c| {
+                    if stride == 4 {
+                        u32::from_le_bytes(c.try_into().unwrap())
+                    } else {
+                        u32::from(u16::from_le_bytes(c.try_into().unwrap()))
+                    }
+                })
+                .collect();
+            let vertices = indices.iter().max().map_or(0, |&m| m as usize + 1);
+            (
+                "TRIANGLES",
+                stride,
+                meshopt::encode_index_buffer(&indices, vertices).unwrap(),
+            )
+        } else {
+            assert_eq!(accessor["type"], "VEC3");
+            ("ATTRIBUTES", 12, encode_attributes::<12>(data))
+        };
+        while streams.len() % 4 != 0 {
+            streams.push(0);
+        }
+        view["buffer"] = json!(1);
+        view["extensions"] = json!({"EXT_meshopt_compression": {
+            "buffer": 0, "byteOffset": streams.len(), "byteLength": stream.len(),
+            "byteStride": stride, "count": length / stride, "mode": mode}});
+        streams.extend_from_slice(&stream);
+    }
+    document["buffers"] = json!([
+        {"byteLength": streams.len(), "uri": data_uri(&streams)},
+        {"byteLength": bin.len(), "extensions": {"EXT_meshopt_compression": {"fallback": true}}}
+    ]);
+    for key in ["extensionsUsed", "extensionsRequired"] {
+        let list = document.as_object_mut().unwrap().entry(key).or_insert(json!([]));
+        list.as_array_mut().unwrap().push(json!("EXT_meshopt_compression"));
+    }
+    document
+}

@@ -19,6 +19,7 @@ mod deform;
 mod instancing;
 mod lenient;
 mod materials;
+mod meshopt;
 mod uri;
 
 use std::collections::{HashMap, HashSet};
@@ -58,7 +59,8 @@ pub fn import_bytes(path: &Path, bytes: &[u8], options: &ImportOptions) -> Resul
         skinned: HashSet::new(),
     };
     let (document, blob) = importer.parse(bytes)?;
-    let buffers = importer.load_buffers(&document, blob, options)?;
+    let mut buffers = importer.load_buffers(&document, blob, options)?;
+    meshopt::decode_views(&document, &mut buffers).map_err(|problem| importer.malformed(problem))?;
     if let Some(time) = options.time {
         importer.pose(&document, &buffers, time)?;
     }
@@ -130,8 +132,9 @@ fn drop_undeformed_shapes(scene: &mut Scene, converted: &Converted) {
 /// Extensions wavetrace reads, in whole or as the warnings of `materials` say: a file may
 /// require these, and using them is not warned about. Some the glTF crate does not know
 /// (KHR_mesh_quantization is read by `accessor`).
-const EXTENSIONS_READ: [&str; 12] = [
+const EXTENSIONS_READ: [&str; 13] = [
     instancing::EXTENSION,
+    meshopt::EXTENSION,
     materials::CLEARCOAT,
     "KHR_lights_punctual",
     "KHR_materials_emissive_strength",
@@ -391,8 +394,14 @@ impl Importer {
         options: &ImportOptions,
     ) -> Result<Vec<Option<Vec<u8>>>, SceneError> {
         let mut buffers = Vec::new();
+        let placeholders = meshopt::placeholder_buffers(document, self.is_glb);
         for buffer in document.buffers() {
             let index = buffer.index();
+            if placeholders.contains(&index) {
+                // Room that only compressed views fill (meshopt::decode_views).
+                buffers.push(None);
+                continue;
+            }
             let error = |uri: &str, problem: String| SceneError::Buffer {
                 path: self.path.clone(),
                 index,

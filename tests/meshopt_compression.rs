@@ -1,0 +1,156 @@
+//! EXT_meshopt_compression through the importer: the Cornell box with every buffer view
+//! compressed by meshoptimizer's own encoder (a dev-dependency) into one buffer, and the views
+//! falling back to a placeholder buffer without data, as gltfpack writes files. It loads as
+//! the plain file does, as .gltf and .glb, and renders as Mitsuba's reference; broken streams
+//! and views are errors that name the file and the view.
+
+use crate::common;
+use crate::hostile;
+
+use base64::Engine;
+use serde_json::{json, Value};
+use std::path::Path;
+use wavetrace::film::metrics;
+use wavetrace::integrator::{IntegratorKind, RenderSettings};
+use wavetrace::scene::gltf::import_bytes;
+use wavetrace::scene::{ImportOptions, Scene};
+
+fn load(name: &str, bytes: &[u8]) -> Result<Scene, String> {
+    import_bytes(Path::new(name), bytes, &ImportOptions::default()).map_err(|e| e.to_string())
+}
+
+fn load_json(name: &str, document: &Value) -> Result<Scene, String> {
+    load(name, &serde_json::to_vec(document).unwrap())
+}
+
+/// The same meshes as the plain file's: positions bit for bit, each triangle the same up to a
+/// turn of its corners (the index codec may turn them; the winding stays).
+fn assert_same_meshes(scene: &Scene, plain: &Scene, what: &str) {
+    assert_eq!(scene.meshes.len(), plain.meshes.len(), "{what}");
+    for (mesh, plain) in scene.meshes.iter().zip(&plain.meshes) {
+        assert_eq!(mesh.positions, plain.positions, "{what}: {}", mesh.name);
+        assert_eq!(mesh.indices.len(), plain.indices.len(), "{what}: {}", mesh.name);
+        for (got, want) in mesh.indices.chunks_exact(3).zip(plain.indices.chunks_exact(3)) {
+            let turns = [[0, 1, 2], [1, 2, 0], [2, 0, 1]].map(|r| r.map(|k| want[k]));
+            assert!(turns.iter().any(|t| t == got), "{what}: {got:?} is not {want:?} turned");
+        }
+    }
+}
+
+#[test]
+fn compressed_views_load_as_the_plain_file_does() {
+    let plain = common::load_scene("cornell-box");
+    let document = hostile::meshopt_cornell_box();
+    let scene = load_json("cornell-meshopt.gltf", &document).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        !scene
+            .warnings
+            .iter()
+            .any(|w| w.contains("meshopt") || w.contains("no uri")),
+        "{:?}",
+        scene.warnings
+    );
+    assert_same_meshes(&scene, &plain, ".gltf");
+    // As a .glb: the streams in the binary chunk, the placeholder the second buffer.
+    let glb = hostile::to_glb(&document);
+    let scene = load("cornell-meshopt.glb", &glb).unwrap_or_else(|e| panic!("{e}"));
+    assert_same_meshes(&scene, &plain, ".glb");
+}
+
+/// Rendered, the compressed box is Mitsuba's box (means within 2%, relMSE within twice
+/// Mitsuba's own at 64 spp) and the plain file's render as an estimate.
+#[test]
+fn the_compressed_box_renders_as_the_reference() {
+    let scene = load_json("cornell-meshopt.gltf", &hostile::meshopt_cornell_box()).unwrap();
+    let plain = common::load_scene("cornell-box");
+    let gpu = common::gpu();
+    let settings = RenderSettings {
+        integrator: IntegratorKind::Wavefront,
+        ..RenderSettings::new(64, 64, 64, 8, gpu.context.trace_backends()[0])
+    };
+    let image = common::render(&gpu.context, &scene, &settings);
+    let plain_image = common::render(&gpu.context, &plain, &settings);
+    gpu.finish();
+    let c = metrics::compare(&image, &common::reference("cornell-box", 64, 8)).unwrap();
+    eprintln!("the compressed Cornell box against Mitsuba's: {c:?}");
+    common::assert_means_within(&c, 0.02, "compressed Cornell box");
+    assert!(c.rel_mse < 2.0 * 4.0 * 0.00118, "{c:?}");
+    let (agree, c) = common::agree_as_estimates(&image, &plain_image, 2e-4);
+    assert!(agree, "against the plain file's render: {c:?}");
+}
+
+fn stream_bytes(document: &Value) -> Vec<u8> {
+    let uri = document["buffers"][0]["uri"].as_str().unwrap();
+    base64::engine::general_purpose::STANDARD
+        .decode(uri.split_once(',').unwrap().1)
+        .unwrap()
+}
+
+fn set_stream_bytes(document: &mut Value, bytes: &[u8]) {
+    document["buffers"][0]["uri"] = json!(hostile::data_uri(bytes));
+}
+
+/// Each way a compressed view can be wrong is an error naming the file, the view and the
+/// problem; none allocates what the file merely claims.
+#[test]
+fn broken_streams_and_views_are_named() {
+    type Spoil = fn(&mut Value);
+    let cases: [(Spoil, &[&str]); 8] = [
+        (
+            |d| {
+                let mut bytes = stream_bytes(d);
+                bytes[0] = 0x42;
+                set_stream_bytes(d, &bytes);
+            },
+            &["bufferViews[0]", "header byte is 0x42"],
+        ),
+        (
+            |d| {
+                // The first view's stream a byte short: its tail is not where it should be.
+                let length = d["bufferViews"][0]["extensions"]["EXT_meshopt_compression"]["byteLength"]
+                    .as_u64()
+                    .unwrap();
+                d["bufferViews"][0]["extensions"]["EXT_meshopt_compression"]["byteLength"] = json!(length - 1);
+            },
+            &["bufferViews[0]", "tail"],
+        ),
+        (
+            |d| d["bufferViews"][1]["extensions"]["EXT_meshopt_compression"]["count"] = json!(7),
+            &["bufferViews[1]", "7 elements of 4 bytes are not the view's 24 bytes"],
+        ),
+        (
+            |d| d["bufferViews"][0]["extensions"]["EXT_meshopt_compression"]["mode"] = json!("SPLINES"),
+            &["bufferViews[0]", "mode \"SPLINES\""],
+        ),
+        (
+            |d| d["bufferViews"][0]["extensions"]["EXT_meshopt_compression"]["filter"] = json!("QUATERNION"),
+            &["bufferViews[0]", "stride of 12 bytes does not suit"],
+        ),
+        (
+            |d| d["bufferViews"][0]["extensions"]["EXT_meshopt_compression"]["byteOffset"] = json!(1u64 << 40),
+            &["bufferViews[0]", "outside buffer 0"],
+        ),
+        (
+            |d| d["bufferViews"][0]["extensions"]["EXT_meshopt_compression"]["buffer"] = json!(9),
+            &["bufferViews[0]", "buffer 9 does not exist"],
+        ),
+        (
+            |d| {
+                // A view far into a placeholder that claims a terabyte: refused, not allocated.
+                d["buffers"][1]["byteLength"] = json!(1u64 << 40);
+                d["bufferViews"][2]["byteOffset"] = json!((1u64 << 40) - 48);
+            },
+            &["bufferViews[2]", "ends at byte"],
+        ),
+    ];
+    for (spoil, words) in cases {
+        let mut document = hostile::meshopt_cornell_box();
+        spoil(&mut document);
+        let error = load_json("broken-meshopt.gltf", &document).expect_err(words[1]);
+        assert!(error.contains("broken-meshopt.gltf"), "{error}");
+        assert!(error.contains("EXT_meshopt_compression"), "{error}");
+        for word in words {
+            assert!(error.contains(word), "{word:?} in {error}");
+        }
+    }
+}
