@@ -651,6 +651,7 @@ fn fuzzing_the_importer_and_the_image_loaders_finds_no_panic() {
         hostile::png(37, 5),
         hostile::hdr(8, 4),
         hostile::hdr(3, 17),
+        hostile::webp(6, 5),
     ];
     let exr =
         std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenes/cornell-box/ref/cornell-box-64-d2.exr"))
@@ -679,9 +680,9 @@ fn fuzzing_the_importer_and_the_image_loaders_finds_no_panic() {
                 (Target::Glb, bytes)
             }
             _ => {
-                let mut bytes = match mutator.rng.random_range(0..6) {
-                    4 => exr.clone(),
-                    5 => partial.clone(),
+                let mut bytes = match mutator.rng.random_range(0..images.len() + 2) {
+                    i if i == images.len() => exr.clone(),
+                    i if i == images.len() + 1 => partial.clone(),
                     i => images[i].clone(),
                 };
                 mutator.mutate_bytes(&mut bytes, 16);

@@ -794,3 +794,37 @@ fn a_clearcoat_is_read_clamped_and_its_textures_named_as_not_rendered() {
     .unwrap();
     assert_eq!(scene.materials[0].clearcoat, 0.0);
 }
+
+/// EXT_texture_webp: the WebP image the extension names is the one read, beside a PNG
+/// `source` other readers fall back to, and alone where the file requires the extension.
+#[test]
+fn webp_images_are_read_where_ext_texture_webp_names_them() {
+    let dir = temp_dir("webp");
+    let mut document = crate::hostile::base_scene();
+    document["images"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"uri": crate::hostile::data_uri(&crate::hostile::webp(5, 3))}));
+    document["textures"][0]["extensions"] = json!({"EXT_texture_webp": {"source": 1}});
+    document["extensionsUsed"] = json!(["EXT_texture_webp"]);
+    let expected: Vec<u8> = (0..15).flat_map(|i| crate::hostile::webp_texel(i % 5, i / 5)).collect();
+    let with_fallback = write(&dir, "webp-fallback.gltf", &document);
+    document["textures"][0].as_object_mut().unwrap().remove("source");
+    document["extensionsRequired"] = json!(["EXT_texture_webp"]);
+    let required = write(&dir, "webp-required.gltf", &document);
+    for path in [with_fallback, required] {
+        let scene = Scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(scene.textures.len(), 1, "{}", path.display());
+        let texture = &scene.textures[0];
+        assert_eq!((texture.width, texture.height), (5, 3));
+        assert_eq!(texture.levels[0], expected, "{}", path.display());
+        assert!(
+            !scene
+                .warnings
+                .iter()
+                .any(|w| w.contains("EXT_texture_webp") || w.contains("magenta")),
+            "{:?}",
+            scene.warnings
+        );
+    }
+}

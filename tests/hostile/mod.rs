@@ -44,6 +44,22 @@ pub fn png(width: u32, height: u32) -> Vec<u8> {
     bytes
 }
 
+/// A `width` x `height` lossless WebP whose texel (x, y) is `webp_texel(x, y)`.
+pub fn webp(width: u32, height: u32) -> Vec<u8> {
+    let pixels: Vec<u8> = (0..width * height)
+        .flat_map(|i| webp_texel(i % width, i / width))
+        .collect();
+    let mut bytes = Vec::new();
+    image::codecs::webp::WebPEncoder::new_lossless(&mut bytes)
+        .encode(&pixels, width, height, image::ExtendedColorType::Rgba8)
+        .unwrap();
+    bytes
+}
+
+pub fn webp_texel(x: u32, y: u32) -> [u8; 4] {
+    [(x * 40 + 10) as u8, (y * 30 + 20) as u8, 200, 255]
+}
+
 /// A Radiance HDR file of `width` x `height` flat (uncompressed) pixels.
 pub fn hdr(width: u32, height: u32) -> Vec<u8> {
     let mut bytes = format!("#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y {height} +X {width}\n").into_bytes();

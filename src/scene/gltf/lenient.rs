@@ -23,6 +23,7 @@ pub(super) fn relax(root: &mut Value, animated: bool, warnings: &mut Vec<String>
     }
     drop_unknown_lights(root, warnings);
     complete_images(root, warnings);
+    prefer_webp_sources(root);
     drop_textures_without_source(root, warnings);
     Ok(())
 }
@@ -217,6 +218,28 @@ fn complete_images(root: &mut Map<String, Value>, warnings: &mut Vec<String>) {
         } else if !present(image, "uri") {
             warnings.push(format!("{label} has neither a uri nor a bufferView: it has no pixels"));
             image.insert("uri".into(), Value::from("data:,"));
+        }
+    }
+}
+
+/// EXT_texture_webp names a WebP image for a texture, beside (or instead of) a `source` other
+/// readers fall back to; the extension says a reader that decodes WebP takes it.
+fn prefer_webp_sources(root: &mut Map<String, Value>) {
+    for texture in root
+        .get_mut("textures")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_object_mut)
+    {
+        let webp = texture
+            .get("extensions")
+            .and_then(|e| e.get(super::WEBP))
+            .and_then(|w| w.get("source"))
+            .filter(|s| s.is_u64())
+            .cloned();
+        if let Some(source) = webp {
+            texture.insert("source".into(), source);
         }
     }
 }

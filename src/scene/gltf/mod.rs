@@ -129,12 +129,16 @@ fn drop_undeformed_shapes(scene: &mut Scene, converted: &Converted) {
     }
 }
 
+/// WebP images for textures (`lenient::prefer_webp_sources`).
+const WEBP: &str = "EXT_texture_webp";
+
 /// Extensions wavetrace reads, in whole or as the warnings of `materials` say: a file may
 /// require these, and using them is not warned about. Some the glTF crate does not know
 /// (KHR_mesh_quantization is read by `accessor`).
-const EXTENSIONS_READ: [&str; 13] = [
+const EXTENSIONS_READ: [&str; 14] = [
     instancing::EXTENSION,
     meshopt::EXTENSION,
+    WEBP,
     materials::CLEARCOAT,
     "KHR_lights_punctual",
     "KHR_materials_emissive_strength",
