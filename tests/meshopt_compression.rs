@@ -51,6 +51,11 @@ fn compressed_views_load_as_the_plain_file_does() {
         scene.warnings
     );
     assert_same_meshes(&scene, &plain, ".gltf");
+    // A fallback buffer that names a file not shipped with the scene is not read.
+    let mut unshipped = document.clone();
+    unshipped["buffers"][1]["uri"] = json!("not-shipped.bin");
+    let scene = load_json("cornell-meshopt.gltf", &unshipped).unwrap_or_else(|e| panic!("{e}"));
+    assert_same_meshes(&scene, &plain, "a fallback file not shipped");
     // As a .glb: the streams in the binary chunk, the placeholder the second buffer.
     let glb = hostile::to_glb(&document);
     let scene = load("cornell-meshopt.glb", &glb).unwrap_or_else(|e| panic!("{e}"));

@@ -1,8 +1,8 @@
 //! EXT_meshopt_compression (what gltf-transform and gltfpack write by default): a buffer view
 //! whose bytes a compressed stream holds is decoded, once, into the place the view has in its
 //! own buffer, so that accessors, animations and instancing read it as plain data. The
-//! buffer it falls back to may hold no data (a placeholder of declared length only): it is then
-//! made of the decoded views alone.
+//! buffer it falls back to is not read (it may be a placeholder of declared length only, or a
+//! file not shipped): it is made of the decoded views alone.
 
 mod codecs;
 mod filters;
@@ -51,9 +51,11 @@ fn extension_of(extensions: Option<&serde_json::Map<String, Value>>) -> Option<&
     extensions.and_then(|e| e.get(EXTENSION))
 }
 
-/// The buffers without data of their own that only compressed views fill: those the file tags
-/// as fallbacks, and those whose every view is compressed. A .glb's first buffer without a
-/// URI is its binary chunk, never a placeholder.
+/// The buffers that only compressed views fill, which are not read even where they name a file
+/// (the specification lets a reader skip them; gltfpack's `-cf` fallbacks are full copies, and
+/// files are shipped without them): those the file tags as fallbacks, and those whose every
+/// view is compressed, unless a stream is stored in them. A .glb's first buffer without a URI
+/// is its binary chunk, never a placeholder.
 pub fn placeholder_buffers(document: &gltf::Document, is_glb: bool) -> HashSet<usize> {
     let tagged = document.buffers().filter(|b| {
         extension_of(b.extensions())
@@ -61,20 +63,21 @@ pub fn placeholder_buffers(document: &gltf::Document, is_glb: bool) -> HashSet<u
             .and_then(Value::as_bool)
             .unwrap_or(false)
     });
-    let plain: HashSet<usize> = document
+    let views_of = |compressed: bool| {
+        document
+            .views()
+            .filter(move |v| extension_of(v.extensions()).is_some() == compressed)
+            .map(|v| v.buffer())
+    };
+    let plain: HashSet<usize> = views_of(false).map(|b| b.index()).collect();
+    let streams: HashSet<u64> = document
         .views()
-        .filter(|v| extension_of(v.extensions()).is_none())
-        .map(|v| v.buffer().index())
+        .filter_map(|v| extension_of(v.extensions())?.get("buffer")?.as_u64())
         .collect();
-    let only_compressed = document
-        .views()
-        .filter(|v| extension_of(v.extensions()).is_some())
-        .map(|v| v.buffer())
-        .filter(|b| !plain.contains(&b.index()));
     tagged
-        .chain(only_compressed)
-        .filter(|b| matches!(b.source(), gltf::buffer::Source::Bin))
-        .filter(|b| !(is_glb && b.index() == 0))
+        .chain(views_of(true).filter(|b| !plain.contains(&b.index())))
+        .filter(|b| !streams.contains(&(b.index() as u64)))
+        .filter(|b| !(is_glb && b.index() == 0 && matches!(b.source(), gltf::buffer::Source::Bin)))
         .map(|b| b.index())
         .collect()
 }
