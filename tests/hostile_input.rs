@@ -644,6 +644,7 @@ fn fuzzing_the_importer_and_the_image_loaders_finds_no_panic() {
         hostile::animated_scene([0.0, 1.0, 2.0]),
         deformed,
         hostile::meshopt_cornell_box(),
+        hostile::khr_meshopt_box(),
     ];
     let glb = hostile::to_glb(&bases[0]);
     let images = [

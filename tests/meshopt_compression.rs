@@ -207,27 +207,20 @@ fn bounds(corners: &[glam::Vec3]) -> (glam::Vec3, glam::Vec3) {
     })
 }
 
-/// gltfpack's own compression of an animated Cornell box (tests/scenes/gltfpack: QUATERNION
-/// and EXPONENTIAL filters on the animation, quantized positions, vertices reordered): at each
-/// time the same triangles as its uncompressed twin, each instance placed within the filters'
-/// precision of the twin's, the whole within the quantization's of the original file; and the
-/// boxes do move.
-#[test]
-fn gltfpack_s_compression_poses_as_its_uncompressed_twin() {
+/// At each time the same triangles as the uncompressed twin, each instance placed within the
+/// filters' precision of the twin's, the whole within the quantization's of the original file;
+/// and the boxes do move.
+fn assert_poses_as_twin(compressed_name: &str, twin_name: &str) {
     let mut at_zero = None;
     for time in [0.0, 0.6, 1.25, 2.5] {
-        let compressed = gltfpack_scene("animated-box-meshopt.gltf", time);
-        let twin = gltfpack_scene("animated-box-quantized.gltf", time);
+        let compressed = gltfpack_scene(compressed_name, time);
+        let twin = gltfpack_scene(twin_name, time);
         let original = gltfpack_scene("animated-box.gltf", time);
-        assert_eq!(compressed.instances.len(), twin.instances.len(), "at {time} s");
+        let what = format!("{compressed_name} at {time} s");
+        assert_eq!(compressed.instances.len(), twin.instances.len(), "{what}");
         for (a, b) in compressed.instances.iter().zip(&twin.instances) {
             let (mesh, twin_mesh) = (&compressed.meshes[a.mesh as usize], &twin.meshes[b.mesh as usize]);
-            assert_eq!(
-                triangle_set(mesh),
-                triangle_set(twin_mesh),
-                "at {time} s: {}",
-                mesh.name
-            );
+            assert_eq!(triangle_set(mesh), triangle_set(twin_mesh), "{what}: {}", mesh.name);
             let (lo, hi) = bounds(&mesh.positions);
             let box_corners =
                 (0..8).map(|k| glam::Vec3::select(glam::BVec3::new(k & 1 != 0, k & 2 != 0, k & 4 != 0), hi, lo));
@@ -238,13 +231,13 @@ fn gltfpack_s_compression_poses_as_its_uncompressed_twin() {
                         .distance(b.world_from_object.transform_point3(p))
                 })
                 .fold(0.0, f32::max);
-            assert!(moved < 2e-3, "at {time} s: {} placed {moved} m from the twin's", a.node);
+            assert!(moved < 2e-3, "{what}: {} placed {moved} m from the twin's", a.node);
         }
         let corners = world_corners(&compressed);
         let ((lo, hi), (original_lo, original_hi)) = (bounds(&corners), bounds(&world_corners(&original)));
         assert!(
             lo.distance(original_lo) < 5e-3 && hi.distance(original_hi) < 5e-3,
-            "at {time} s: bounds {lo}..{hi} against the original's {original_lo}..{original_hi}"
+            "{what}: bounds {lo}..{hi} against the original's {original_lo}..{original_hi}"
         );
         let still = at_zero.get_or_insert_with(|| corners.clone());
         if time > 1.0 {
@@ -253,7 +246,57 @@ fn gltfpack_s_compression_poses_as_its_uncompressed_twin() {
                 .zip(&corners)
                 .map(|(p, q)| p.distance(*q))
                 .fold(0.0, f32::max);
-            assert!(largest > 0.1, "at {time} s nothing moved");
+            assert!(largest > 0.1, "{what}: nothing moved");
         }
     }
+}
+
+/// gltfpack's own compression of an animated Cornell box (tests/scenes/gltfpack: QUATERNION
+/// and EXPONENTIAL filters on the animation, quantized positions, vertices reordered) against
+/// its uncompressed twin: EXT_meshopt_compression, and KHR_meshopt_compression's version 1
+/// attribute streams over quantized and over float positions (whose channels take 16-bit
+/// and XOR deltas).
+#[test]
+fn gltfpack_s_compression_poses_as_its_uncompressed_twin() {
+    assert_poses_as_twin("animated-box-meshopt.gltf", "animated-box-quantized.gltf");
+    assert_poses_as_twin("animated-box-khr.gltf", "animated-box-quantized.gltf");
+    assert_poses_as_twin("animated-box-khr-float.gltf", "animated-box-float.gltf");
+}
+
+/// all-features through gltfpack's KHR_meshopt_compression (version 1 streams, the COLOR
+/// filter on its vertex colours, OCTAHEDRAL on normals and tangents) against gltfpack's
+/// uncompressed twin: the same triangles, vertex colours within the filter's precision, and
+/// the same image as an estimate.
+#[test]
+fn khr_meshopt_all_features_renders_as_its_uncompressed_twin() {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenes/all-features");
+    let load = |name: &str| Scene::load(&folder.join(name)).unwrap_or_else(|e| panic!("{e}"));
+    let (compressed, twin) = (
+        load("all-features-khr-meshopt.gltf"),
+        load("all-features-quantized.gltf"),
+    );
+    assert_eq!(compressed.meshes.len(), twin.meshes.len());
+    let mut coloured = 0;
+    for (mesh, twin_mesh) in compressed.meshes.iter().zip(&twin.meshes) {
+        assert_eq!(triangle_set(mesh), triangle_set(twin_mesh), "{}", mesh.name);
+        if let (Some(colors), Some(twin_colors)) = (&mesh.colors, &twin_mesh.colors) {
+            let mean = |c: &[glam::Vec4]| c.iter().copied().sum::<glam::Vec4>() / c.len() as f32;
+            let (a, b) = (mean(colors), mean(twin_colors));
+            assert!(
+                (a - b).abs().max_element() < 2.0 / 255.0,
+                "{}: mean colour {a} against {b}",
+                mesh.name
+            );
+            coloured += 1;
+        }
+    }
+    assert!(coloured > 0, "the COLOR filter has vertex colours to decode");
+    let gpu = common::gpu();
+    let settings = RenderSettings::new(48, 48, 64, 8, gpu.context.trace_backends()[0]);
+    let image = common::render(&gpu.context, &compressed, &settings);
+    let twin_image = common::render(&gpu.context, &twin, &settings);
+    gpu.finish();
+    let (agree, c) = common::agree_as_estimates(&image, &twin_image, 5e-4);
+    eprintln!("all-features, KHR_meshopt_compression against uncompressed: {c:?}");
+    assert!(agree, "{c:?}");
 }

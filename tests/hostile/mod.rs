@@ -576,3 +576,14 @@ pub fn meshopt_cornell_box() -> Value {
     }
     document
 }
+
+/// gltfpack's KHR_meshopt_compression of an animated box (tests/scenes/gltfpack), its streams
+/// inlined as buffer 0, which `mutate_buffer` mutates: version 1 attribute streams to fuzz.
+pub fn khr_meshopt_box() -> Value {
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenes/gltfpack");
+    let mut document: Value =
+        serde_json::from_slice(&std::fs::read(folder.join("animated-box-khr.gltf")).unwrap()).unwrap();
+    let streams = std::fs::read(folder.join("animated-box-khr.bin")).unwrap();
+    document["buffers"][0]["uri"] = json!(data_uri(&streams));
+    document
+}

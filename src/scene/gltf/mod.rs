@@ -135,9 +135,10 @@ const WEBP: &str = "EXT_texture_webp";
 /// Extensions wavetrace reads, in whole or as the warnings of `materials` say: a file may
 /// require these, and using them is not warned about. Some the glTF crate does not know
 /// (KHR_mesh_quantization is read by `accessor`).
-const EXTENSIONS_READ: [&str; 14] = [
+const EXTENSIONS_READ: [&str; 15] = [
     instancing::EXTENSION,
     meshopt::EXTENSION,
+    meshopt::KHR_EXTENSION,
     WEBP,
     materials::CLEARCOAT,
     "KHR_lights_punctual",

@@ -12,8 +12,10 @@ const BLOCK_ELEMENTS: usize = 256;
 /// The most bytes one group of an attribute block may take (4 bits each, 16 escaped bytes);
 /// the reference decoder refuses a group with fewer left, which the tail always leaves.
 const GROUP_DECODE_LIMIT: usize = 24;
-/// The attribute stream ends with its first element's baseline, padded to at least this.
+/// The attribute stream ends with its first element's baseline (and in version 1 the channel
+/// modes), padded to at least this many bytes.
 const ATTRIBUTE_TAIL: usize = 32;
+const ATTRIBUTE_TAIL_V1: usize = 24;
 /// The triangle stream ends with a 16-byte table; the index stream with 4 reserved bytes.
 const TRIANGLE_TAIL: usize = 16;
 const INDEX_TAIL: usize = 4;
@@ -85,46 +87,89 @@ fn check_header(stream: &[u8], expected: u8, newest_version: u8, what: &str) -> 
     Ok(())
 }
 
-/// Mode 0 (ATTRIBUTES): `count` elements of `stride` bytes (a multiple of 4, at most 256).
-pub fn decode_attributes(stream: &[u8], count: usize, stride: usize) -> Result<Vec<u8>, String> {
+/// The bit widths a group's two header bits select: version 0's, and version 1's under a
+/// byte's control modes 0 and 1.
+const WIDTHS_V0: [usize; 4] = [0, 2, 4, 8];
+const WIDTHS_V1: [[usize; 4]; 2] = [[0, 1, 2, 4], [1, 2, 4, 8]];
+
+/// Mode 0 (ATTRIBUTES): `count` elements of `stride` bytes (a multiple of 4, at most 256), of
+/// version 0 (EXT_meshopt_compression's) or, up to `newest_version`, 1 (KHR_meshopt_compression
+/// adds per-byte control modes and per-channel 16-bit and XOR deltas).
+pub fn decode_attributes(stream: &[u8], count: usize, stride: usize, newest_version: u8) -> Result<Vec<u8>, String> {
     if stride == 0 || stride % 4 != 0 || stride > 256 {
         return Err(format!(
             "a stride of {stride} bytes (must be a multiple of 4, at most 256)"
         ));
     }
-    if stream.len() < 1 + stride {
+    check_header(stream, 0xa0, newest_version, "attribute")?;
+    let version = stream[0] & 0x0f;
+    let channels = if version == 0 { 0 } else { stride / 4 };
+    let tail_block = stride + channels;
+    let tail = tail_block.max(if version == 0 {
+        ATTRIBUTE_TAIL
+    } else {
+        ATTRIBUTE_TAIL_V1
+    });
+    if stream.len() < 1 + tail {
         return Err(format!(
             "{} bytes cannot hold an attribute stream of stride {stride}",
             stream.len()
         ));
     }
-    check_header(stream, 0xa0, 0, "attribute")?;
-    let mut last = stream[stream.len() - stride..].to_vec();
+    let mut last = stream[stream.len() - tail_block..stream.len() - channels].to_vec();
+    let modes = if version == 0 {
+        vec![(0, 0); stride / 4]
+    } else {
+        channel_modes(&stream[stream.len() - channels..])?
+    };
     let block_elements = ((BLOCK_BYTES / stride) & !(GROUP - 1)).min(BLOCK_ELEMENTS);
     let mut out = vec![0u8; count.checked_mul(stride).ok_or("too many elements")?];
     let mut reader = Reader { bytes: stream, at: 1 };
-    let mut deltas = [0u8; BLOCK_ELEMENTS];
+    // Each byte's deltas for a block: column `byte` holds BLOCK_ELEMENTS of them.
+    let mut deltas = vec![0u8; stride * BLOCK_ELEMENTS];
     let mut first = 0;
     while first < count {
         let elements = block_elements.min(count - first);
         let groups = elements.div_ceil(GROUP);
-        for (byte, previous) in last.iter_mut().enumerate() {
+        let control = if version == 0 {
+            &[][..]
+        } else {
+            reader.take(stride / 4)?
+        };
+        for (byte, column) in deltas.chunks_exact_mut(BLOCK_ELEMENTS).enumerate() {
+            let column = &mut column[..groups * GROUP];
+            let widths = if version == 0 {
+                WIDTHS_V0
+            } else {
+                match (control[byte / 4] >> ((byte % 4) * 2)) & 3 {
+                    2 => {
+                        column.fill(0);
+                        continue;
+                    }
+                    3 => {
+                        // Literal: the block's deltas as they are, not rounded up to groups.
+                        column[..elements].copy_from_slice(reader.take(elements)?);
+                        continue;
+                    }
+                    mode => WIDTHS_V1[usize::from(mode)],
+                }
+            };
             let header = reader.take(groups.div_ceil(4))?;
-            for group in 0..groups {
+            for (group, deltas) in column.chunks_exact_mut(GROUP).enumerate() {
                 if reader.left() < GROUP_DECODE_LIMIT {
                     return Err("the stream ends inside its data".into());
                 }
                 let bits = (header[group / 4] >> ((group % 4) * 2)) & 3;
-                decode_group(&mut reader, bits, &mut deltas[group * GROUP..(group + 1) * GROUP])?;
+                decode_group(&mut reader, widths[usize::from(bits)], deltas)?;
             }
-            for (i, &delta) in deltas[..elements].iter().enumerate() {
-                *previous = previous.wrapping_add(unzigzag8(delta));
-                out[(first + i) * stride + byte] = *previous;
-            }
+        }
+        let block = &mut out[first * stride..(first + elements) * stride];
+        for (channel, &(mode, rotation)) in modes.iter().enumerate() {
+            let bytes = channel * 4..channel * 4 + 4;
+            undo_deltas(&deltas, block, stride, &mut last, bytes, mode, rotation);
         }
         first += elements;
     }
-    let tail = stride.max(ATTRIBUTE_TAIL);
     if reader.left() != tail {
         return Err(format!(
             "the attribute data ends {} bytes before the stream's end, where its tail takes {tail}",
@@ -134,19 +179,83 @@ pub fn decode_attributes(stream: &[u8], count: usize, stride: usize) -> Result<V
     Ok(out)
 }
 
-/// One group's 16 byte deltas: none, 2 or 4 bits each (all bits set: the byte follows the
-/// group's bits, in order), or 16 whole bytes.
-fn decode_group(reader: &mut Reader, bits: u8, deltas: &mut [u8]) -> Result<(), String> {
-    match bits {
-        0 => deltas.fill(0),
-        3 => deltas.copy_from_slice(reader.take(GROUP)?),
+/// Version 1's channel modes (one byte per 4 bytes of an element): the low 4 bits 0 (byte
+/// deltas), 1 (16-bit deltas) or 2 (32-bit XOR deltas, which the encoder turned left by the
+/// high 4 bits).
+fn channel_modes(bytes: &[u8]) -> Result<Vec<(u8, u32)>, String> {
+    bytes
+        .iter()
+        .enumerate()
+        .map(|(channel, &m)| match (m & 15, m >> 4) {
+            (0 | 1, 0) | (2, _) => Ok((m & 15, u32::from(m >> 4))),
+            _ => Err(format!("channel {channel}'s mode byte {m:#04x} is none the codec has")),
+        })
+        .collect()
+}
+
+/// Turns one channel's deltas (4 bytes of each element, `deltas` column-major) into values,
+/// from `last` on, into `block`, leaving `last` the block's last element.
+fn undo_deltas(
+    deltas: &[u8],
+    block: &mut [u8],
+    stride: usize,
+    last: &mut [u8],
+    bytes: std::ops::Range<usize>,
+    mode: u8,
+    rotation: u32,
+) {
+    let elements = block.len() / stride;
+    let delta = |byte: usize, i: usize| deltas[byte * BLOCK_ELEMENTS + i];
+    match mode {
+        0 => {
+            for byte in bytes {
+                for i in 0..elements {
+                    last[byte] = last[byte].wrapping_add(unzigzag8(delta(byte, i)));
+                    block[i * stride + byte] = last[byte];
+                }
+            }
+        }
+        1 => {
+            for low in bytes.step_by(2) {
+                let mut value = u16::from_le_bytes([last[low], last[low + 1]]);
+                for i in 0..elements {
+                    let d = u16::from_le_bytes([delta(low, i), delta(low + 1, i)]);
+                    value = value.wrapping_add((d >> 1) ^ (d & 1).wrapping_neg());
+                    block[i * stride + low..i * stride + low + 2].copy_from_slice(&value.to_le_bytes());
+                }
+                last[low..low + 2].copy_from_slice(&value.to_le_bytes());
+            }
+        }
         _ => {
-            let width = if bits == 1 { 2 } else { 4 };
+            let at = bytes.start;
+            let mut value = u32::from_le_bytes([last[at], last[at + 1], last[at + 2], last[at + 3]]);
+            for i in 0..elements {
+                let d = u32::from_le_bytes([delta(at, i), delta(at + 1, i), delta(at + 2, i), delta(at + 3, i)]);
+                value ^= d.rotate_right(rotation);
+                block[i * stride + at..i * stride + at + 4].copy_from_slice(&value.to_le_bytes());
+            }
+            last[at..at + 4].copy_from_slice(&value.to_le_bytes());
+        }
+    }
+}
+
+/// One group's 16 byte deltas of `width` bits each: none, 1, 2 or 4 bits (all bits set: the
+/// byte follows the group's bits, in order; 1-bit codes fill their bytes from the low bit,
+/// the others from the high), or 16 whole bytes.
+fn decode_group(reader: &mut Reader, width: usize, deltas: &mut [u8]) -> Result<(), String> {
+    match width {
+        0 => deltas.fill(0),
+        8 => deltas.copy_from_slice(reader.take(GROUP)?),
+        _ => {
             let packed = reader.take(GROUP * width / 8)?;
-            let sentinel = (1u8 << width) - 1;
+            let sentinel = ((1u16 << width) - 1) as u8;
+            let per_byte = 8 / width;
             for (i, delta) in deltas.iter_mut().enumerate() {
-                let per_byte = 8 / width;
-                let shift = 8 - width * (i % per_byte + 1);
+                let shift = if width == 1 {
+                    i % 8
+                } else {
+                    8 - width * (i % per_byte + 1)
+                };
                 let code = (packed[i / per_byte] >> shift) & sentinel;
                 *delta = if code == sentinel { reader.byte()? } else { code };
             }

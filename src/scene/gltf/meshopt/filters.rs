@@ -82,3 +82,44 @@ pub fn exponential(data: &mut [u8], stride: usize) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// COLOR (KHR_meshopt_compression): four 8-bit (stride 4) or 16-bit (stride 8) components, an
+/// unsigned K-bit Y, signed Co and Cg, and a (K-1)-bit alpha over a set bit K-1 (which gives
+/// K), become unsigned normalised R, G, B and A.
+pub fn color(data: &mut [u8], stride: usize) -> Result<(), String> {
+    let (size, max) = match stride {
+        4 => (1, 255.0),
+        8 => (2, 65535.0),
+        _ => return Err(format!("the color filter needs a stride of 4 or 8 bytes, not {stride}")),
+    };
+    for element in data.chunks_exact_mut(stride) {
+        let component = |i: usize, signed: bool| -> i32 {
+            match (size, signed) {
+                (1, false) => i32::from(element[i]),
+                (1, true) => i32::from(element[i] as i8),
+                (_, false) => i32::from(u16::from_le_bytes([element[2 * i], element[2 * i + 1]])),
+                (_, true) => i32::from(i16::from_le_bytes([element[2 * i], element[2 * i + 1]])),
+            }
+        };
+        let (y, co, cg, alpha) = (
+            component(0, false),
+            component(1, true),
+            component(2, true),
+            component(3, false),
+        );
+        // The alpha's highest set bit is bit K - 1: all K bits set is the scale of K-bit values.
+        let scale = ((1i64 << (32 - alpha.leading_zeros())) - 1).max(1) as i32;
+        let a = alpha & (scale >> 1);
+        let a = (a << 1) | (a & 1);
+        let to_unit = max / scale as f32;
+        let rgba = [y + co - cg, y + cg, y - co - cg, a].map(|c| (c as f32 * to_unit).round().clamp(0.0, max));
+        for (i, c) in rgba.into_iter().enumerate() {
+            if size == 1 {
+                element[i] = c as u8;
+            } else {
+                element[2 * i..2 * i + 2].copy_from_slice(&(c as u16).to_le_bytes());
+            }
+        }
+    }
+    Ok(())
+}

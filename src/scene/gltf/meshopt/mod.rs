@@ -1,4 +1,5 @@
-//! EXT_meshopt_compression (what gltf-transform and gltfpack write by default): a buffer view
+//! EXT_meshopt_compression (what gltf-transform and gltfpack write by default) and its
+//! successor KHR_meshopt_compression (version 1 attribute streams, the COLOR filter): a buffer view
 //! whose bytes a compressed stream holds is decoded, once, into the place the view has in its
 //! own buffer, so that accessors, animations and instancing read it as plain data. The
 //! buffer it falls back to is not read (it may be a placeholder of declared length only, or a
@@ -14,6 +15,7 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 pub const EXTENSION: &str = "EXT_meshopt_compression";
+pub const KHR_EXTENSION: &str = "KHR_meshopt_compression";
 
 /// A stream decodes to at most this many times its own size (an attribute block of 256
 /// elements whose groups are all zero deltas: four header bytes a column): a view that claims
@@ -34,10 +36,14 @@ enum Filter {
     Octahedral,
     Quaternion,
     Exponential,
+    /// KHR_meshopt_compression's alone.
+    Color,
 }
 
 /// One view's extension object, checked against its view as the specification requires.
 struct Compressed {
+    /// The newest attribute stream version the extension allows: 0 for EXT, 1 for KHR.
+    newest_version: u8,
     buffer: usize,
     offset: usize,
     length: usize,
@@ -47,8 +53,12 @@ struct Compressed {
     filter: Filter,
 }
 
-fn extension_of(extensions: Option<&serde_json::Map<String, Value>>) -> Option<&Value> {
-    extensions.and_then(|e| e.get(EXTENSION))
+/// The object of whichever of the two extensions an element carries, and its name.
+fn extension_of(extensions: Option<&serde_json::Map<String, Value>>) -> Option<(&Value, &'static str)> {
+    let extensions = extensions?;
+    [KHR_EXTENSION, EXTENSION]
+        .into_iter()
+        .find_map(|name| extensions.get(name).map(|e| (e, name)))
 }
 
 /// The buffers that only compressed views fill, which are not read even where they name a file
@@ -59,7 +69,7 @@ fn extension_of(extensions: Option<&serde_json::Map<String, Value>>) -> Option<&
 pub fn placeholder_buffers(document: &gltf::Document, is_glb: bool) -> HashSet<usize> {
     let tagged = document.buffers().filter(|b| {
         extension_of(b.extensions())
-            .and_then(|e| e.get("fallback"))
+            .and_then(|(e, _)| e.get("fallback"))
             .and_then(Value::as_bool)
             .unwrap_or(false)
     });
@@ -72,7 +82,7 @@ pub fn placeholder_buffers(document: &gltf::Document, is_glb: bool) -> HashSet<u
     let plain: HashSet<usize> = views_of(false).map(|b| b.index()).collect();
     let streams: HashSet<u64> = document
         .views()
-        .filter_map(|v| extension_of(v.extensions())?.get("buffer")?.as_u64())
+        .filter_map(|v| extension_of(v.extensions())?.0.get("buffer")?.as_u64())
         .collect();
     tagged
         .chain(views_of(true).filter(|b| !plain.contains(&b.index())))
@@ -95,11 +105,12 @@ pub fn decode_views(document: &gltf::Document, buffers: &mut [Option<Vec<u8>>]) 
         *r = r.saturating_add(view.length().saturating_mul(2));
     }
     for view in document.views() {
-        let Some(extension) = extension_of(view.extensions()) else {
+        let Some((extension, name)) = extension_of(view.extensions()) else {
             continue;
         };
-        let where_ = format!("bufferViews[{}] ({EXTENSION})", view.index());
-        let compressed = parse(extension, &view, buffers.len()).map_err(|problem| format!("{where_}: {problem}"))?;
+        let where_ = format!("bufferViews[{}] ({name})", view.index());
+        let compressed = parse(extension, name == KHR_EXTENSION, &view, buffers.len())
+            .map_err(|problem| format!("{where_}: {problem}"))?;
         let Some(source) = &buffers[compressed.buffer] else {
             continue;
         };
@@ -137,7 +148,7 @@ pub fn decode_views(document: &gltf::Document, buffers: &mut [Option<Vec<u8>>]) 
     Ok(())
 }
 
-fn parse(extension: &Value, view: &gltf::buffer::View, buffer_count: usize) -> Result<Compressed, String> {
+fn parse(extension: &Value, khr: bool, view: &gltf::buffer::View, buffer_count: usize) -> Result<Compressed, String> {
     let number = |key: &str, default: Option<usize>| -> Result<usize, String> {
         match extension.get(key) {
             None => default.ok_or_else(|| format!("`{key}` is missing")),
@@ -168,13 +179,11 @@ fn parse(extension: &Value, view: &gltf::buffer::View, buffer_count: usize) -> R
         "OCTAHEDRAL" => Filter::Octahedral,
         "QUATERNION" => Filter::Quaternion,
         "EXPONENTIAL" => Filter::Exponential,
-        other => {
-            return Err(format!(
-                "filter {other:?} is none of NONE, OCTAHEDRAL, QUATERNION, EXPONENTIAL"
-            ))
-        }
+        "COLOR" if khr => Filter::Color,
+        other => return Err(format!("filter {other:?} is none this extension has")),
     };
     let compressed = Compressed {
+        newest_version: u8::from(khr),
         buffer: number("buffer", None)?,
         offset: number("byteOffset", Some(0))?,
         length: number("byteLength", None)?,
@@ -208,7 +217,7 @@ fn parse(extension: &Value, view: &gltf::buffer::View, buffer_count: usize) -> R
         (Mode::Attributes, Filter::None | Filter::Exponential) => {
             compressed.stride % 4 == 0 && compressed.stride <= 256
         }
-        (Mode::Attributes, Filter::Octahedral) => matches!(compressed.stride, 4 | 8),
+        (Mode::Attributes, Filter::Octahedral | Filter::Color) => matches!(compressed.stride, 4 | 8),
         (Mode::Attributes, Filter::Quaternion) => compressed.stride == 8,
         (Mode::Triangles | Mode::Indices, Filter::None) => matches!(compressed.stride, 2 | 4),
         (Mode::Triangles | Mode::Indices, _) => return Err(format!("{mode:?} cannot take the {filter:?} filter")),
@@ -235,12 +244,13 @@ fn parse(extension: &Value, view: &gltf::buffer::View, buffer_count: usize) -> R
 fn decode(stream: &[u8], c: &Compressed) -> Result<Vec<u8>, String> {
     let indices = match c.mode {
         Mode::Attributes => {
-            let mut data = decode_attributes(stream, c.count, c.stride)?;
+            let mut data = decode_attributes(stream, c.count, c.stride, c.newest_version)?;
             match c.filter {
                 Filter::None => {}
                 Filter::Octahedral => filters::octahedral(&mut data, c.stride)?,
                 Filter::Quaternion => filters::quaternion(&mut data, c.stride)?,
                 Filter::Exponential => filters::exponential(&mut data, c.stride)?,
+                Filter::Color => filters::color(&mut data, c.stride)?,
             }
             return Ok(data);
         }

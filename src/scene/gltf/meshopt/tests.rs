@@ -40,7 +40,7 @@ fn attributes_round_trip<const N: usize>(rng: &mut SmallRng) {
     for count in COUNTS {
         let data = elements::<N>(rng, count);
         let encoded = meshopt::encode_vertex_buffer(&data).unwrap();
-        let decoded = decode_attributes(&encoded, count, N).unwrap_or_else(|e| panic!("stride {N}, {count}: {e}"));
+        let decoded = decode_attributes(&encoded, count, N, 0).unwrap_or_else(|e| panic!("stride {N}, {count}: {e}"));
         let expected: Vec<u8> = data.iter().flat_map(|e| e.0).collect();
         assert_eq!(decoded, expected, "stride {N}, {count} elements");
     }
@@ -175,7 +175,7 @@ fn corrupt_attributes_agree<const N: usize>(rng: &mut SmallRng) -> (usize, usize
         let count = COUNTS[round % COUNTS.len()];
         let data = elements::<N>(rng, count);
         let bad = corrupt(rng, &meshopt::encode_vertex_buffer(&data).unwrap());
-        let ours = decode_attributes(&bad, count, N);
+        let ours = decode_attributes(&bad, count, N, 0);
         let theirs = meshopt::decode_vertex_buffer::<Element<N>>(&bad, count);
         match (&ours, &theirs) {
             (Ok(ours), Ok(theirs)) => {
