@@ -17,10 +17,11 @@ use serde_json::Value;
 pub const EXTENSION: &str = "EXT_meshopt_compression";
 pub const KHR_EXTENSION: &str = "KHR_meshopt_compression";
 
-/// A stream decodes to at most this many times its own size (an attribute block of 256
-/// elements whose groups are all zero deltas: four header bytes a column): a view that claims
-/// more is refused before anything is allocated for it.
-const MOST_EXPANSION: usize = 64;
+/// A stream decodes to at most this many times its own size: a version 0 attribute block of
+/// 256 elements whose groups are all zero deltas (four header bytes a column), and in version 1
+/// a block of 256 4-byte elements whose one control byte says all its columns are zero. A view
+/// that claims more is refused before anything is allocated for it.
+const MOST_EXPANSION: [usize; 2] = [64, 1024];
 
 /// How a compressed view's stream is laid out (the extension's `mode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -231,7 +232,11 @@ fn parse(extension: &Value, khr: bool, view: &gltf::buffer::View, buffer_count: 
     if mode == Mode::Triangles && compressed.count % 3 != 0 {
         return Err(format!("{} indices are not whole triangles", compressed.count));
     }
-    if view.length() > compressed.length.saturating_mul(MOST_EXPANSION) {
+    if view.length()
+        > compressed
+            .length
+            .saturating_mul(MOST_EXPANSION[usize::from(compressed.newest_version)])
+    {
         return Err(format!(
             "{} bytes cannot decode to the view's {} bytes",
             compressed.length,

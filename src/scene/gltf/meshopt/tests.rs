@@ -342,3 +342,35 @@ fn the_exponential_filter_gives_back_floats_exactly() {
         assert!(got == x || (got - x).abs() <= x.abs() * 1e-7, "{got} against {x}");
     }
 }
+
+/// A constant attribute compresses furthest: in version 0 to 1/64 of its size (4 header bytes
+/// of zero groups a 256-element column), the bound `MOST_EXPANSION` refuses views beyond.
+#[test]
+fn a_constant_attribute_reaches_the_largest_expansion_and_no_further() {
+    let count = 256 * 64;
+    let data = vec![Element([7u8; 4]); count];
+    let encoded = meshopt::encode_vertex_buffer(&data).unwrap();
+    let ratio = (count * 4) as f64 / encoded.len() as f64;
+    assert!(ratio > 50.0 && ratio <= super::MOST_EXPANSION[0] as f64, "{ratio}");
+    assert_eq!(decode_attributes(&encoded, count, 4, 0).unwrap(), vec![7u8; count * 4]);
+}
+
+/// Version 1 goes further: a block whose control byte says every column is zero takes one
+/// byte for 256 elements of 4 bytes. Built by hand as the specification lays it out (header,
+/// control bytes, then the tail: padding, the baseline, the channel modes).
+#[test]
+fn a_version_1_stream_of_zero_columns_decodes_to_its_baseline_within_the_bound() {
+    let blocks = 64;
+    let mut stream = vec![0xa1];
+    stream.extend(std::iter::repeat_n(0b1010_1010u8, blocks));
+    stream.extend([0u8; 24 - 5]);
+    stream.extend([1, 2, 3, 4, 0]);
+    let count = 256 * blocks;
+    let decoded = decode_attributes(&stream, count, 4, 1).unwrap();
+    assert!(decoded.chunks_exact(4).all(|e| e == [1, 2, 3, 4]));
+    assert!(count * 4 <= stream.len() * super::MOST_EXPANSION[1]);
+    assert!(
+        decode_attributes(&stream, count, 4, 0).is_err(),
+        "version 1 is KHR's alone"
+    );
+}
