@@ -1,8 +1,10 @@
-//! The three bitstreams of EXT_meshopt_compression (its Appendix A), decoded from untrusted
-//! bytes: every read is bounds-checked, a stream that is cut short, too long or of another
-//! version is an error, and none can make the decoder allocate more than the caller's count
-//! of elements. Streams are accepted and refused exactly as meshoptimizer's reference decoders
-//! (version 0 of the attribute codec, 0 and 1 of the two index codecs) accept and refuse them.
+//! The three bitstreams of EXT_meshopt_compression and KHR_meshopt_compression (their
+//! Appendix A), decoded from untrusted bytes: every read is bounds-checked, a stream that is cut
+//! short, too long or of another version is an error, and none can make the decoder allocate
+//! more than the caller's count of elements. Version 0 attribute streams and both index codecs
+//! are accepted and refused exactly as meshoptimizer 0.22's decoders accept and refuse them
+//! (tests.rs); version 1 attribute streams, which that release lacks, are checked against
+//! gltfpack's files (tests/meshopt_compression.rs).
 
 /// Elements of an attribute block are coded in groups of this many.
 const GROUP: usize = 16;
@@ -64,6 +66,10 @@ impl<'a> Reader<'a> {
 }
 
 fn unzigzag8(v: u8) -> u8 {
+    (v >> 1) ^ (v & 1).wrapping_neg()
+}
+
+fn unzigzag16(v: u16) -> u16 {
     (v >> 1) ^ (v & 1).wrapping_neg()
 }
 
@@ -220,7 +226,7 @@ fn undo_deltas(
                 let mut value = u16::from_le_bytes([last[low], last[low + 1]]);
                 for i in 0..elements {
                     let d = u16::from_le_bytes([delta(low, i), delta(low + 1, i)]);
-                    value = value.wrapping_add((d >> 1) ^ (d & 1).wrapping_neg());
+                    value = value.wrapping_add(unzigzag16(d));
                     block[i * stride + low..i * stride + low + 2].copy_from_slice(&value.to_le_bytes());
                 }
                 last[low..low + 2].copy_from_slice(&value.to_le_bytes());

@@ -8,7 +8,7 @@
 mod codecs;
 mod filters;
 
-pub use codecs::{decode_attributes, decode_indices, decode_triangles};
+use codecs::{decode_attributes, decode_indices, decode_triangles};
 
 use std::collections::HashSet;
 
