@@ -457,6 +457,32 @@ fn image_headers_are_checked_before_decoding() {
     );
     let error = wavetrace::scale::read_partial(&path).unwrap_err().to_string();
     assert!(error.contains("data window"), "{error}");
+
+    // A display window of 2^28 pixels around the same 64 x 64 of data (found by the fuzzer:
+    // 11 s and 6 GB when the image crate filled the display window with black). The data
+    // window is what an image is, as for `read_exr`, so it decodes as the unaltered file does.
+    let plain =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenes/cornell-box/ref/cornell-box-64-d2.exr"))
+            .unwrap();
+    let mut wide_display = plain.clone();
+    let attribute = b"displayWindow\0box2i\0";
+    let at = wide_display
+        .windows(attribute.len())
+        .position(|w| w == attribute)
+        .unwrap()
+        + attribute.len()
+        + 4;
+    wide_display[at + 8..at + 12].copy_from_slice(&((1i32 << 22) - 1).to_le_bytes());
+    let decoded = wavetrace::input::decode_image(&wide_display).unwrap();
+    assert_eq!((decoded.width(), decoded.height()), (64, 64));
+    let expected = wavetrace::input::decode_image(&plain).unwrap().into_rgb32f();
+    assert_eq!(decoded.into_rgb32f().as_raw(), expected.as_raw());
+    let path = dir.join("wide-display-window.exr");
+    std::fs::write(&path, &wide_display).unwrap();
+    let expected_image = wavetrace::film::read_exr(&path).unwrap();
+    let map = EnvironmentMap::load(&path).unwrap();
+    assert_eq!((map.width, map.height), (64, 64));
+    assert_eq!(map.texels[64 * 20 + 33].to_array(), expected_image.pixel(33, 20));
 }
 
 #[test]
