@@ -515,14 +515,20 @@ gpu_structs! {
         // `LightSelection`: 0 power tree walk, 1 power CDF binary search, 2 uniform, 3 BVH.
         light_selection: u32,
         light_tree_arity: u32,
+        // The camera (camera.glsl): half the image's height on the plane at distance 1 (a
+        // pinhole's tan(yfov / 2)) or in scene units (orthographic), and 1 where its rays are
+        // parallel to camera_forward, from the image's place on the plane through the origin.
         camera_origin: Vec3,
-        tan_half_yfov: f32,
+        camera_half_height: f32,
         camera_right: Vec3,
         aspect: f32,
         camera_up: Vec3,
         // View depth before which nothing is seen (camera.glsl's near plane).
         camera_near: f32,
         camera_forward: Vec3,
+        camera_orthographic: u32,
+        // Keeps the 64-bit addresses below on 8-byte boundaries.
+        pad_camera: u32,
         path_slots: u32,
         width: u32,
         height: u32,

@@ -21,7 +21,7 @@ use wavetrace::interface::{
     LIGHT_VERTEX_CONNECTABLE, LIGHT_VERTEX_FRONT,
 };
 use wavetrace::lights::LightSelection;
-use wavetrace::scene::{PinholeCamera, Scene};
+use wavetrace::scene::{RenderCamera, Scene};
 
 /// The path tracer's image and BDPT's with the same settings.
 fn path_traced_and_bdpt(
@@ -493,7 +493,7 @@ fn local(v: Vec3, n: Vec3) -> Vec3 {
 /// What one stored light vertex adds to the image when the camera sees it (unweighted), and
 /// where, following the reference conventions rather than the shader: the adjoint BSDF
 /// towards the camera over the squared distance, times the camera's density of that direction.
-fn cpu_splat(v: &LightVertex, camera: &PinholeCamera, size: u32) -> Option<(usize, Vec3, Vec3)> {
+fn cpu_splat(v: &LightVertex, camera: &RenderCamera, size: u32) -> Option<(usize, Vec3, Vec3)> {
     let position = v.position;
     let (image, cos_camera) = camera.project(position, size, size)?;
     let to_camera = camera.origin - position;
@@ -552,7 +552,7 @@ fn splats_equal_a_cpu_splat(gpu: &common::TestGpu, name: &str, share: u32, coate
     }
     let triangles = scene.world_triangles();
     let (size, depth) = (24, 4);
-    let (camera, _) = PinholeCamera::for_scene(&scene, size, size);
+    let (camera, _) = RenderCamera::for_scene(&scene, size, size);
     let camera_paths = size * size;
     // Each splat stands for the camera paths that share its light subpath.
     let scale = 1.0 / bdpt::light_subpath_ratio(share, size, size);

@@ -1,5 +1,5 @@
 //! The kernels' camera projection (camera.glsl, for light subpaths that connect to the camera)
-//! against its CPU twin (`PinholeCamera::project`, `importance`) on random points around a
+//! against its CPU twin (`RenderCamera::project`, `importance`) on random points around a
 //! turned camera with a wide image and a near plane: the same pixels, cosines and importance,
 //! and nothing before the near plane.
 
@@ -11,16 +11,16 @@ use rand::{Rng, SeedableRng};
 use wavetrace::gpu::shaders::ids;
 use wavetrace::gpu::{Buffer, BufferUsage, ComputePipeline};
 use wavetrace::interface::{CameraProbePush, PassConstants};
-use wavetrace::scene::PinholeCamera;
+use wavetrace::scene::RenderCamera;
 
 #[test]
 fn the_gpu_projects_as_the_cpu_twin() {
     let gpu = common::gpu();
     let context = &gpu.context;
     let (width, height) = (123u32, 77u32);
-    let camera = PinholeCamera {
+    let camera = RenderCamera {
         near: 2.0,
-        ..PinholeCamera::from_transform(
+        ..RenderCamera::from_transform(
             Mat4::from_translation(Vec3::new(0.5, 1.0, -2.0))
                 * Mat4::from_rotation_x(-0.3)
                 * Mat4::from_rotation_y(2.0),
@@ -33,7 +33,7 @@ fn the_gpu_projects_as_the_cpu_twin() {
         camera_right: camera.right,
         camera_up: camera.up,
         camera_forward: camera.forward,
-        tan_half_yfov: camera.tan_half_yfov,
+        camera_half_height: camera.half_height,
         aspect: camera.aspect,
         camera_near: camera.near,
         width,
@@ -94,7 +94,7 @@ fn the_gpu_projects_as_the_cpu_twin() {
                 );
             }
             None => {
-                let unclipped = PinholeCamera { near: 0.0, ..camera };
+                let unclipped = RenderCamera { near: 0.0, ..camera };
                 if unclipped.project(*point, width, height).is_some() {
                     before_the_near_plane += 1;
                     assert!(got.x < 0.0, "{point} lies before the near plane: {got}");

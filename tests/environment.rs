@@ -12,7 +12,7 @@ use std::path::Path;
 use glam::{Vec2, Vec3, Vec4};
 use wavetrace::environment::{Environment, EnvironmentError, EnvironmentMap, GpuEnvironment};
 use wavetrace::integrator::{IntegratorKind, RenderSettings, Renderer};
-use wavetrace::scene::{Material, PinholeCamera};
+use wavetrace::scene::{Material, RenderCamera};
 
 const SIZE: u32 = 40;
 const MAP_WIDTH: u32 = 32;
@@ -90,7 +90,7 @@ fn a_turned_map_lights_a_lambertian_sphere_as_the_cpu_integrates_it() {
         specular: 0.0,
         ..Material::default()
     });
-    let (camera, _) = PinholeCamera::for_scene(&scene, SIZE, SIZE);
+    let (camera, _) = RenderCamera::for_scene(&scene, SIZE, SIZE);
 
     // What each pixel should show: the map itself off the sphere (averaged over the pixel),
     // the reflected irradiance at the centre's normal on it (None at the rim).

@@ -11,7 +11,7 @@ use wavetrace::environment::Environment;
 use wavetrace::film::RgbImage;
 use wavetrace::gpu::TraceBackend;
 use wavetrace::integrator::{IntegratorKind, RenderSettings};
-use wavetrace::scene::{Material, PinholeCamera, Scene};
+use wavetrace::scene::{Material, RenderCamera, Scene};
 
 const SIZE: u32 = 48;
 
@@ -30,7 +30,7 @@ fn white(metallic: f32, roughness: f32, specular: f32, transmission: f32) -> Mat
 /// Pixels wholly on the sphere, as (index, the cosine between the view ray through the
 /// centre and the sphere's normal there), and the rim's pixels, which see it in part.
 fn sphere_pixels(scene: &Scene) -> (Vec<(usize, f32)>, Vec<usize>) {
-    let (camera, _) = PinholeCamera::for_scene(scene, SIZE, SIZE);
+    let (camera, _) = RenderCamera::for_scene(scene, SIZE, SIZE);
     let hit = |pixel: Vec2, jitter: Vec2| -> Option<f32> {
         let (origin, direction) = camera.ray(pixel, jitter, SIZE, SIZE);
         let b = origin.dot(direction);
@@ -159,7 +159,7 @@ fn coloured_glass_absorbs_by_beers_law_along_each_chord() {
         absorption,
         ..white(0.0, 0.0, 1.0, 1.0)
     });
-    let (camera, _) = PinholeCamera::for_scene(&scene, SIZE, SIZE);
+    let (camera, _) = RenderCamera::for_scene(&scene, SIZE, SIZE);
     let (pixels, _) = sphere_pixels(&scene);
     for image in render(&scene, IntegratorKind::Wavefront, 256, 4) {
         let (mut worst, mut signed) = (0.0f32, glam::DVec3::ZERO);

@@ -18,7 +18,7 @@ use wavetrace::interface::{GpuCullLight, GpuLightTile, LIGHT_CULLING_DEPTH_BINS,
 use wavetrace::lights::culling::reference::{self, CullGrid};
 use wavetrace::lights::culling::{CellContents, CullLayout, NARROW_SCATTER_LIGHTS_PER_TILE};
 use wavetrace::lights::{CullBuild, CullingFormat, CullingSettings, LightCulling};
-use wavetrace::scene::{Instance, Material, Mesh, PinholeCamera, PunctualKind, PunctualLight, Scene};
+use wavetrace::scene::{Instance, Material, Mesh, PunctualKind, PunctualLight, RenderCamera, Scene};
 
 const WIDTH: u32 = 40;
 const HEIGHT: u32 = 24;
@@ -26,14 +26,14 @@ const TILES: u32 = WIDTH.div_ceil(16) * HEIGHT.div_ceil(16);
 
 /// A 20 m box of ground with `count` random point and spot lights of random range in front of
 /// a camera at its edge, some of them outside the view.
-fn random_lights(count: usize, seed: u64) -> (Scene, PinholeCamera) {
+fn random_lights(count: usize, seed: u64) -> (Scene, RenderCamera) {
     random_lights_seen(count, seed, (WIDTH, HEIGHT))
 }
 
 /// `random_lights` for an image of `width` x `height`.
-fn random_lights_seen(count: usize, seed: u64, (width, height): (u32, u32)) -> (Scene, PinholeCamera) {
+fn random_lights_seen(count: usize, seed: u64, (width, height): (u32, u32)) -> (Scene, RenderCamera) {
     let mut rng = SmallRng::seed_from_u64(seed);
-    let camera = PinholeCamera::from_transform(
+    let camera = RenderCamera::from_transform(
         glam::Mat4::look_at_rh(Vec3::new(0.0, 4.0, 12.0), Vec3::new(0.5, 0.0, 0.0), Vec3::Y).inverse(),
         0.9,
         width as f32 / height as f32,
@@ -42,8 +42,8 @@ fn random_lights_seen(count: usize, seed: u64, (width, height): (u32, u32)) -> (
         .map(|i| {
             // Inside the view at depths 0 to 35 mostly, anywhere in the box otherwise.
             let position = if rng.random::<f32>() < 0.8 {
-                let sx = rng.random_range(-1.2f32..1.2) * camera.tan_half_yfov * camera.aspect;
-                let sy = rng.random_range(-1.2f32..1.2) * camera.tan_half_yfov;
+                let sx = rng.random_range(-1.2f32..1.2) * camera.half_height * camera.aspect;
+                let sy = rng.random_range(-1.2f32..1.2) * camera.half_height;
                 let z = rng.random_range(0.0f32..35.0);
                 camera.origin + z * (camera.forward + sx * camera.right + sy * camera.up)
             } else {
@@ -133,7 +133,7 @@ fn random_corner_depths_of(rng: &mut SmallRng, (width, height): (u32, u32)) -> V
 fn cull(
     context: &Context,
     scene: &Scene,
-    camera: PinholeCamera,
+    camera: RenderCamera,
     depths: &[f32],
     format: CullingFormat,
     list_capacity: u32,
@@ -154,7 +154,7 @@ fn cull(
 fn cull_image(
     context: &Context,
     scene: &Scene,
-    (camera, size): (PinholeCamera, (u32, u32)),
+    (camera, size): (RenderCamera, (u32, u32)),
     depths: &[f32],
     format: CullingFormat,
     list_capacity: u32,
@@ -246,8 +246,8 @@ fn tile_box(layout: &CullLayout, tile: &GpuLightTile, index: u32) -> (Vec3, Vec3
     let camera = &layout.camera;
     let (tx, ty) = (index % layout.tiles_x, index / layout.tiles_x);
     let sx =
-        |x: u32| (2.0 * x.min(layout.width) as f32 / layout.width as f32 - 1.0) * camera.tan_half_yfov * camera.aspect;
-    let sy = |y: u32| (1.0 - 2.0 * y.min(layout.height) as f32 / layout.height as f32) * camera.tan_half_yfov;
+        |x: u32| (2.0 * x.min(layout.width) as f32 / layout.width as f32 - 1.0) * camera.half_height * camera.aspect;
+    let sy = |y: u32| (1.0 - 2.0 * y.min(layout.height) as f32 / layout.height as f32) * camera.half_height;
     let mut lo = Vec3::INFINITY;
     let mut hi = Vec3::NEG_INFINITY;
     for z in [tile.z_min, tile.z_max] {

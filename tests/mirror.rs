@@ -10,7 +10,7 @@ use crate::common;
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 use wavetrace::gpu::TraceBackend;
 use wavetrace::integrator::RenderSettings;
-use wavetrace::scene::{Camera, Instance, Material, Mesh, PinholeCamera, Scene};
+use wavetrace::scene::{Camera, Instance, Material, Mesh, RenderCamera, Scene};
 
 const SIZE: u32 = 48;
 const BASE_COLOR: Vec4 = Vec4::new(0.5, 0.3, 0.9, 1.0);
@@ -72,7 +72,7 @@ fn scene() -> Scene {
         lights: Vec::new(),
         camera: Some(Camera {
             world_from_camera: camera_transform(),
-            yfov: 0.5,
+            projection: wavetrace::scene::Projection::Perspective { yfov: 0.5 },
             znear: 0.0,
             aspect_ratio: Some(1.0),
         }),
@@ -102,7 +102,7 @@ fn seen(origin: Vec3, direction: Vec3) -> Option<Vec3> {
 
 #[test]
 fn a_coloured_mirror_reflects_its_base_colour_at_glancing_angles() {
-    let camera = PinholeCamera::from_transform(camera_transform(), 0.5, 1.0);
+    let camera = RenderCamera::from_transform(camera_transform(), 0.5, 1.0);
     let base = RenderSettings::new(SIZE, SIZE, 4, 2, TraceBackend::Pipeline);
     for (what, image) in common::render_each_named(&scene(), &base, &common::PATH_INTEGRATORS) {
         let mut mirrored = 0;

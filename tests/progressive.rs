@@ -8,7 +8,7 @@ use crate::common;
 use wavetrace::film::RgbImage;
 use wavetrace::integrator::{IntegratorKind, RenderSettings, Renderer};
 use wavetrace::lights::{CullingFormat, CullingSettings};
-use wavetrace::scene::{Camera, PinholeCamera};
+use wavetrace::scene::{Camera, RenderCamera};
 
 fn settings(scene_backend: wavetrace::gpu::TraceBackend, integrator: IntegratorKind, spp: u32) -> RenderSettings {
     RenderSettings {
@@ -140,7 +140,7 @@ fn a_moved_camera_renders_what_a_render_from_it_does_light_culling_included() {
             .unwrap();
         let mut renderer = Renderer::new(context, &scene, &settings).unwrap();
         let original = renderer.render().unwrap();
-        let (camera, _) = PinholeCamera::for_scene(&moved_scene, settings.width, settings.height);
+        let (camera, _) = RenderCamera::for_scene(&moved_scene, settings.width, settings.height);
         renderer.set_camera(&camera).unwrap();
         renderer.clear_film().unwrap();
         renderer.render_pass(0).unwrap();

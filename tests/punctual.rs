@@ -10,7 +10,7 @@ use glam::{Mat4, Vec2, Vec3, Vec4};
 use wavetrace::film::RgbImage;
 use wavetrace::gpu::TraceBackend;
 use wavetrace::integrator::{IntegratorKind, RenderSettings};
-use wavetrace::scene::{Camera, Instance, Material, Mesh, PinholeCamera, PunctualKind, PunctualLight, Scene};
+use wavetrace::scene::{Camera, Instance, Material, Mesh, PunctualKind, PunctualLight, RenderCamera, Scene};
 
 const SIZE: u32 = 48;
 
@@ -71,7 +71,9 @@ fn floor_scene(lights: Vec<PunctualLight>, emitter: bool) -> Scene {
         lights,
         camera: Some(Camera {
             world_from_camera: Mat4::from_translation(Vec3::Z * 3.0),
-            yfov: 60f32.to_radians(),
+            projection: wavetrace::scene::Projection::Perspective {
+                yfov: 60f32.to_radians(),
+            },
             znear: 0.0,
             aspect_ratio: Some(1.0),
         }),
@@ -101,7 +103,7 @@ fn render(scene: &Scene, spp: u32, integrators: &[IntegratorKind]) -> Vec<RgbIma
 
 /// The floor points a 4x4 grid over each pixel sees.
 fn floor_points(scene: &Scene) -> Vec<[Vec3; 16]> {
-    let (camera, _) = PinholeCamera::for_scene(scene, SIZE, SIZE);
+    let (camera, _) = RenderCamera::for_scene(scene, SIZE, SIZE);
     (0..SIZE * SIZE)
         .map(|i| {
             std::array::from_fn(|k| {

@@ -76,7 +76,10 @@ fn cornell_box_loads_as_mitsuba_describes_it() {
     assert_eq!(scene.meshes.len(), 8);
     assert_eq!(scene.instances.len(), 8);
     let camera = scene.camera.as_ref().expect("the file has a camera");
-    assert!((camera.yfov - 0.686_048_8).abs() < 1e-6);
+    let wavetrace::scene::Projection::Perspective { yfov } = camera.projection else {
+        panic!("{:?}", camera.projection)
+    };
+    assert!((yfov - 0.686_048_8).abs() < 1e-6);
     assert!((camera.znear - 0.001).abs() < 1e-9, "{}", camera.znear);
     assert!((camera.world_from_camera.w_axis.truncate() - Vec3::new(0.0, 0.0, 3.9)).length() < 1e-6);
     let light = scene.materials.iter().find(|m| m.name == "light").unwrap();
@@ -353,7 +356,7 @@ fn mutated_files_never_panic() {
 fn a_scene_without_camera_is_framed_whole_and_says_so() {
     let mut scene = Scene::load(&scene_path("cornell-box")).unwrap();
     scene.camera = None;
-    let (camera, note) = wavetrace::scene::PinholeCamera::for_scene(&scene, 64, 48);
+    let (camera, note) = wavetrace::scene::RenderCamera::for_scene(&scene, 64, 48);
     assert!(note.unwrap().contains("no camera"));
     // Every bounding-box corner projects inside the image.
     let (lo, hi) = scene.bounds().unwrap();
@@ -366,12 +369,12 @@ fn a_scene_without_camera_is_framed_whole_and_says_so() {
         let d = corner - camera.origin;
         let depth = d.dot(camera.forward);
         assert!(depth > 0.0);
-        let x = d.dot(camera.right) / depth / (camera.tan_half_yfov * camera.aspect);
-        let y = d.dot(camera.up) / depth / camera.tan_half_yfov;
+        let x = d.dot(camera.right) / depth / (camera.half_height * camera.aspect);
+        let y = d.dot(camera.up) / depth / camera.half_height;
         assert!(x.abs() <= 1.0 && y.abs() <= 1.0, "corner {corner} at ({x}, {y})");
     }
     let with_camera = Scene::load(&scene_path("cornell-box")).unwrap();
-    assert!(wavetrace::scene::PinholeCamera::for_scene(&with_camera, 64, 64)
+    assert!(wavetrace::scene::RenderCamera::for_scene(&with_camera, 64, 64)
         .1
         .is_none());
 }
@@ -508,25 +511,38 @@ fn punctual_lights_are_placed_by_their_nodes() {
 #[test]
 fn every_usable_camera_is_kept_in_node_order_and_the_first_renders() {
     let mut document = tiny_gltf(&QUAD, Some(&QUAD_INDICES), [1.0; 3], true);
-    document["cameras"]
-        .as_array_mut()
-        .unwrap()
-        .push(json!({"type": "orthographic", "orthographic": {"xmag": 1.0, "ymag": 1.0, "znear": 0.1, "zfar": 10.0}}));
+    let cameras = document["cameras"].as_array_mut().unwrap();
+    cameras
+        .push(json!({"type": "orthographic", "orthographic": {"xmag": 1.0, "ymag": 1.5, "znear": 0.1, "zfar": 10.0}}));
+    cameras
+        .push(json!({"type": "orthographic", "orthographic": {"xmag": 1.0, "ymag": 0.0, "znear": 0.1, "zfar": 10.0}}));
     let nodes = document["nodes"].as_array_mut().unwrap();
-    nodes.push(json!({"name": "flat", "camera": 1}));
+    nodes.push(json!({"name": "parallel", "camera": 1, "translation": [0.0, 0.0, -1.0]}));
+    nodes.push(json!({"name": "flat", "camera": 2}));
     nodes.push(json!({"name": "second", "camera": 0, "translation": [0.0, 2.0, 5.0]}));
     nodes.push(json!({"name": "third", "camera": 0, "translation": [4.0, 0.0, 0.0]}));
-    document["scenes"][0]["nodes"] = json!([0, 1, 2, 3, 4]);
+    document["scenes"][0]["nodes"] = json!([0, 1, 2, 3, 4, 5]);
     let dir = temp_dir("cameras");
     let scene = Scene::load(&write(&dir, "cameras.gltf", &document)).unwrap();
     let origin = |c: &wavetrace::scene::Camera| c.world_from_camera.transform_point3(glam::Vec3::ZERO);
     assert_eq!(origin(scene.camera.as_ref().unwrap()), glam::Vec3::new(0.0, 0.0, 3.0));
     let more: Vec<glam::Vec3> = scene.more_cameras.iter().map(origin).collect();
-    assert_eq!(more, [glam::Vec3::new(0.0, 2.0, 5.0), glam::Vec3::new(4.0, 0.0, 0.0)]);
+    assert_eq!(
+        more,
+        [
+            glam::Vec3::new(0.0, 0.0, -1.0),
+            glam::Vec3::new(0.0, 2.0, 5.0),
+            glam::Vec3::new(4.0, 0.0, 0.0)
+        ]
+    );
+    assert_eq!(
+        scene.more_cameras[0].projection,
+        wavetrace::scene::Projection::Orthographic { xmag: 1.0, ymag: 1.5 }
+    );
     assert!(scene
         .warnings
         .iter()
-        .any(|w| w.contains("flat") && w.contains("orthographic")));
+        .any(|w| w.contains("flat") && w.contains("camera ignored") && w.contains("magnification")));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -36,6 +36,7 @@ mod lights;
 mod meshopt_compression;
 mod mirror;
 mod near_plane;
+mod orthographic;
 mod pmlt;
 mod progressive;
 mod punctual;

@@ -16,7 +16,7 @@ use wavetrace::film::RgbImage;
 use wavetrace::gpu::TraceBackend;
 use wavetrace::integrator::{IntegratorKind, RenderSettings};
 use wavetrace::scene::textures::srgb_to_linear;
-use wavetrace::scene::{PinholeCamera, Scene};
+use wavetrace::scene::{RenderCamera, Scene};
 
 const SIZE: u32 = 64;
 
@@ -133,7 +133,7 @@ fn render_with(scene: &Scene, environment: Environment, spp: u32, integrators: &
 
 /// Where on the z = 0 plane each pixel's centre looks.
 fn plane_points(scene: &Scene) -> Vec<Option<Vec2>> {
-    let (camera, _) = PinholeCamera::for_scene(scene, SIZE, SIZE);
+    let (camera, _) = RenderCamera::for_scene(scene, SIZE, SIZE);
     (0..SIZE * SIZE)
         .map(|i| {
             let (origin, d) = camera.ray(
@@ -292,7 +292,7 @@ fn tilted_mirror(with_normals: bool) {
     let decoded = Vec3::new(f32::from(texel[0]), f32::from(texel[1]), f32::from(texel[2])) / 255.0 * 2.0 - 1.0;
     let normal = decoded.normalize();
     let points = plane_points(&scene);
-    let (camera, _) = PinholeCamera::for_scene(&scene, SIZE, SIZE);
+    let (camera, _) = RenderCamera::for_scene(&scene, SIZE, SIZE);
     for image in render(&scene, Environment::map(map), 4) {
         let mut checked = 0;
         for (i, (pixel, point)) in image.pixels.iter().zip(&points).enumerate() {

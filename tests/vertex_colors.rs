@@ -10,7 +10,7 @@ use wavetrace::environment::Environment;
 use wavetrace::film::{metrics, RgbImage};
 use wavetrace::gpu::TraceBackend;
 use wavetrace::integrator::{IntegratorKind, MltSettings, RenderSettings};
-use wavetrace::scene::{AlphaMode, Camera, Instance, Material, Mesh, PinholeCamera, Scene};
+use wavetrace::scene::{AlphaMode, Camera, Instance, Material, Mesh, RenderCamera, Scene};
 
 const SIZE: u32 = 32;
 const CAMERA_DISTANCE: f32 = 2.0;
@@ -46,7 +46,7 @@ fn triangle_scene(colors: [Vec4; 3], material: Material) -> Scene {
         lights: Vec::new(),
         camera: Some(Camera {
             world_from_camera: Mat4::from_translation(Vec3::Z * CAMERA_DISTANCE),
-            yfov: YFOV,
+            projection: wavetrace::scene::Projection::Perspective { yfov: YFOV },
             znear: 0.0,
             aspect_ratio: Some(1.0),
         }),
@@ -57,7 +57,7 @@ fn triangle_scene(colors: [Vec4; 3], material: Material) -> Scene {
 
 /// The triangle's barycentric weights where the ray of pixel (x, y) + `jitter` meets its plane.
 fn weights_at(x: u32, y: u32, jitter: Vec2) -> Vec3 {
-    let camera = PinholeCamera::from_transform(Mat4::from_translation(Vec3::Z * CAMERA_DISTANCE), YFOV, 1.0);
+    let camera = RenderCamera::from_transform(Mat4::from_translation(Vec3::Z * CAMERA_DISTANCE), YFOV, 1.0);
     let (origin, direction) = camera.ray(Vec2::new(x as f32, y as f32), jitter, SIZE, SIZE);
     let p = origin - direction * (origin.z / direction.z);
     let [a, b, c] = TRIANGLE;

@@ -9,7 +9,7 @@ use wavetrace::gpu::{Context, TraceBackend};
 use wavetrace::integrator::Renderer;
 use wavetrace::integrator::{wavefront::path_state, IntegratorKind, RenderSettings, Schedule};
 use wavetrace::sampler::path_number;
-use wavetrace::scene::{PinholeCamera, Scene};
+use wavetrace::scene::{RenderCamera, Scene};
 
 fn settings(width: u32, height: u32, spp: u32, backend: TraceBackend) -> RenderSettings {
     RenderSettings {
@@ -23,7 +23,7 @@ fn settings(width: u32, height: u32, spp: u32, backend: TraceBackend) -> RenderS
 /// end on an instance whose material emits (from either side): at depth 1 only those have
 /// anything to shade.
 fn cpu_depth_one(scene: &Scene, settings: &RenderSettings) -> (RgbImage, u64) {
-    let (camera, _) = PinholeCamera::for_scene(scene, settings.width, settings.height);
+    let (camera, _) = RenderCamera::for_scene(scene, settings.width, settings.height);
     let emitter_hits = std::cell::Cell::new(0u64);
     let image = RgbImage::from_fn(settings.width as usize, settings.height as usize, |x, y| {
         let path = (y * settings.width as usize + x) as u32;

@@ -191,7 +191,7 @@ fn regenerate(
         camera_forward: Vec3::NEG_Z,
         camera_right: Vec3::X,
         camera_up: Vec3::Y,
-        tan_half_yfov: 0.4,
+        camera_half_height: 0.4,
         aspect: image.width as f32 / image.height as f32,
         ..PassConstants::default()
     };

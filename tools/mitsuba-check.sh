@@ -25,10 +25,12 @@
 # (MASK and BLEND), texture transforms and absorbing glass (KHR_materials_volume), which
 # Mitsuba renders with volpath. NEAR=1 (with either or neither) adds random_scene.py --near's
 # cut: something before the camera's near plane, seen by neither renderer's camera rays but
-# lighting and shadowing the rest.
+# lighting and shadowing the rest. ORTHO=1 (with any of them) makes the camera orthographic
+# (random_scene.py --orthographic; tools/scenes/gltf2mitsuba_orthographic.py hands Mitsuba its
+# `orthographic` sensor).
 #
 # usage: tools/mitsuba-check.sh [SEED...]   (default: 1 to 8)
-#   WIDE or WIDER (unset), NEAR (unset), MITSUBA_SPP (4096), WAVETRACE_SPP (4096), INTEGRATORS ("wavefront megakernel bdpt";
+#   WIDE or WIDER (unset), NEAR (unset), ORTHO (unset), MITSUBA_SPP (4096), WAVETRACE_SPP (4096), INTEGRATORS ("wavefront megakernel bdpt";
 #   an entry may add options after commas, as "pmlt,--mlt-normalise,off"),
 #   WAVETRACE (target/release/wavetrace), KEEP (a folder for the scenes and images; default a temporary one),
 #   MITSUBA_VARIANT (scalar_rgb; cuda_ad_rgb on an NVIDIA GPU, as tools/bench/h100-mitsuba-check.sh runs it)
@@ -55,6 +57,11 @@ elif [ -n "${WIDE:-}" ]; then
   converter=tools/scenes/gltf2mitsuba_wide.py
 fi
 [ -z "${NEAR:-}" ] || wide+=(--near)
+convert=(python3 "$converter")
+if [ -n "${ORTHO:-}" ]; then
+  wide+=(--orthographic)
+  convert=(python3 tools/scenes/gltf2mitsuba_orthographic.py "$converter")
+fi
 status=0
 printf '%-6s %-9s %-5s %-11s %-10s %-10s %-9s %-11s %-8s %s\n' seed size depth integrator "ref mean" "ref noise" relMSE "block8" "/noise" "mean ratios"
 for seed in "${seeds[@]}"; do
@@ -117,7 +124,7 @@ print(int(specular and bool(kinds)), int(smooth_specular), 'seed %s: ' % sys.arg
   # the reference, and the spread of their means gives the standard error of its mean.
   parts=()
   for part in 1 2 3 4; do
-    PYTHONPATH=$site python3 "$converter" "$scene" "$work/random-$seed-mitsuba-$part.exr" \
+    PYTHONPATH=$site "${convert[@]}" "$scene" "$work/random-$seed-mitsuba-$part.exr" \
       --variant "${MITSUBA_VARIANT:-scalar_rgb}" --twosided --spp $(( ${MITSUBA_SPP:-4096} / 4 )) \
       --seed-base $(( part * 7919 )) --res "$width" "$height" --max-depth "$depth" > /dev/null
     parts+=("$work/random-$seed-mitsuba-$part.exr")

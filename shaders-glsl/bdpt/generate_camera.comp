@@ -29,8 +29,7 @@ void main() {
             PathNumbers numbers = path_numbers(c, pixel, sample_index);
             vec2 image =
                 vec2(mlt_number(c, numbers.ids, 1) * float(c.width), mlt_number(c, numbers.ids, 2) * float(c.height));
-            direction = camera_direction(c, image);
-            origin = camera_ray_origin(c, direction);
+            camera_ray_through(c, image, origin, direction);
             MltRecords(c.mlt_records).v[pixel].pixel =
                 min(uint(image.y), c.height - 1) * c.width + min(uint(image.x), c.width - 1);
         }
@@ -49,6 +48,11 @@ void main() {
     SubpathMis mis = mis_leave_camera(direction_pdf, 1.0);
     if (c.light_share > 1) {
         mis = mis_leave_camera(direction_pdf, c.light_subpath_ratio);
+    }
+    if (!camera_takes_light_paths(c)) {
+        // No light subpath meets parallel rays: the strategies that end at the camera are
+        // out of every sum of weights, as those that end on a point light are.
+        mis = SubpathMis(0.0, 0.0);
     }
     Vec3s(c.ray_origins).v[slot] = origin;
     Vec3s(c.ray_directions).v[slot] = direction;

@@ -77,7 +77,7 @@ void main() {
             vec2 image;
             float cos_camera;
             if (group_pixel == pixel && bsdf_has_density(bsdf) && strategy_wanted(c, path, s, 1)
-                && camera_project(c, surface.point, image, cos_camera)) {
+                && camera_takes_light_paths(c) && camera_project(c, surface.point, image, cos_camera)) {
                 vec3 to_camera = c.camera_origin - surface.point;
                 float distance2 = dot(to_camera, to_camera);
                 vec3 w = to_camera / sqrt(distance2);

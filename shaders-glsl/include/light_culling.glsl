@@ -44,8 +44,8 @@ uint light_cell(PassConstants c, vec3 p) {
     vec3 d = p - c.camera_origin;
     float z = dot(d, c.camera_forward);
     if (tiles > 0u && z > 0.0) {
-        vec2 image = vec2((dot(d, c.camera_right) / z / (c.tan_half_yfov * c.aspect) + 1.0) * 0.5 * float(c.width),
-                          (1.0 - dot(d, c.camera_up) / z / c.tan_half_yfov) * 0.5 * float(c.height));
+        vec2 image = vec2((dot(d, c.camera_right) / z / (c.camera_half_height * c.aspect) + 1.0) * 0.5 * float(c.width),
+                          (1.0 - dot(d, c.camera_up) / z / c.camera_half_height) * 0.5 * float(c.height));
         if (image.x >= 0.0 && image.y >= 0.0 && image.x < float(c.width) && image.y < float(c.height)) {
             uvec2 tile = uvec2(image) / LIGHT_CULLING_TILE;
             uint index = tile.y * c.cull_tiles_x + tile.x;

@@ -52,8 +52,7 @@ void camera_ray(PassConstants c, uint pixel, uint sample_index, out vec3 origin,
     uint x = pixel % c.width;
     uint y = pixel / c.width;
     vec2 jitter = path_pair(c, pixel, sample_index, 0u, uvec2(0u, 1u));
-    direction = camera_direction(c, vec2(x, y) + jitter);
-    origin = camera_ray_origin(c, direction);
+    camera_ray_through(c, vec2(x, y) + jitter, origin, direction);
 }
 
 // Russian roulette as Mitsuba 3 plays it: once a path has scattered `scatterings` >= rr_depth

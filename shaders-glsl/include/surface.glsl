@@ -62,9 +62,15 @@ SurfaceHit surface_hit(PassConstants c, HitRecord hit, vec3 origin, vec3 directi
         // the camera's: with the arriving segment's, a light subpath's vertex read the normal
         // map at another level than a camera subpath's at the same point, and BDPT's splats
         // were 2-6% darker than its next-event estimation on all-features' floor.
+        // An orthographic camera's pixel is as wide at every depth, and it looks along its axis.
         vec3 from_camera = s.point - c.camera_origin;
         float camera_distance = length(from_camera);
-        float cone_width = camera_distance * 2.0 * c.tan_half_yfov / float(c.height);
+        float pixel_height = 2.0 * c.camera_half_height / float(c.height);
+        if (c.camera_orthographic != 0u) {
+            from_camera = c.camera_forward;
+            camera_distance = 1.0;
+        }
+        float cone_width = camera_distance * pixel_height;
         float cos_view =
             max(abs(dot(s.normal, from_camera)) / max(length(s.normal) * camera_distance, 1e-30), 0.1);
         float log_cone = log2(max(cone_width / cos_view, 1e-30));

@@ -6,7 +6,7 @@ use crate::film::{Film, RgbImage, FILM_BYTES_PER_PIXEL};
 use crate::gpu::{Buffer, BufferUsage, Context, GpuError, GpuResult, TraceBackend};
 use crate::interface::{PassConstants, QueueState, SAMPLE_MASK, WAVEFRONT_GROUP};
 use crate::lights::LightSelection;
-use crate::scene::{PinholeCamera, Scene};
+use crate::scene::{RenderCamera, Scene};
 use crate::trace::floor::RayLog;
 
 use super::contract::{Frame, Integrator, PassSamples, PassTimings, Setup, SUBMISSION_SCOPE};
@@ -342,7 +342,7 @@ impl Renderer {
 
     /// The camera of the passes to come; light culling's screen tiles follow it. The film is
     /// not cleared (`clear_film`).
-    pub fn set_camera(&mut self, camera: &PinholeCamera) -> GpuResult<()> {
+    pub fn set_camera(&mut self, camera: &RenderCamera) -> GpuResult<()> {
         if self.settings.rebuild_lights_every_pass && self.resources.culling.is_some() {
             return Err(GpuError::InvalidUse {
                 name: "camera".into(),

@@ -7,7 +7,7 @@ use crate::environment::GpuEnvironment;
 use crate::gpu::{Buffer, CommandBuffer, Context, GpuResult, TraceBackend};
 use crate::interface::PassConstants;
 use crate::lights::{LightCulling, LightSampler, PunctualLights};
-use crate::scene::{GpuScene, PinholeCamera, Scene};
+use crate::scene::{GpuScene, RenderCamera, Scene};
 use crate::trace::software_bvh::GpuSoftwareBvh;
 
 use super::settings::RenderSettings;
@@ -32,7 +32,7 @@ impl SceneResources {
             TraceBackend::Software => Some(GpuSoftwareBvh::new(context, scene)?),
             _ => None,
         };
-        let (camera, _) = PinholeCamera::for_scene(scene, settings.width, settings.height);
+        let (camera, _) = RenderCamera::for_scene(scene, settings.width, settings.height);
         let culling = LightCulling::new(
             context,
             scene,
@@ -105,7 +105,7 @@ impl SceneResources {
         let other_lights = light_tables.count + self.punctual.powered();
         self.environment.fill(constants, other_lights);
 
-        let (camera, note) = PinholeCamera::for_scene(scene, settings.width, settings.height);
+        let (camera, note) = RenderCamera::for_scene(scene, settings.width, settings.height);
         if let Some(note) = note {
             log::info!("{note}");
         }

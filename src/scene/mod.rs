@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
-pub use camera::PinholeCamera;
+pub use camera::RenderCamera;
 pub use error::SceneError;
 pub use gltf::ImportOptions;
 pub use textures::{Texture, TextureRef};
@@ -196,12 +196,21 @@ pub enum PunctualKind {
     Directional,
 }
 
-/// A perspective camera.
+/// How a camera maps the view onto the image.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Projection {
+    /// A pinhole: `yfov` is the vertical field of view, radians.
+    Perspective { yfov: f32 },
+    /// Parallel rays along the view axis: the image is 2 `ymag` high, in scene units
+    /// (glTF's orthographic camera; its `xmag` is kept, renders take the output's aspect).
+    Orthographic { xmag: f32, ymag: f32 },
+}
+
+/// A glTF camera.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Camera {
     pub world_from_camera: Mat4,
-    /// Vertical field of view, radians.
-    pub yfov: f32,
+    pub projection: Projection,
     /// View depth below which the camera sees nothing (glTF's znear, Mitsuba's near_clip):
     /// what lies nearer is cut away, for camera rays and for light paths that reach the
     /// camera alike. 0: nothing is.

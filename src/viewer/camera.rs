@@ -4,7 +4,7 @@
 
 use glam::Vec3;
 
-use crate::scene::PinholeCamera;
+use crate::scene::RenderCamera;
 
 /// Radians of turn per pixel of mouse movement, for orbit and mouse look.
 const TURN_PER_PIXEL: f32 = 0.005;
@@ -18,14 +18,14 @@ const PITCH_LIMIT: f32 = 1.55;
 #[derive(Clone, Debug)]
 pub struct CameraController {
     /// The camera as the scene gives it, before any move: shown exactly until one.
-    initial: PinholeCamera,
+    initial: RenderCamera,
     moved: bool,
     eye: Vec3,
     yaw: f32,
     pitch: f32,
     /// The orbit's centre lies this far ahead of the eye.
     distance: f32,
-    tan_half_yfov: f32,
+    half_height: f32,
     aspect: f32,
     /// Flying speed, scene units per second.
     pub speed: f32,
@@ -33,7 +33,7 @@ pub struct CameraController {
 
 impl CameraController {
     /// Starts at `camera`; `scene_radius` sets the first orbit distance and flying speed.
-    pub fn new(camera: PinholeCamera, scene_center: Vec3, scene_radius: f32) -> Self {
+    pub fn new(camera: RenderCamera, scene_center: Vec3, scene_radius: f32) -> Self {
         let forward = camera.forward.normalize();
         let pitch = forward.y.clamp(-1.0, 1.0).asin().clamp(-PITCH_LIMIT, PITCH_LIMIT);
         let yaw = forward.x.atan2(-forward.z);
@@ -46,7 +46,7 @@ impl CameraController {
             yaw,
             pitch,
             distance,
-            tan_half_yfov: camera.tan_half_yfov,
+            half_height: camera.half_height,
             aspect: camera.aspect,
             speed: 0.5 * radius,
         }
@@ -69,20 +69,21 @@ impl CameraController {
     }
 
     /// The camera to render with.
-    pub fn camera(&self) -> PinholeCamera {
+    pub fn camera(&self) -> RenderCamera {
         if !self.moved {
             return self.initial;
         }
         let forward = self.forward();
         let right = self.right();
-        PinholeCamera {
+        RenderCamera {
             origin: self.eye,
             right,
             up: right.cross(forward).normalize(),
             forward,
-            tan_half_yfov: self.tan_half_yfov,
+            half_height: self.half_height,
             aspect: self.aspect,
             near: self.initial.near,
+            orthographic: self.initial.orthographic,
         }
     }
 
@@ -98,14 +99,22 @@ impl CameraController {
     /// Slides eye and target across the view so that the target follows a drag of (dx, dy)
     /// pixels on an image `height` pixels tall.
     pub fn pan(&mut self, dx: f32, dy: f32, height: u32) {
-        let per_pixel = 2.0 * self.tan_half_yfov * self.distance / height.max(1) as f32;
+        // An orthographic image is as wide at every depth; a pinhole's widens with distance.
+        let depth = if self.initial.orthographic { 1.0 } else { self.distance };
+        let per_pixel = 2.0 * self.half_height * depth / height.max(1) as f32;
         let up = self.right().cross(self.forward()).normalize();
         self.eye += (-self.right() * dx + up * dy) * per_pixel;
         self.moved = true;
     }
 
-    /// Moves towards the target (positive steps) or away from it.
+    /// Moves towards the target (positive steps) or away from it; an orthographic camera,
+    /// which distance does not enlarge, narrows its image instead.
     pub fn zoom(&mut self, steps: f32) {
+        if self.initial.orthographic {
+            self.half_height *= ZOOM_STEP.powf(steps);
+            self.moved = true;
+            return;
+        }
         let target = self.target();
         self.distance *= ZOOM_STEP.powf(steps);
         self.eye = target - self.forward() * self.distance;
@@ -145,7 +154,7 @@ mod tests {
     use super::*;
 
     fn start() -> CameraController {
-        let camera = PinholeCamera::from_transform(
+        let camera = RenderCamera::from_transform(
             glam::Mat4::look_at_rh(Vec3::new(0.0, 1.0, 5.0), Vec3::new(0.0, 1.0, 0.0), Vec3::Y).inverse(),
             0.8,
             1.5,
@@ -170,6 +179,25 @@ mod tests {
         assert!(((camera.origin - target).length() - 5.0).abs() < 1e-4);
         assert!((camera.forward.dot(camera.right)).abs() < 1e-5 && (camera.up.dot(camera.forward)).abs() < 1e-5);
         assert!(camera.up.y > 0.0, "up stays up");
+    }
+
+    #[test]
+    fn an_orthographic_camera_stays_orthographic_and_zoom_narrows_its_image() {
+        let camera = RenderCamera {
+            half_height: 2.0,
+            orthographic: true,
+            ..start().initial
+        };
+        let mut controller = CameraController::new(camera, Vec3::new(0.0, 1.0, 0.0), 2.0);
+        controller.zoom(1.0);
+        let zoomed = controller.camera();
+        assert!(zoomed.orthographic);
+        assert!((zoomed.half_height - 2.0 * ZOOM_STEP).abs() < 1e-6);
+        assert_eq!(zoomed.origin, camera.origin, "moving closer would change nothing");
+        // A drag of the image's height slides the view by the image's height, at any depth.
+        let mut controller = CameraController::new(camera, Vec3::new(0.0, 1.0, 0.0), 2.0);
+        controller.pan(0.0, 400.0, 400);
+        assert!((controller.camera().origin.y - (camera.origin.y + 4.0)).abs() < 1e-4);
     }
 
     #[test]

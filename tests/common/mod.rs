@@ -81,7 +81,7 @@ pub fn quad_emitter_scene(
         lights: Vec::new(),
         camera: Some(Camera {
             world_from_camera,
-            yfov,
+            projection: wavetrace::scene::Projection::Perspective { yfov },
             znear: 0.0,
             aspect_ratio: Some(1.0),
         }),
@@ -176,7 +176,9 @@ pub fn sphere_scene(material: Material) -> Scene {
         lights: Vec::new(),
         camera: Some(Camera {
             world_from_camera: Mat4::from_translation(Vec3::Z * SPHERE_CAMERA_DISTANCE),
-            yfov: SPHERE_YFOV_DEGREES.to_radians(),
+            projection: wavetrace::scene::Projection::Perspective {
+                yfov: SPHERE_YFOV_DEGREES.to_radians(),
+            },
             znear: 0.0,
             aspect_ratio: Some(1.0),
         }),
@@ -406,7 +408,9 @@ pub fn point_light_under_a_mirror_scene() -> Scene {
         camera: Some(Camera {
             world_from_camera: Mat4::from_translation(Vec3::new(0.0, 1.5, 0.0))
                 * Mat4::from_rotation_x(-std::f32::consts::FRAC_PI_2),
-            yfov: 60f32.to_radians(),
+            projection: wavetrace::scene::Projection::Perspective {
+                yfov: 60f32.to_radians(),
+            },
             znear: 0.0,
             aspect_ratio: Some(1.0),
         }),

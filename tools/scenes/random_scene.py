@@ -30,7 +30,11 @@ before the near plane, which Mitsuba's near_clip and wavetrace's camera rays pas
 still blocks, reflects and emits light for every other ray. Its numbers come from a generator
 of its own, so the rest of each seed's scene is the same as without --near.
 
-usage: random_scene.py SEED OUT.gltf [--wide | --wider] [--near]    (prints the resolution and depth to render it at)
+With --orthographic the camera is glTF's orthographic one at the same place, ymag (and xmag) the
+half-height the pinhole saw at the point it looks at, znear its znear (with --near, what lies
+before the plane stays cut away); nothing else changes.
+
+usage: random_scene.py SEED OUT.gltf [--wide | --wider] [--near] [--orthographic]    (prints the resolution and depth to render it at)
 """
 import zlib
 import base64
@@ -223,6 +227,7 @@ def main():
     wider = "--wider" in sys.argv[3:]
     wide = wider or "--wide" in sys.argv[3:]
     near = "--near" in sys.argv[3:]
+    orthographic = "--orthographic" in sys.argv[3:]
     rng = random.Random(seed)
     blob = bytearray()
     views, accessors, meshes, materials, nodes, roots = [], [], [], [], [], []
@@ -519,6 +524,13 @@ def main():
         rng = main_rng
     if rng.random() < 0.5:
         perspective["aspectRatio"] = rng.choice([0.5, 1.0, 2.0])  # the output's aspect wins
+    cameras = [{"type": "perspective", "perspective": perspective}]
+    if orthographic:
+        # Parallel rays through the view the pinhole had at the target: no draw, so the rest of
+        # the scene is the seed's as without --orthographic.
+        ymag = round(math.dist(eye, target) * math.tan(perspective["yfov"] / 2), 4)
+        cameras = [{"type": "orthographic",
+                    "orthographic": {"xmag": ymag, "ymag": ymag, "znear": perspective["znear"], "zfar": 1000.0}}]
     scenes = [{"name": "the scene", "nodes": roots}]
     if rng.random() < 0.3:
         # The file's `scene` is the second: a renderer that took the first would see a bright
@@ -529,14 +541,14 @@ def main():
     if lights:
         extensions_used.append("KHR_lights_punctual")
     document = {
-        "asset": {"version": "2.0", "generator": f"wavetrace tools/scenes/random_scene.py {seed}" + (" --wider" if wider else " --wide" * wide) + " --near" * near},
+        "asset": {"version": "2.0", "generator": f"wavetrace tools/scenes/random_scene.py {seed}" + (" --wider" if wider else " --wide" * wide) + " --near" * near + " --orthographic" * orthographic},
         "extensionsUsed": sorted(set(extensions_used)),
         "scene": len(scenes) - 1,
         "scenes": scenes,
         "nodes": nodes,
         "meshes": meshes,
         "materials": materials,
-        "cameras": [{"type": "perspective", "perspective": perspective}],
+        "cameras": cameras,
         "accessors": accessors,
         "bufferViews": views,
         "buffers": [{"byteLength": len(blob),

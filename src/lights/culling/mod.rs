@@ -24,7 +24,7 @@ use crate::interface::{
     GpuCullLight, GpuLightTile, LightCullingPush, PassConstants, LIGHT_CULLING_BITS, LIGHT_CULLING_GROUP,
     LIGHT_CULLING_LISTS, LIGHT_CULLING_MAX_LIST, LIGHT_CULLING_NARROW_GROUP, LIGHT_CULLING_OFF,
 };
-use crate::scene::{PinholeCamera, Scene};
+use crate::scene::{RenderCamera, Scene};
 use crate::trace::{barrier, TraceKernel, TraceShaders};
 
 use self::reference::CullGrid;
@@ -156,7 +156,7 @@ pub const DEFAULT_GRID_CELLS: u32 = 16384;
 /// Where culling's cells are: the image's tiles and the world grid.
 #[derive(Clone, Copy, Debug)]
 pub struct CullLayout {
-    pub camera: PinholeCamera,
+    pub camera: RenderCamera,
     pub width: u32,
     pub height: u32,
     pub tiles_x: u32,
@@ -233,7 +233,7 @@ impl LightCulling {
     pub fn new(
         context: &Context,
         scene: &Scene,
-        camera: PinholeCamera,
+        camera: RenderCamera,
         (width, height): (u32, u32),
         backend: TraceBackend,
         settings: CullingSettings,
@@ -256,7 +256,14 @@ impl LightCulling {
         let (cdf, ranged_choice) = ranged_split(scene, &table);
         let bounds = scene.bounds();
         let margin = reference::margin(bounds);
-        let (tiles_x, tiles_y) = reference::tiles(width, height);
+        // Screen tiles are wedges from a pinhole; an orthographic camera's points take the
+        // world grid's cells alone.
+        let (tiles_x, tiles_y) = if camera.orthographic {
+            log::info!("light culling: an orthographic camera; the world grid alone, no screen tiles");
+            (0, 0)
+        } else {
+            reference::tiles(width, height)
+        };
         let layout = CullLayout {
             camera,
             width,
@@ -361,7 +368,7 @@ impl LightCulling {
             counts: self.counts.address(),
             lists: self.lists.as_ref().map_or(0, Buffer::address),
             camera_origin: camera.origin,
-            tan_half_yfov: camera.tan_half_yfov,
+            tan_half_yfov: camera.half_height,
             camera_right: camera.right,
             aspect: camera.aspect,
             camera_up: camera.up,
@@ -413,8 +420,10 @@ impl LightCulling {
             ..self.cull_push(0)
         };
         let (corners_x, corners_y) = (self.layout.width + 1, self.layout.height + 1);
+        let tiled = self.layout.tiles() > 0;
         timed(commands, profiler.as_deref_mut(), "light_cull_depth", &|commands| {
             match &self.depth {
+                _ if !tiled => {}
                 // 8x8 corners a group (cull_depth_query.comp), so that 4K images stay within
                 // the group count limits where a 1D launch would not.
                 TraceKernel::Compute(pipeline) => commands.dispatch(
@@ -459,11 +468,13 @@ impl LightCulling {
                 ..
             } => {
                 let light_groups = self.groups(self.count)?;
+                // Without tiles the preparation still empties every cell: one group at least.
+                let prepare_groups = self.groups(self.layout.tiles().max(1))?;
                 let tiles_groups = self.groups(self.count.saturating_add(self.cells.split_pool()))?;
                 let grid_groups = self.groups(self.layout.grid.cells())?;
                 // One scope for the tiles' whole cull, as the cells' build has.
                 timed(commands, profiler.as_deref_mut(), "light_cull_tiles", &|commands| {
-                    commands.dispatch(prepare, &self.cull_push(tile_groups.x), tile_groups);
+                    commands.dispatch(prepare, &self.cull_push(prepare_groups.x), prepare_groups);
                     commands.shader_barrier();
                     commands.dispatch(tiles, &self.cull_push(tiles_groups.x), tiles_groups);
                     if let Some([sort_tiles, _]) = sort {
@@ -572,7 +583,7 @@ impl LightCulling {
 
     /// The camera the screen tiles are seen by at the next `record` (a progressive render's
     /// camera moved); the grid does not depend on it.
-    pub fn set_camera(&mut self, camera: PinholeCamera) {
+    pub fn set_camera(&mut self, camera: RenderCamera) {
         self.layout.camera = camera;
     }
 

@@ -6,7 +6,7 @@
 use glam::{UVec3, Vec2, Vec3};
 
 use crate::interface::{GpuCullLight, GpuLightTile, LIGHT_CULLING_DEPTH_BINS, LIGHT_CULLING_TILE};
-use crate::scene::{PinholeCamera, PunctualKind, PunctualLight};
+use crate::scene::{PunctualKind, PunctualLight, RenderCamera};
 
 use super::super::emissive::luminance;
 
@@ -140,12 +140,12 @@ pub fn tile_bin(tile: &GpuLightTile, z: f32) -> u32 {
 }
 
 /// Where `p` lies on the image (pixels) and its view depth, as light_cell computes them.
-pub fn project(camera: &PinholeCamera, width: u32, height: u32, p: Vec3) -> (Vec2, f32) {
+pub fn project(camera: &RenderCamera, width: u32, height: u32, p: Vec3) -> (Vec2, f32) {
     let d = p - camera.origin;
     let z = d.dot(camera.forward);
     let image = Vec2::new(
-        (d.dot(camera.right) / z / (camera.tan_half_yfov * camera.aspect) + 1.0) * 0.5 * width as f32,
-        (1.0 - d.dot(camera.up) / z / camera.tan_half_yfov) * 0.5 * height as f32,
+        (d.dot(camera.right) / z / (camera.half_height * camera.aspect) + 1.0) * 0.5 * width as f32,
+        (1.0 - d.dot(camera.up) / z / camera.half_height) * 0.5 * height as f32,
     );
     (image, z)
 }
@@ -153,7 +153,7 @@ pub fn project(camera: &PinholeCamera, width: u32, height: u32, p: Vec3) -> (Vec
 /// light_culling.glsl's light_cell: the tile `p` projects into when its depth is in a slice
 /// of the tile's mask, else its grid cell (numbered after the tiles); `None` outside the grid.
 pub fn cell_of(
-    camera: &PinholeCamera,
+    camera: &RenderCamera,
     (width, height): (u32, u32),
     tiles_bounds: &[GpuLightTile],
     grid: &CullGrid,

@@ -8,7 +8,7 @@
 //! normal-mapped meshes with tangents (`scene::tangents`), nodes with their cameras,
 //! KHR_lights_punctual lights and EXT_mesh_gpu_instancing copies (`instancing`), morphed and
 //! skinned meshes with their shapes deformed (`deform`). What wavetrace cannot use (points and
-//! lines, orthographic cameras, animation without a time to pose it at, material parameters it
+//! lines, animation without a time to pose it at, material parameters it
 //! does not render, images it cannot decode) is skipped with a warning that names the
 //! material, mesh or node.
 
@@ -29,7 +29,7 @@ use glam::{Mat4, Vec2, Vec3, Vec4};
 use gltf::mesh::Mode;
 
 use super::tangents;
-use super::{Camera, Instance, Material, Mesh, PunctualKind, PunctualLight, Scene, SceneError};
+use super::{Camera, Instance, Material, Mesh, Projection, PunctualKind, PunctualLight, Scene, SceneError};
 use instancing::CopiesByNode;
 use materials::TextureImporter;
 pub use uri::ImportOptions;
@@ -1239,29 +1239,61 @@ impl Importer {
         }))
     }
 
-    /// The first usable perspective camera renders, the others are kept for the viewer; a
-    /// degenerate one (a transform that collapses a direction, a field of view outside
-    /// (0, pi), an aspect ratio that is not positive) is a warning and is not used.
+    /// The first usable camera renders, the others are kept for the viewer; a degenerate one
+    /// (a transform that collapses a direction, a field of view outside (0, pi) or a
+    /// magnification of zero, an aspect ratio that is not positive) is a warning and is not used.
     fn camera(&mut self, node: &str, camera: &gltf::Camera, world: Mat4, scene: &mut Scene) {
-        let gltf::camera::Projection::Perspective(perspective) = camera.projection() else {
-            self.warn(format!("{node}: orthographic cameras are not supported; ignored"));
-            return;
-        };
-        let yfov = perspective.yfov();
         let axes = [world.x_axis, world.y_axis, world.z_axis].map(|a| a.truncate());
         let determinant = glam::Mat3::from_cols(axes[0], axes[1], axes[2]).determinant();
-        let problem = if !(yfov > 1e-6 && yfov < std::f32::consts::PI - 1e-4) {
-            Some(format!("its vertical field of view {yfov} is not between 0 and pi"))
-        } else if !(determinant.abs() > 1e-12 && determinant.is_finite()) {
-            Some("its node's transform collapses a direction (a scale of 0?)".to_string())
-        } else {
-            None
+        let (projection, znear, aspect_ratio) = match camera.projection() {
+            gltf::camera::Projection::Perspective(perspective) => (
+                Projection::Perspective {
+                    yfov: perspective.yfov(),
+                },
+                perspective.znear(),
+                perspective.aspect_ratio(),
+            ),
+            gltf::camera::Projection::Orthographic(orthographic) => (
+                Projection::Orthographic {
+                    xmag: orthographic.xmag(),
+                    ymag: orthographic.ymag(),
+                },
+                orthographic.znear(),
+                None,
+            ),
+        };
+        let problem = match projection {
+            Projection::Perspective { yfov } if !(yfov > 1e-6 && yfov < std::f32::consts::PI - 1e-4) => {
+                Some(format!("its vertical field of view {yfov} is not between 0 and pi"))
+            }
+            Projection::Orthographic { xmag, ymag }
+                if !(xmag.is_finite() && ymag.is_finite() && xmag != 0.0 && ymag.abs() > 1e-30) =>
+            {
+                Some(format!("its magnification {xmag} x {ymag} is zero or not finite"))
+            }
+            _ if !(determinant.abs() > 1e-12 && determinant.is_finite()) => {
+                Some("its node's transform collapses a direction (a scale of 0?)".to_string())
+            }
+            _ => None,
         };
         if let Some(problem) = problem {
             self.warn(format!("{node}: camera ignored: {problem}"));
             return;
         }
-        let aspect_ratio = perspective.aspect_ratio();
+        let projection = match projection {
+            // glTF says a magnification should not be negative; a mirrored image is not what
+            // such a file means, so its size is taken.
+            Projection::Orthographic { xmag, ymag } if xmag < 0.0 || ymag < 0.0 => {
+                self.warn(format!(
+                    "{node}: orthographic camera's magnification {xmag} x {ymag} is negative; its size is used"
+                ));
+                Projection::Orthographic {
+                    xmag: xmag.abs(),
+                    ymag: ymag.abs(),
+                }
+            }
+            other => other,
+        };
         let aspect_ratio = match aspect_ratio {
             Some(a) if !(a.is_finite() && a > 0.0) => {
                 self.warn(format!(
@@ -1271,9 +1303,9 @@ impl Importer {
             }
             other => other,
         };
-        // glTF requires znear > 0. zfar is unread: the references' converter leaves Mitsuba's
-        // far_clip at 10^4, and a file's zfar is often a rasteriser's depth range, too short.
-        let znear = perspective.znear();
+        // glTF requires znear > 0 (>= 0 for orthographic cameras). zfar is unread: the
+        // references' converter leaves Mitsuba's far_clip at 10^4, and a file's zfar is often a
+        // rasteriser's depth range, too short.
         let znear = if znear.is_finite() && znear >= 0.0 {
             znear
         } else {
@@ -1284,7 +1316,7 @@ impl Importer {
         };
         let camera = Camera {
             world_from_camera: world,
-            yfov,
+            projection,
             znear,
             aspect_ratio,
         };

@@ -16,7 +16,7 @@ use winit::window::{Window, WindowId};
 use crate::gpu::{Context, ContextDesc, Presenter};
 use crate::integrator::{IntegratorKind, PassReport, RenderSettings, Renderer, Schedule};
 use crate::lights::{CullingFormat, LightSelection};
-use crate::scene::PinholeCamera;
+use crate::scene::RenderCamera;
 
 use super::camera::CameraController;
 use super::controls;
@@ -135,16 +135,16 @@ impl<'a> App<'a> {
         event_loop.exit();
     }
 
-    /// The cameras the scene offers, as `PinholeCamera`s for the render's shape.
-    fn scene_cameras(&self, width: u32, height: u32) -> Vec<PinholeCamera> {
+    /// The cameras the scene offers, as `RenderCamera`s for the render's shape.
+    fn scene_cameras(&self, width: u32, height: u32) -> Vec<RenderCamera> {
         let scene = &self.config.scene;
         let aspect = width as f32 / height as f32;
-        let mut cameras = vec![PinholeCamera::for_scene(scene, width, height).0];
-        cameras.extend(scene.more_cameras.iter().map(|c| PinholeCamera::from_camera(c, aspect)));
+        let mut cameras = vec![RenderCamera::for_scene(scene, width, height).0];
+        cameras.extend(scene.more_cameras.iter().map(|c| RenderCamera::from_camera(c, aspect)));
         cameras
     }
 
-    fn controller_for(&self, camera: PinholeCamera) -> CameraController {
+    fn controller_for(&self, camera: RenderCamera) -> CameraController {
         let (lo, hi) = self
             .config
             .scene
