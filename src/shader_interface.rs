@@ -938,7 +938,8 @@ gpu_structs! {
         counts: u64,
         lists: u64,
         camera_origin: Vec3,
-        tan_half_yfov: f32,
+        // PassConstants' camera_half_height and camera_orthographic (camera.glsl).
+        camera_half_height: f32,
         camera_right: Vec3,
         aspect: f32,
         camera_up: Vec3,
@@ -973,7 +974,7 @@ gpu_structs! {
         split_pool: u32,
         // The camera's near plane (camera.glsl): the depth kernel's rays start there.
         camera_near: f32,
-        pad0: u32,
+        camera_orthographic: u32,
     }
 
     struct GpuPunctualLight {

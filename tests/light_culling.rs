@@ -31,13 +31,33 @@ fn random_lights(count: usize, seed: u64) -> (Scene, RenderCamera) {
 }
 
 /// `random_lights` for an image of `width` x `height`.
-fn random_lights_seen(count: usize, seed: u64, (width, height): (u32, u32)) -> (Scene, RenderCamera) {
+fn random_lights_seen(count: usize, seed: u64, size: (u32, u32)) -> (Scene, RenderCamera) {
+    random_lights_through(count, seed, size, false)
+}
+
+/// `random_lights_seen` through a pinhole or an orthographic camera (at the same place, its
+/// image 12 units high: about what the pinhole sees 15 units away).
+fn random_lights_through(
+    count: usize,
+    seed: u64,
+    (width, height): (u32, u32),
+    orthographic: bool,
+) -> (Scene, RenderCamera) {
     let mut rng = SmallRng::seed_from_u64(seed);
-    let camera = RenderCamera::from_transform(
+    let pinhole = RenderCamera::from_transform(
         glam::Mat4::look_at_rh(Vec3::new(0.0, 4.0, 12.0), Vec3::new(0.5, 0.0, 0.0), Vec3::Y).inverse(),
         0.9,
         width as f32 / height as f32,
     );
+    let camera = if orthographic {
+        RenderCamera {
+            half_height: 6.0,
+            orthographic: true,
+            ..pinhole
+        }
+    } else {
+        pinhole
+    };
     let lights = (0..count)
         .map(|i| {
             // Inside the view at depths 0 to 35 mostly, anywhere in the box otherwise.
@@ -45,7 +65,8 @@ fn random_lights_seen(count: usize, seed: u64, (width, height): (u32, u32)) -> (
                 let sx = rng.random_range(-1.2f32..1.2) * camera.half_height * camera.aspect;
                 let sy = rng.random_range(-1.2f32..1.2) * camera.half_height;
                 let z = rng.random_range(0.0f32..35.0);
-                camera.origin + z * (camera.forward + sx * camera.right + sy * camera.up)
+                let spread = if orthographic { 1.0 } else { z };
+                camera.origin + z * camera.forward + spread * (sx * camera.right + sy * camera.up)
             } else {
                 Vec3::new(rng.random(), rng.random(), rng.random()) * 20.0 - 10.0
             };
@@ -241,7 +262,8 @@ fn expected_tile(layout: &CullLayout, depths: &[f32], tile: u32) -> GpuLightTile
     tile
 }
 
-/// The box around a tile's volume (its frustum between its depth bounds).
+/// The box around a tile's volume (its frustum, or for an orthographic camera its box across
+/// the view, between its depth bounds).
 fn tile_box(layout: &CullLayout, tile: &GpuLightTile, index: u32) -> (Vec3, Vec3) {
     let camera = &layout.camera;
     let (tx, ty) = (index % layout.tiles_x, index / layout.tiles_x);
@@ -253,7 +275,8 @@ fn tile_box(layout: &CullLayout, tile: &GpuLightTile, index: u32) -> (Vec3, Vec3
     for z in [tile.z_min, tile.z_max] {
         for x in [sx(tx * 16), sx((tx + 1) * 16)] {
             for y in [sy(ty * 16), sy((ty + 1) * 16)] {
-                let p = camera.origin + z * (camera.forward + x * camera.right + y * camera.up);
+                let spread = if camera.orthographic { 1.0 } else { z };
+                let p = camera.origin + z * camera.forward + spread * (x * camera.right + y * camera.up);
                 lo = lo.min(p);
                 hi = hi.max(p);
             }
@@ -313,10 +336,10 @@ fn assert_builds_agree(
     assert_eq!(scattered.summaries, cells.summaries, "{what}");
 }
 
-fn check_conservative_and_tight(count: usize, seed: u64) {
+fn check_conservative_and_tight(count: usize, seed: u64, orthographic: bool) {
     let gpu = common::gpu();
     let context = &gpu.context;
-    let (scene, camera) = random_lights(count, seed);
+    let (scene, camera) = random_lights_through(count, seed, (WIDTH, HEIGHT), orthographic);
     let mut rng = SmallRng::seed_from_u64(seed ^ 0x5eed);
     let depths = random_corner_depths(&mut rng);
     let cull_as = |format, capacity, build| cull(context, &scene, camera, &depths, format, capacity, build);
@@ -441,7 +464,16 @@ fn culling_keeps_every_light_that_reaches_a_cell_and_few_others() {
     // narrow ones (fewer and more than NARROW_SCATTER_LIGHTS_PER_TILE a tile).
     const { assert!(10 < NARROW_SCATTER_LIGHTS_PER_TILE * TILES && 33 >= NARROW_SCATTER_LIGHTS_PER_TILE * TILES) };
     for (count, seed) in [(1, 1), (10, 5), (33, 2), (1000, 3)] {
-        check_conservative_and_tight(count, seed);
+        check_conservative_and_tight(count, seed, false);
+    }
+}
+
+/// The same through an orthographic camera, whose tiles are boxes along its axis and whose
+/// lights' footprints are their spheres' extents across the view.
+#[test]
+fn culling_an_orthographic_view_keeps_every_light_that_reaches_a_cell_and_few_others() {
+    for (count, seed) in [(10, 15), (33, 12), (1000, 13)] {
+        check_conservative_and_tight(count, seed, true);
     }
 }
 
@@ -459,8 +491,16 @@ fn footprints_split_among_the_scatter_pool_fill_the_cells_of_the_cells_build() {
     assert_eq!(tiles, 323);
     let gpu = common::gpu();
     let context = &gpu.context;
-    for (count, around_camera, seed) in [(12, 4, 7), (700, 120, 8)] {
-        let (mut scene, camera) = random_lights_seen(count, seed, SIZE);
+    // Through a pinhole, and through an orthographic camera, whose footprints are the spheres'
+    // extents across the view.
+    let cases = [
+        (12, 4, 7, false),
+        (700, 120, 8, false),
+        (12, 4, 17, true),
+        (700, 120, 18, true),
+    ];
+    for (count, around_camera, seed, orthographic) in cases {
+        let (mut scene, camera) = random_lights_through(count, seed, SIZE, orthographic);
         for light in scene.lights.iter_mut().take(around_camera) {
             light.kind = PunctualKind::Point;
             light.position = camera.origin + camera.forward * 0.5;
@@ -474,7 +514,7 @@ fn footprints_split_among_the_scatter_pool_fill_the_cells_of_the_cells_build() {
         let scattered = cull_as(CullingFormat::Bits, CullBuild::Lights);
         let scattered_lists = cull_as(CullingFormat::Lists, CullBuild::Lights);
         assert_builds_agree(
-            &format!("{count} lights"),
+            &format!("{count} lights, orthographic {orthographic}"),
             &cells,
             &list_cells,
             &scattered,

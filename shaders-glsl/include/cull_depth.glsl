@@ -11,16 +11,21 @@ layout(push_constant, scalar) uniform PushBlock {
 
 layout(buffer_reference, scalar) writeonly buffer CornerDepths { float v[]; };
 
-// The direction through image corner (x, y) (camera.glsl's camera_direction).
-vec3 corner_direction(uint x, uint y) {
-    float sx = (2.0 * float(x) / float(push.width) - 1.0) * push.tan_half_yfov * push.aspect;
-    float sy = (1.0 - 2.0 * float(y) / float(push.height)) * push.tan_half_yfov;
-    return normalize(push.camera_right * sx + push.camera_up * sy + push.camera_forward);
-}
-
-// Where the corner's ray starts, as a camera ray does: on the near plane (camera.glsl).
-float corner_ray_start(vec3 direction) {
-    return push.camera_near / dot(direction, push.camera_forward);
+// The ray through image corner (x, y), as camera.glsl's camera_ray_through makes a camera
+// ray: from the pinhole (starting at `tmin`, on the near plane), or for an orthographic camera
+// from the corner's place on the camera's plane along the axis.
+void corner_ray(uint x, uint y, out vec3 origin, out vec3 direction, out float tmin) {
+    float sx = (2.0 * float(x) / float(push.width) - 1.0) * push.camera_half_height * push.aspect;
+    float sy = (1.0 - 2.0 * float(y) / float(push.height)) * push.camera_half_height;
+    if (push.camera_orthographic != 0u) {
+        origin = push.camera_origin + push.camera_right * sx + push.camera_up * sy;
+        direction = push.camera_forward;
+        tmin = push.camera_near;
+        return;
+    }
+    origin = push.camera_origin;
+    direction = normalize(push.camera_right * sx + push.camera_up * sy + push.camera_forward);
+    tmin = push.camera_near / dot(direction, push.camera_forward);
 }
 
 // A hit at distance t along `direction` is at view depth t cos(theta).

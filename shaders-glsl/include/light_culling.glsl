@@ -43,9 +43,12 @@ uint light_cell(PassConstants c, vec3 p) {
     uint tiles = c.cull_tiles_x * c.cull_tiles_y;
     vec3 d = p - c.camera_origin;
     float z = dot(d, c.camera_forward);
-    if (tiles > 0u && z > 0.0) {
-        vec2 image = vec2((dot(d, c.camera_right) / z / (c.camera_half_height * c.aspect) + 1.0) * 0.5 * float(c.width),
-                          (1.0 - dot(d, c.camera_up) / z / c.camera_half_height) * 0.5 * float(c.height));
+    // An orthographic camera's tiles are boxes along its axis: no division by depth.
+    bool orthographic = c.camera_orthographic != 0u;
+    if (tiles > 0u && (z > 0.0 || orthographic)) {
+        float w = orthographic ? 1.0 : z;
+        vec2 image = vec2((dot(d, c.camera_right) / w / (c.camera_half_height * c.aspect) + 1.0) * 0.5 * float(c.width),
+                          (1.0 - dot(d, c.camera_up) / w / c.camera_half_height) * 0.5 * float(c.height));
         if (image.x >= 0.0 && image.y >= 0.0 && image.x < float(c.width) && image.y < float(c.height)) {
             uvec2 tile = uvec2(image) / LIGHT_CULLING_TILE;
             uint index = tile.y * c.cull_tiles_x + tile.x;

@@ -99,7 +99,8 @@ shared uint shared_list[LIGHT_CULLING_MAX_LIST];
 #endif
 
 // The cell: its box, its bounding sphere (for cones) and, for a tile, its four side planes
-// through the camera (inward normals) and its depth bounds and mask.
+// (inward normals; w: the offset from the camera's origin along the normal, 0 for a pinhole's
+// planes, which pass through it) and its depth bounds and mask.
 vec3 box_lower;
 vec3 box_upper;
 vec3 sphere_center;
@@ -110,7 +111,7 @@ shared uint shared_z_min;
 shared uint shared_z_max;
 shared uint shared_mask;
 #endif
-vec3 planes[4];
+vec4 planes[4];
 GpuLightTile bounds;
 
 // As light_culling.glsl's light_tile_bin.
@@ -129,12 +130,14 @@ uint bin_span(uint lo, uint hi) {
     return upto_hi & ~((1u << lo) - 1u);
 }
 
+// Where image column x (row y) lies across the view: on the plane at distance 1 for a
+// pinhole, in scene units on the camera's plane for an orthographic camera.
 float image_x(float x) {
-    return (2.0 * x / float(push.width) - 1.0) * push.tan_half_yfov * push.aspect;
+    return (2.0 * x / float(push.width) - 1.0) * push.camera_half_height * push.aspect;
 }
 
 float image_y(float y) {
-    return (1.0 - 2.0 * y / float(push.height)) * push.tan_half_yfov;
+    return (1.0 - 2.0 * y / float(push.height)) * push.camera_half_height;
 }
 
 #ifndef SCATTER
@@ -300,17 +303,28 @@ bool tile_frustum(uint tile) {
     float x1 = image_x(float(min((tx + 1u) * LIGHT_CULLING_TILE, push.width)));
     float y0 = image_y(float(ty * LIGHT_CULLING_TILE));
     float y1 = image_y(float(min((ty + 1u) * LIGHT_CULLING_TILE, push.height)));
-    planes[0] = normalize(push.camera_right - x0 * push.camera_forward);
-    planes[1] = normalize(x1 * push.camera_forward - push.camera_right);
-    planes[2] = normalize(y0 * push.camera_forward - push.camera_up);
-    planes[3] = normalize(push.camera_up - y1 * push.camera_forward);
+    bool orthographic = push.camera_orthographic != 0u;
+    if (orthographic) {
+        // Parallel rays: the tile is a box across the view, its sides x0 <= x <= x1 and
+        // y1 <= y <= y0 in the camera's frame.
+        planes[0] = vec4(push.camera_right, x0);
+        planes[1] = vec4(-push.camera_right, -x1);
+        planes[2] = vec4(-push.camera_up, -y0);
+        planes[3] = vec4(push.camera_up, y1);
+    } else {
+        planes[0] = vec4(normalize(push.camera_right - x0 * push.camera_forward), 0.0);
+        planes[1] = vec4(normalize(x1 * push.camera_forward - push.camera_right), 0.0);
+        planes[2] = vec4(normalize(y0 * push.camera_forward - push.camera_up), 0.0);
+        planes[3] = vec4(normalize(push.camera_up - y1 * push.camera_forward), 0.0);
+    }
     box_lower = vec3(uintBitsToFloat(0x7f800000u));
     box_upper = -box_lower;
     for (int i = 0; i < 8; ++i) {
         float z = (i & 1) != 0 ? bounds.z_max : bounds.z_min;
         float sx = (i & 2) != 0 ? x1 : x0;
         float sy = (i & 4) != 0 ? y1 : y0;
-        vec3 corner = push.camera_origin + z * (push.camera_forward + sx * push.camera_right + sy * push.camera_up);
+        float spread = orthographic ? 1.0 : z;
+        vec3 corner = push.camera_origin + z * push.camera_forward + spread * (sx * push.camera_right + sy * push.camera_up);
         box_lower = min(box_lower, corner);
         box_upper = max(box_upper, corner);
     }
@@ -347,7 +361,7 @@ bool touches(uint index, vec4 sphere) {
 #ifdef TILES
     vec3 d = position - push.camera_origin;
     for (int i = 0; i < 4; ++i) {
-        if (dot(d, planes[i]) < -r) {
+        if (dot(d, planes[i].xyz) - planes[i].w < -r) {
             return false;
         }
     }
@@ -381,6 +395,22 @@ bool touches(uint index, vec4 sphere) {
 }
 
 #if defined(TILES) && (defined(SCATTER) || defined(SCATTER_PREPARE))
+// The columns (or rows) of tiles from image coordinate t_lo to t_hi (across the view, as
+// image_x and image_y give them), widened by a tile either way.
+ivec2 tiles_between(float t_lo, float t_hi, float half_extent, float pixels, uint tiles, bool flip) {
+    float p_lo = (t_lo / half_extent + 1.0) * 0.5 * pixels;
+    float p_hi = (t_hi / half_extent + 1.0) * 0.5 * pixels;
+    if (flip) {
+        float p = pixels - p_hi;
+        p_hi = pixels - p_lo;
+        p_lo = p;
+    }
+    float edge = float(LIGHT_CULLING_TILE);
+    float first = floor(clamp(p_lo, -edge, pixels + edge) / edge) - 1.0;
+    float last = floor(clamp(p_hi, -edge, pixels + edge) / edge) + 1.0;
+    return ivec2(max(int(first), 0), min(int(last), int(tiles) - 1));
+}
+
 // The first and last column (or row) of tiles whose wedge between two planes through the
 // camera a sphere can reach. `a` is the sphere centre's coordinate across the wedges, `z`
 // its depth (more than `r`, so the whole sphere is in front), `r` its radius; `half_extent`
@@ -396,17 +426,13 @@ ivec2 tile_span(float a, float z, float r, float half_extent, float pixels, uint
     }
     float t_lo = (a * l - r * z) / (z * l + a * r);
     float t_hi = (a * l + r * z) / (z * l - a * r);
-    float p_lo = (t_lo / half_extent + 1.0) * 0.5 * pixels;
-    float p_hi = (t_hi / half_extent + 1.0) * 0.5 * pixels;
-    if (flip) {
-        float p = pixels - p_hi;
-        p_hi = pixels - p_lo;
-        p_lo = p;
-    }
-    float edge = float(LIGHT_CULLING_TILE);
-    float first = floor(clamp(p_lo, -edge, pixels + edge) / edge) - 1.0;
-    float last = floor(clamp(p_hi, -edge, pixels + edge) / edge) + 1.0;
-    return ivec2(max(int(first), 0), min(int(last), int(tiles) - 1));
+    return tiles_between(t_lo, t_hi, half_extent, pixels, tiles, flip);
+}
+
+// tile_span for an orthographic camera: the sphere spans a - r to a + r across the view,
+// `half_extent` being half the image's width (or height) in scene units.
+ivec2 parallel_span(float a, float r, float half_extent, float pixels, uint tiles, bool flip) {
+    return tiles_between(a - r, a + r, half_extent, pixels, tiles, flip);
 }
 
 // A light's footprint on the tiles: uvec4(first column | first row << 16, columns, tiles, 0);
@@ -417,12 +443,16 @@ uvec4 tile_footprint(vec4 sphere) {
     float z = dot(d, push.camera_forward);
     ivec2 columns = ivec2(0, int(push.tiles_x) - 1);
     ivec2 rows = ivec2(0, int(push.tiles_y) - 1);
-    // A sphere that reaches the camera's plane spans every tile it can (planes through the
-    // camera bound nothing behind it).
-    if (z > r * 1.001) {
-        columns = tile_span(dot(d, push.camera_right), z, r, push.tan_half_yfov * push.aspect, float(push.width),
+    if (push.camera_orthographic != 0u) {
+        columns = parallel_span(dot(d, push.camera_right), r, push.camera_half_height * push.aspect, float(push.width),
+                                push.tiles_x, false);
+        rows = parallel_span(dot(d, push.camera_up), r, push.camera_half_height, float(push.height), push.tiles_y, true);
+    } else if (z > r * 1.001) {
+        // A sphere that reaches the camera's plane spans every tile it can (planes through the
+        // camera bound nothing behind it).
+        columns = tile_span(dot(d, push.camera_right), z, r, push.camera_half_height * push.aspect, float(push.width),
                             push.tiles_x, false);
-        rows = tile_span(dot(d, push.camera_up), z, r, push.tan_half_yfov, float(push.height), push.tiles_y, true);
+        rows = tile_span(dot(d, push.camera_up), z, r, push.camera_half_height, float(push.height), push.tiles_y, true);
     }
     if (columns.x > columns.y || rows.x > rows.y) {
         return uvec4(0u);

@@ -16,10 +16,13 @@ void main() {
     if (x > push.width || y > push.height) {
         return;
     }
-    vec3 direction = corner_direction(x, y);
+    vec3 origin;
+    vec3 direction;
+    float tmin;
+    corner_ray(x, y, origin, direction, tmin);
     rayQueryEXT query;
-    rayQueryInitializeEXT(query, accelerationStructureEXT(push.top_level), gl_RayFlagsOpaqueEXT, 0xff, push.camera_origin,
-                          corner_ray_start(direction), direction, 1e30);
+    rayQueryInitializeEXT(query, accelerationStructureEXT(push.top_level), gl_RayFlagsOpaqueEXT, 0xff, origin, tmin,
+                          direction, 1e30);
     while (rayQueryProceedEXT(query)) {
     }
     float t = rayQueryGetIntersectionTypeEXT(query, true) != gl_RayQueryCommittedIntersectionNoneEXT

@@ -256,14 +256,7 @@ impl LightCulling {
         let (cdf, ranged_choice) = ranged_split(scene, &table);
         let bounds = scene.bounds();
         let margin = reference::margin(bounds);
-        // Screen tiles are wedges from a pinhole; an orthographic camera's points take the
-        // world grid's cells alone.
-        let (tiles_x, tiles_y) = if camera.orthographic {
-            log::info!("light culling: an orthographic camera; the world grid alone, no screen tiles");
-            (0, 0)
-        } else {
-            reference::tiles(width, height)
-        };
+        let (tiles_x, tiles_y) = reference::tiles(width, height);
         let layout = CullLayout {
             camera,
             width,
@@ -368,7 +361,7 @@ impl LightCulling {
             counts: self.counts.address(),
             lists: self.lists.as_ref().map_or(0, Buffer::address),
             camera_origin: camera.origin,
-            tan_half_yfov: camera.half_height,
+            camera_half_height: camera.half_height,
             camera_right: camera.right,
             aspect: camera.aspect,
             camera_up: camera.up,
@@ -396,7 +389,7 @@ impl LightCulling {
             split_from: SPLIT_FROM,
             split_pool: self.cells.split_pool(),
             camera_near: camera.near,
-            pad0: 0,
+            camera_orthographic: u32::from(camera.orthographic),
         }
     }
 

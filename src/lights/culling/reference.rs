@@ -143,9 +143,10 @@ pub fn tile_bin(tile: &GpuLightTile, z: f32) -> u32 {
 pub fn project(camera: &RenderCamera, width: u32, height: u32, p: Vec3) -> (Vec2, f32) {
     let d = p - camera.origin;
     let z = d.dot(camera.forward);
+    let w = if camera.orthographic { 1.0 } else { z };
     let image = Vec2::new(
-        (d.dot(camera.right) / z / (camera.half_height * camera.aspect) + 1.0) * 0.5 * width as f32,
-        (1.0 - d.dot(camera.up) / z / camera.half_height) * 0.5 * height as f32,
+        (d.dot(camera.right) / w / (camera.half_height * camera.aspect) + 1.0) * 0.5 * width as f32,
+        (1.0 - d.dot(camera.up) / w / camera.half_height) * 0.5 * height as f32,
     );
     (image, z)
 }
@@ -161,7 +162,7 @@ pub fn cell_of(
 ) -> Option<u32> {
     let (tiles_x, _) = tiles(width, height);
     let (image, z) = project(camera, width, height, p);
-    if !tiles_bounds.is_empty() && z > 0.0 {
+    if !tiles_bounds.is_empty() && (z > 0.0 || camera.orthographic) {
         let inside = image.x >= 0.0 && image.y >= 0.0 && image.x < width as f32 && image.y < height as f32;
         if inside {
             let tile = (image.y as u32 / LIGHT_CULLING_TILE) * tiles_x + image.x as u32 / LIGHT_CULLING_TILE;
