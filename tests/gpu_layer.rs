@@ -254,3 +254,55 @@ fn a_pass_that_outlasts_the_timeout_is_an_error_naming_its_kernels_and_teardown_
         teardown.elapsed()
     );
 }
+
+/// The shared libraries mapped into this process (/proc/self/maps).
+fn mapped_libraries() -> std::collections::BTreeSet<String> {
+    std::fs::read_to_string("/proc/self/maps")
+        .unwrap()
+        .lines()
+        .filter_map(|line| line.split_whitespace().nth(5))
+        .filter(|path| path.contains(".so"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Run in a process of its own (this test binary again, with this test alone and
+/// `WAVETRACE_LIBRARIES_CHILD` set), so that its first context is the process's first: the
+/// libraries that context loaded (the loader, the driver, the validation layer) stay mapped
+/// after it is gone, and fifty more contexts one after another each find the device. Without
+/// the libraries held, NVIDIA's driver ran out of static TLS after about 40 contexts in one
+/// process (src/gpu/loaded_libraries.rs).
+#[test]
+fn contexts_one_after_another_keep_the_drivers_loaded() {
+    const CHILD: &str = "WAVETRACE_LIBRARIES_CHILD";
+    if std::env::var_os(CHILD).is_none() {
+        let output = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "gpu_layer::contexts_one_after_another_keep_the_drivers_loaded",
+                "--nocapture",
+                "--test-threads",
+                "1",
+            ])
+            .env(CHILD, "1")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&output.stdout).to_string() + &String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success() && text.contains("1 passed"), "{text}");
+        return;
+    }
+    let before = mapped_libraries();
+    let gpu = common::gpu();
+    let during = mapped_libraries();
+    gpu.finish();
+    let after = mapped_libraries();
+    let loaded: Vec<&String> = during.difference(&before).collect();
+    assert!(!loaded.is_empty(), "a first context loads the Vulkan libraries");
+    let unloaded: Vec<&&String> = loaded.iter().filter(|library| !after.contains(**library)).collect();
+    assert!(unloaded.is_empty(), "unloaded with the context: {unloaded:?}");
+    assert!(wavetrace::gpu::libraries_held(true));
+    for _ in 0..50 {
+        common::gpu().finish();
+    }
+    assert_eq!(mapped_libraries(), after, "later contexts load nothing new for good");
+}

@@ -146,6 +146,7 @@ impl Instance {
             },
         })?;
 
+        super::loaded_libraries::keep_loaded(&entry, &app_info, &layer_names, validation);
         let counts = Arc::new(MessageCounts::default());
         let (debug_utils, messenger) = if debug_utils_available {
             let debug_utils = ash::ext::debug_utils::Instance::new(&entry, &raw);
