@@ -14,7 +14,7 @@ use wavetrace::film::{metrics, RgbImage};
 use wavetrace::gpu::TraceBackend;
 use wavetrace::integrator::{IntegratorKind, MltSettings, RenderSettings};
 use wavetrace::lights::{CullBuild, CullingFormat, CullingSettings};
-use wavetrace::scene::{Camera, Instance, Material, Mesh, Projection, Scene};
+use wavetrace::scene::{Camera, Material, Mesh, Projection, Scene};
 
 const EMISSION: Vec3 = Vec3::new(1.5, 2.0, 2.5);
 const WIDTH: u32 = 64;
@@ -60,13 +60,7 @@ fn two_emitters_at_two_depths() -> Scene {
     };
     Scene {
         source: "two emitters at two depths".into(),
-        instances: (0..meshes.len() as u32)
-            .map(|mesh| Instance {
-                mesh,
-                world_from_object: Mat4::IDENTITY,
-                node: format!("quad {mesh}"),
-            })
-            .collect(),
+        instances: common::one_instance_of_each(meshes.len() as u32),
         meshes,
         materials: vec![
             Material {

@@ -10,7 +10,7 @@ use glam::{Mat4, Vec2, Vec3, Vec4};
 use wavetrace::film::RgbImage;
 use wavetrace::gpu::TraceBackend;
 use wavetrace::integrator::{IntegratorKind, RenderSettings};
-use wavetrace::scene::{Camera, Instance, Material, Mesh, PunctualKind, PunctualLight, RenderCamera, Scene};
+use wavetrace::scene::{Camera, Material, Mesh, PunctualKind, PunctualLight, RenderCamera, Scene};
 
 const SIZE: u32 = 48;
 
@@ -58,13 +58,7 @@ fn floor_scene(lights: Vec<PunctualLight>, emitter: bool) -> Scene {
     }
     Scene {
         source: "floor".into(),
-        instances: (0..meshes.len() as u32)
-            .map(|mesh| Instance {
-                mesh,
-                world_from_object: Mat4::IDENTITY,
-                node: format!("quad {mesh}"),
-            })
-            .collect(),
+        instances: common::one_instance_of_each(meshes.len() as u32),
         meshes,
         materials: vec![white, glow],
         textures: Vec::new(),
