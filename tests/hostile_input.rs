@@ -168,6 +168,28 @@ fn extensions_not_read_are_named_once() {
     );
     assert!(warned(&scene, &["KHR_materials_sheen"]), "{:?}", scene.warnings);
     assert_eq!(scene.meshes.len(), 2);
+
+    // The archived specular-glossiness model: named with its material, and what renders instead.
+    let mut document = hostile::base_scene();
+    document["extensionsUsed"] = json!(["KHR_materials_pbrSpecularGlossiness"]);
+    document["materials"][0]["extensions"] = json!({"KHR_materials_pbrSpecularGlossiness": {"diffuseFactor": [0.5, 0.5, 0.5, 1.0], "glossinessFactor": 0.2}});
+    let scene = load(&dir, "specular-glossiness.gltf", &document).unwrap();
+    assert!(
+        warned(
+            &scene,
+            &[
+                "KHR_materials_pbrSpecularGlossiness",
+                "white rough metal where it has none"
+            ]
+        ),
+        "{:?}",
+        scene.warnings
+    );
+    assert!(
+        !scene.warnings.iter().any(|w| w.contains("extensionsUsed")),
+        "{:?}",
+        scene.warnings
+    );
 }
 
 #[test]

@@ -413,7 +413,13 @@ fn ignored_parameters(material: &gltf::Material) -> Vec<String> {
         ignored.push("KHR_materials_unlit (rendered lit)".into());
     }
     if material.pbr_specular_glossiness().is_some() {
-        ignored.push("KHR_materials_pbrSpecularGlossiness (rendered with its metallic-roughness fallback)".into());
+        // Archived by Khronos. `gltf-transform metalrough` rewrites such a file with
+        // KHR_materials_specular's textures, which wavetrace does not read either.
+        ignored.push(
+            "KHR_materials_pbrSpecularGlossiness (rendered with the material's pbrMetallicRoughness, glTF's white \
+             rough metal where it has none)"
+                .into(),
+        );
     }
     if let Some(others) = material.extensions() {
         if let Some(coat) = others.get(CLEARCOAT) {
