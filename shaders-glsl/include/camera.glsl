@@ -2,9 +2,9 @@
 // an image position, and, for light subpaths that connect to a pinhole, the projection of a
 // point onto the image with the camera's density of directions and its importance.
 //
-// A pinhole's image lies on the plane at distance 1 in front of it, 2 tan(yfov / 2) high and
-// `aspect` times that wide (an orthographic camera's, on the plane through camera_origin,
-// 2 ymag high in scene units, its rays all along camera_forward): its area A = 4 tan^2(yfov / 2) aspect. A ray through a uniform
+// An orthographic camera's image lies on the plane through camera_origin, 2 ymag high in scene
+// units, its rays all along camera_forward. A pinhole's lies on the plane at distance 1 in front
+// of it, 2 tan(yfov / 2) high and `aspect` times that wide: its area A = 4 tan^2(yfov / 2) aspect. A ray through a uniform
 // position on the whole image has direction density 1 / (A cos^3 theta) (theta to the forward
 // axis), and a pixel's mean radiance is the integral of the radiance arriving along the
 // directions through it times pixels / (A cos^3 theta): the importance.

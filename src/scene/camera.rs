@@ -123,7 +123,7 @@ impl RenderCamera {
     }
 
     /// Where a pinhole's camera ray along unit `direction` starts: on the near plane.
-    pub fn ray_origin(&self, direction: Vec3) -> Vec3 {
+    fn ray_origin(&self, direction: Vec3) -> Vec3 {
         self.origin + direction * (self.near / direction.dot(self.forward))
     }
 
@@ -321,9 +321,9 @@ mod tests {
             let (origin, direction) = camera.ray(pixel, jitter, width, height);
             assert_eq!(direction, camera.forward);
             let distance = 0.01 + (i % 13) as f32 * 0.7;
-            let (position, cos_theta) = camera
-                .project(origin + direction * distance, width, height)
-                .expect("a point on a camera ray is on the image");
+            let Some((position, cos_theta)) = camera.project(origin + direction * distance, width, height) else {
+                panic!("pixel {pixel} + {jitter}: a point on a camera ray is on the image");
+            };
             assert!((position - (pixel + jitter)).length() < 2e-3, "{position}");
             assert_eq!(cos_theta, 1.0);
             // Before the near plane, even in front of the camera's own origin, nothing is seen.

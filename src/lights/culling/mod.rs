@@ -413,10 +413,8 @@ impl LightCulling {
             ..self.cull_push(0)
         };
         let (corners_x, corners_y) = (self.layout.width + 1, self.layout.height + 1);
-        let tiled = self.layout.tiles() > 0;
         timed(commands, profiler.as_deref_mut(), "light_cull_depth", &|commands| {
             match &self.depth {
-                _ if !tiled => {}
                 // 8x8 corners a group (cull_depth_query.comp), so that 4K images stay within
                 // the group count limits where a 1D launch would not.
                 TraceKernel::Compute(pipeline) => commands.dispatch(
@@ -461,13 +459,11 @@ impl LightCulling {
                 ..
             } => {
                 let light_groups = self.groups(self.count)?;
-                // Without tiles the preparation still empties every cell: one group at least.
-                let prepare_groups = self.groups(self.layout.tiles().max(1))?;
                 let tiles_groups = self.groups(self.count.saturating_add(self.cells.split_pool()))?;
                 let grid_groups = self.groups(self.layout.grid.cells())?;
                 // One scope for the tiles' whole cull, as the cells' build has.
                 timed(commands, profiler.as_deref_mut(), "light_cull_tiles", &|commands| {
-                    commands.dispatch(prepare, &self.cull_push(prepare_groups.x), prepare_groups);
+                    commands.dispatch(prepare, &self.cull_push(tile_groups.x), tile_groups);
                     commands.shader_barrier();
                     commands.dispatch(tiles, &self.cull_push(tiles_groups.x), tiles_groups);
                     if let Some([sort_tiles, _]) = sort {
