@@ -66,6 +66,8 @@ gpu_constants! {
     const SECOND_UV_METALLIC_ROUGHNESS: u32 = 1 << 1;
     const SECOND_UV_NORMAL: u32 = 1 << 2;
     const SECOND_UV_EMISSIVE: u32 = 1 << 3;
+    /// Any of the material's layer textures (each binding says which).
+    const SECOND_UV_LAYERS: u32 = 1 << 4;
     /// `GpuMaterial::alpha_mode`.
     const ALPHA_OPAQUE: u32 = 0;
     const ALPHA_MASK: u32 = 1;
@@ -209,6 +211,9 @@ gpu_constants! {
     /// The planes a scene without glossy lobes stores, in a layout of their own: the rest of
     /// the vertex reads as a Lambertian surface's values (bdpt.glsl's store_light_vertex).
     const LIGHT_VERTEX_LAMBERTIAN_PLANES: u32 = 5;
+    /// The planes a scene whose materials texture their layers (FEATURE_LAYER_TEXTURES)
+    /// stores: the glossy planes and the layers' values where the vertex read them.
+    const LIGHT_VERTEX_TEXTURED_PLANES: u32 = 8;
     /// Strategies (s, t) counted for --stats: s and t below this; then the two subpaths'
     /// extension rays.
     const BDPT_COUNTED: u32 = 17;
@@ -241,7 +246,19 @@ gpu_constants! {
     const FEATURE_VERTEX_COLORS: u32 = 1 << 13;
     const FEATURE_SECOND_UVS: u32 = 1 << 14;
     const FEATURE_CLEARCOAT: u32 = 1 << 15;
-    const FEATURES_ALL: u32 = (1 << 16) - 1;
+    /// Textures on the layers' factors: KHR_materials_specular's, transmission's, the coat's.
+    const FEATURE_LAYER_TEXTURES: u32 = 1 << 16;
+    const FEATURES_ALL: u32 = (1 << 17) - 1;
+    /// A material's textures beyond the four of `GpuMaterial` (`GpuTextureBinding`, in the
+    /// scene's layer texture table): a bit each in `GpuMaterial::layer_texture_roles`, and
+    /// a material's bindings in this order, those it lacks left out.
+    const LAYER_SPECULAR: u32 = 0;
+    const LAYER_SPECULAR_COLOR: u32 = 1;
+    const LAYER_TRANSMISSION: u32 = 2;
+    const LAYER_CLEARCOAT: u32 = 3;
+    const LAYER_CLEARCOAT_ROUGHNESS: u32 = 4;
+    const LAYER_CLEARCOAT_NORMAL: u32 = 5;
+    const LAYER_TEXTURE_ROLES: u32 = 6;
     /// The viewer's tone maps (`film/display.comp`, and `film::tone_map` on the CPU).
     const TONE_MAP_CLAMP: u32 = 0;
     const TONE_MAP_REINHARD: u32 = 1;
@@ -442,6 +459,27 @@ gpu_structs! {
         alpha_mode: u32,
         alpha_cutoff: f32,
         second_uv_textures: u32,
+        // Textures of the layers' factors (FEATURE_LAYER_TEXTURES): the first of the material's
+        // entries in the layer texture table and a bit per LAYER_ role it has (0: none).
+        first_layer_texture: u32,
+        layer_texture_roles: u32,
+        pad0: u32,
+        pad1: u32,
+    }
+
+    /// One texture a material reads beyond `GpuMaterial`'s four (textures.glsl's
+    /// `layer_texture`): its slot in the bindless array (0: the magenta stand-in), its
+    /// KHR_texture_transform (x_axis.xy, y_axis.xy, then the offset), whether it reads the
+    /// mesh's second set of texture coordinates, and a normal texture's scale.
+    struct GpuTextureBinding {
+        transform: Vec4,
+        offset: Vec2,
+        scale: f32,
+        slot: u32,
+        second_uv: u32,
+        pad0: u32,
+        pad1: u32,
+        pad2: u32,
     }
 
     /// Everything a wavefront kernel reads: scene tables, path state, queues, film, camera.
@@ -454,6 +492,8 @@ gpu_structs! {
         instances: u64,
         meshes: u64,
         materials: u64,
+        // The materials' layer textures (`GpuTextureBinding`); 0 where none has one.
+        layer_textures: u64,
         // Per-vertex normals, texture coordinates and tangents beside `positions` (zero for meshes
         // without).
         normals: u64,

@@ -406,11 +406,13 @@ fn material_parameters_that_are_not_rendered_are_named_once() {
     for name in [
         "occlusionTexture",
         "KHR_materials_volume.thicknessTexture",
-        "KHR_materials_clearcoat.clearcoatTexture",
         "KHR_materials_sheen",
     ] {
         assert!(about_leaf[0].contains(name), "{name} missing from {}", about_leaf[0]);
     }
+    // The coat's texture is rendered (tests/layer_textures.rs).
+    assert!(!about_leaf[0].contains("clearcoatTexture"), "{}", about_leaf[0]);
+    assert!(scene.materials[0].layers.clearcoat.is_some());
     assert!(
         !scene.warnings.iter().any(|w| w.contains("material plain")),
         "{:?}",
@@ -764,7 +766,7 @@ fn an_instanced_copy_with_a_non_finite_transform_is_skipped_with_a_warning() {
 }
 
 #[test]
-fn a_clearcoat_is_read_clamped_and_its_textures_named_as_not_rendered() {
+fn a_clearcoat_is_read_clamped_and_a_texture_it_names_that_is_not_there_is_a_warning() {
     let dir = temp_dir("clearcoat");
     let mut document = tiny_gltf(
         &[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
@@ -785,7 +787,8 @@ fn a_clearcoat_is_read_clamped_and_its_textures_named_as_not_rendered() {
         scene.warnings
     );
 
-    // Out of range factors are clamped; the textures are named as rendered without.
+    // Out of range factors are clamped; a texture the file does not have is named as rendered
+    // without.
     document["materials"][0]["extensions"] = json!({"KHR_materials_clearcoat": {
         "clearcoatFactor": 3.0, "clearcoatRoughnessFactor": -1.0,
         "clearcoatNormalTexture": {"index": 0}}});
@@ -796,7 +799,10 @@ fn a_clearcoat_is_read_clamped_and_its_textures_named_as_not_rendered() {
     assert!(
         warned(
             &scene,
-            &["KHR_materials_clearcoat.clearcoatNormalTexture", "rendered without"]
+            &[
+                "KHR_materials_clearcoat.clearcoatNormalTexture names texture 0, which the file does not have",
+                "rendered without it"
+            ]
         ),
         "{:?}",
         scene.warnings
@@ -843,4 +849,61 @@ fn webp_images_are_read_where_ext_texture_webp_names_them() {
             scene.warnings
         );
     }
+}
+
+/// The textures of the layers' factors: each read with its texCoord, its KHR_texture_transform
+/// and (the coat's normal texture) its scale; the specular colour in sRGB, the others as data;
+/// none named among what is not rendered.
+#[test]
+fn the_layers_textures_are_read_with_their_sets_transforms_and_colour_spaces() {
+    let dir = temp_dir("layer-textures");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenes/all-features/leaf.png"),
+        dir.join("leaf.png"),
+    )
+    .unwrap();
+    let mut document = tiny_gltf(&QUAD, Some(&QUAD_INDICES), [0.0; 3], true);
+    document["images"] = json!([{"uri": "leaf.png"}]);
+    document["textures"] = json!([{"source": 0}]);
+    document["extensionsUsed"] = json!([
+        "KHR_materials_specular",
+        "KHR_materials_transmission",
+        "KHR_materials_clearcoat",
+        "KHR_texture_transform"
+    ]);
+    let transform = json!({"KHR_texture_transform": {"offset": [0.25, 0.5], "scale": [2.0, 3.0]}});
+    document["materials"] = json!([{"name": "layered", "extensions": {
+        "KHR_materials_specular": {"specularTexture": {"index": 0, "texCoord": 1},
+                                   "specularColorTexture": {"index": 0}},
+        "KHR_materials_transmission": {"transmissionFactor": 0.5, "transmissionTexture": {"index": 0}},
+        "KHR_materials_clearcoat": {"clearcoatFactor": 1.0,
+                                    "clearcoatTexture": {"index": 0, "extensions": transform},
+                                    "clearcoatRoughnessTexture": {"index": 0, "texCoord": 1},
+                                    "clearcoatNormalTexture": {"index": 0, "scale": 0.5}}}}]);
+    let scene = Scene::load(&write(&dir, "layered.gltf", &document)).unwrap();
+    assert!(
+        !scene.warnings.iter().any(|w| w.contains("ignored (rendered without)")),
+        "{:?}",
+        scene.warnings
+    );
+    let layers = scene.materials[0].layers;
+    let texture = |reference: Option<wavetrace::scene::TextureRef>| {
+        let reference = reference.expect("a layer texture was not read");
+        (reference, &scene.textures[reference.texture.unwrap() as usize])
+    };
+    let (specular, image) = texture(layers.specular);
+    assert_eq!((specular.tex_coord, image.srgb), (1, false));
+    let (_, image) = texture(layers.specular_color);
+    assert!(image.srgb, "specularColorTexture is colour");
+    let (transmission, image) = texture(layers.transmission);
+    assert_eq!((transmission.tex_coord, image.srgb), (0, false));
+    let (coat, _) = texture(layers.clearcoat);
+    assert_eq!(coat.transform.translation, glam::Vec2::new(0.25, 0.5));
+    assert_eq!(coat.transform.matrix2.x_axis.x, 2.0);
+    assert_eq!(coat.transform.matrix2.y_axis.y, 3.0);
+    assert_eq!(texture(layers.clearcoat_roughness).0.tex_coord, 1);
+    let (normal, image) = texture(layers.clearcoat_normal);
+    assert_eq!((normal.scale, image.srgb), (0.5, false));
+    // TEXCOORD_1, which the quad lacks, is named for the textures that read it.
+    assert!(warned(&scene, &["TEXCOORD_1"]), "{:?}", scene.warnings);
 }

@@ -28,6 +28,7 @@ mod gpu_layer;
 mod hostile_input;
 mod hostile_render;
 mod kernel_features;
+mod layer_textures;
 mod layout;
 mod light_bvh;
 mod light_culling;

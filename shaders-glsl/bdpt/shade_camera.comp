@@ -126,7 +126,7 @@ void main() {
                           * light_hit_weight(c, path, mis, t, position_pdf, emission_pdf);
             }
             if (bounce + 1 < c.max_depth) {
-                Bsdf bsdf = surface_bsdf(surface);
+                Bsdf bsdf = surface_bsdf(c, surface);
                 ShadingFrame frame = shading_frame(c, surface, direction, bsdf);
                 v = bdpt_vertex(surface, frame, bsdf, direction);
                 connects = bsdf_has_density(bsdf);

@@ -67,7 +67,7 @@ void main() {
             }
             mis_arrive(mis, first && throughput.w > 0.0 ? 1.0 : hit.t, abs(dot(surface.n, direction)));
             float roulette_scale = first ? max3(throughput.xyz) : throughput.w;
-            Bsdf bsdf = surface_bsdf(surface);
+            Bsdf bsdf = surface_bsdf(c, surface);
             ShadingFrame frame = shading_frame(c, surface, direction, bsdf);
             BdptVertex v = bdpt_vertex(surface, frame, bsdf, direction);
             store_light_vertex(c, path, segments - 1, v, throughput.xyz, mis);

@@ -134,6 +134,8 @@ uint light_vertex_index(PassConstants c, uint slot, uint index) {
 // (kernel_features.rs sets the feature wherever a material's factor is not), and its flags
 // change nothing (with no transmission, which side wo is on does not enter the BSDF; a vertex
 // that cannot be connected is black, and connects to nothing anyway).
+// Where a material textures its layers' factors (FEATURE_LAYER_TEXTURES), they are no
+// material constants: LIGHT_VERTEX_TEXTURED_PLANES keep them, as read at the vertex.
 // A coat's normal (in the vertex's shading frame) rides in the flags word of a glossy vertex,
 // above its two flags (LIGHT_VERTEX_COAT_NORMAL_SHIFT, packed_normal.glsl), where a plane more
 // would cost every glossy scene's connections.
@@ -156,13 +158,19 @@ void store_light_vertex(PassConstants c, uint slot, uint index, BdptVertex v, ve
     light_vertex_plane(c, 3).v[at] = vec4(v.shading, b.metallic);
     light_vertex_plane(c, 4).v[at] = vec4(v.facing, b.alpha);
     light_vertex_plane(c, 5).v[at] = vec4(b.base_color, uintBitsToFloat(v.material));
+    if (HAS_LAYER_TEXTURES) {
+        light_vertex_plane(c, 6).v[at] = vec4(b.specular_color, b.specular);
+        light_vertex_plane(c, 7).v[at] = vec4(b.transmission, b.clearcoat, b.coat_alpha, 0.0);
+    }
 }
 
 LightVertex load_light_vertex(PassConstants c, uint slot, uint index) {
     uint at = light_vertex_index(c, slot, index);
-    vec4 p[LIGHT_VERTEX_GLOSSY_PLANES];
-    for (uint plane = 0; plane < LIGHT_VERTEX_GLOSSY_PLANES; ++plane) {
-        if (HAS_GLOSSY_LOBES || plane < LIGHT_VERTEX_LAMBERTIAN_PLANES) {
+    vec4 p[LIGHT_VERTEX_TEXTURED_PLANES];
+    for (uint plane = 0; plane < LIGHT_VERTEX_TEXTURED_PLANES; ++plane) {
+        bool stored = plane < LIGHT_VERTEX_LAMBERTIAN_PLANES || (HAS_GLOSSY_LOBES && plane < LIGHT_VERTEX_GLOSSY_PLANES) ||
+                      (HAS_GLOSSY_LOBES && HAS_LAYER_TEXTURES);
+        if (stored) {
             p[plane] = light_vertex_plane(c, plane).v[at];
         }
     }
@@ -175,6 +183,11 @@ LightVertex load_light_vertex(PassConstants c, uint slot, uint index) {
     }
     uint material = floatBitsToUint(p[5].w);
     GpuMaterial m = Materials(c.materials).v[material];
+    if (HAS_LAYER_TEXTURES) {
+        return LightVertex(p[0].xyz, p[0].w, p[1].xyz, p[1].w, p[2].xyz, floatBitsToUint(p[2].w), p[3].xyz, epsilon,
+                           p[4].xyz, p[3].w, p[5].xyz, p[6].w, p[6].xyz, p[7].x, p[4].w, m.ior, material,
+                           HAS_CLEARCOAT ? p[7].y : 0.0, HAS_CLEARCOAT ? p[7].z : 0.0, 0u, 0u, 0u);
+    }
     return LightVertex(p[0].xyz, p[0].w, p[1].xyz, p[1].w, p[2].xyz, floatBitsToUint(p[2].w), p[3].xyz, epsilon,
                        p[4].xyz, p[3].w, p[5].xyz, m.specular, m.specular_color, m.transmission, p[4].w, m.ior,
                        material, HAS_CLEARCOAT ? m.clearcoat : 0.0,

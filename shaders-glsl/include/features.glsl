@@ -32,9 +32,11 @@ const bool HAS_VERTEX_COLORS = (KERNEL_FEATURES & FEATURE_VERTEX_COLORS) != 0u;
 // Materials whose textures read two TEXCOORD sets (PassConstants::second_uvs).
 const bool HAS_SECOND_UVS = (KERNEL_FEATURES & FEATURE_SECOND_UVS) != 0u;
 const bool HAS_CLEARCOAT = (KERNEL_FEATURES & FEATURE_CLEARCOAT) != 0u;
+// Textures on the layers' factors (specular, specular colour, transmission, the coat's).
+const bool HAS_LAYER_TEXTURES = (KERNEL_FEATURES & FEATURE_LAYER_TEXTURES) != 0u;
 // Any lobe with a microfacet distribution or a delta: without one, every BSDF is Lambertian.
 const bool HAS_GLOSSY_LOBES = HAS_METAL || HAS_SPECULAR_LAYER || HAS_TRANSMISSION || HAS_CLEARCOAT;
 // Texture coordinates and the ray cone's footprint matter only to textures.
-const bool HAS_ANY_TEXTURES = HAS_TEXTURES || HAS_NORMAL_MAPS;
+const bool HAS_ANY_TEXTURES = HAS_TEXTURES || HAS_NORMAL_MAPS || HAS_LAYER_TEXTURES;
 
 #endif

@@ -135,7 +135,7 @@ bool shade_hit(PassConstants c, uint pixel, uint sample_index, uint bounce, HitR
     vec3 facing = surface.facing;
     float epsilon = surface.epsilon;
     uint dimension_bounce = bounce + 1;
-    Bsdf bsdf = surface_bsdf(surface);
+    Bsdf bsdf = surface_bsdf(c, surface);
     ShadingFrame frame = shading_frame(c, surface, direction, bsdf);
     vec3 tangent = frame.tangent;
     vec3 bitangent = frame.bitangent;

@@ -15,6 +15,7 @@ layout(buffer_reference, scalar) readonly buffer Indices { uint v[]; };
 layout(buffer_reference, scalar) readonly buffer Instances { GpuInstance v[]; };
 layout(buffer_reference, scalar) readonly buffer Meshes { GpuMesh v[]; };
 layout(buffer_reference, scalar) readonly buffer Materials { GpuMaterial v[]; };
+layout(buffer_reference, scalar) readonly buffer LayerTextures { GpuTextureBinding v[]; };
 
 // Whether the instance's material emits: where a path's last segment ends only emission counts,
 // so a hit there on an instance that does not emit is not shaded.

@@ -89,14 +89,15 @@ SurfaceHit surface_hit(PassConstants c, HitRecord hit, vec3 origin, vec3 directi
 }
 
 // The BSDF of the surface's material where the ray met it.
-Bsdf surface_bsdf(SurfaceHit s) {
+Bsdf surface_bsdf(PassConstants c, SurfaceHit s) {
     GpuMaterial m = s.material;
     vec3 base = material_base_color(m, s.tex).rgb * s.color.rgb;
     vec2 metallic_roughness = material_metallic_roughness(m, s.tex);
+    LayerFactors layers = material_layers(c.layer_textures, m, s.tex);
     // The coat's normal is the shading frame's to set (shading_frame).
-    return Bsdf(base, metallic_roughness.x, m.specular_color, m.specular,
-                metallic_roughness.y * metallic_roughness.y, m.transmission, m.ior, m.clearcoat,
-                m.clearcoat_roughness * m.clearcoat_roughness, vec3(0.0, 0.0, 1.0));
+    return Bsdf(base, metallic_roughness.x, layers.specular_color, layers.specular,
+                metallic_roughness.y * metallic_roughness.y, layers.transmission, m.ior, layers.clearcoat,
+                layers.clearcoat_roughness * layers.clearcoat_roughness, vec3(0.0, 0.0, 1.0));
 }
 
 struct ShadingFrame {
@@ -116,22 +117,34 @@ struct ShadingFrame {
 // have it. Only BSDFs without density (smooth glass and mirrors, which nothing connects to)
 // fall back to the geometric normal there, so that a smooth-shaded sphere's silhouette
 // still refracts and reflects. A coat's normal (bsdf.coat_normal, set here in the frame) is
-// the interpolated normal, which glTF leaves unmapped without a clearcoatNormalTexture.
+// the interpolated normal, which glTF leaves unmapped without a clearcoatNormalTexture, and
+// mapped by it through the base's tangents where the material has one.
 ShadingFrame shading_frame(PassConstants c, SurfaceHit surface, vec3 direction, inout Bsdf bsdf) {
     GpuMaterial material = surface.material;
     vec3 shading = interpolated_normal(c.normals, surface.vertices, surface.instance, surface.weights);
     shading = dot(shading, shading) > 0.0 ? normalize(shading) : surface.n;
-    vec3 coat_normal = dot(shading, surface.facing) < 0.0 ? -shading : shading;
-    if (HAS_NORMAL_MAPS && material.textures.z != NO_TEXTURE) {
+    vec3 coat_normal = shading;
+    bool base_mapped = HAS_NORMAL_MAPS && material.textures.z != NO_TEXTURE;
+    bool coat_mapped = HAS_CLEARCOAT && HAS_LAYER_TEXTURES &&
+                       (material.layer_texture_roles & (1u << LAYER_CLEARCOAT_NORMAL)) != 0u;
+    if (base_mapped || coat_mapped) {
         vec4 vertex_tangent = interpolated_tangent(c.tangents, surface.vertices, surface.instance, surface.weights);
         vec3 t = vertex_tangent.xyz - shading * dot(shading, vertex_tangent.xyz);
         if (dot(vertex_tangent.xyz, vertex_tangent.xyz) > 0.0 && dot(t, t) > 0.0) {
-            vec3 mapped = material_normal(material, surface.tex);
             t = normalize(t);
-            mapped = t * mapped.x + cross(shading, t) * (vertex_tangent.w * mapped.y) + shading * mapped.z;
-            shading = dot(mapped, mapped) > 0.0 ? normalize(mapped) : shading;
+            vec3 b = cross(shading, t) * vertex_tangent.w;
+            mat3 tangent_frame = mat3(t, b, shading);
+            if (base_mapped) {
+                vec3 mapped = tangent_frame * material_normal(material, surface.tex);
+                shading = dot(mapped, mapped) > 0.0 ? normalize(mapped) : shading;
+            }
+            if (coat_mapped) {
+                vec3 mapped = tangent_frame * material_coat_normal(c.layer_textures, material, surface.tex);
+                coat_normal = dot(mapped, mapped) > 0.0 ? normalize(mapped) : coat_normal;
+            }
         }
     }
+    coat_normal = dot(coat_normal, surface.facing) < 0.0 ? -coat_normal : coat_normal;
     shading = dot(shading, surface.facing) < 0.0 ? -shading : shading;
     vec3 wo = -direction;
     if (!bsdf_has_density(bsdf) && !(dot(shading, wo) > 1e-6)) {

@@ -98,4 +98,52 @@ vec3 material_normal(GpuMaterial m, TextureCoordinates at) {
     return vec3(n.xy * m.normal_scale, n.z);
 }
 
+// The material's texture of layer `role` (LAYER_*) at `at` from the scene's layer texture
+// table, or `absent` where the material has none: what multiplies that layer's factor.
+vec4 layer_texture(uint64_t table, GpuMaterial m, uint role, TextureCoordinates at, vec4 absent) {
+    uint bit = 1u << role;
+    if (!HAS_LAYER_TEXTURES || (m.layer_texture_roles & bit) == 0u) {
+        return absent;
+    }
+    uint index = m.first_layer_texture + bitCount(m.layer_texture_roles & (bit - 1u));
+    GpuTextureBinding binding = LayerTextures(table).v[index];
+    bool second = HAS_SECOND_UVS && binding.second_uv != 0u;
+    vec2 uv = transform_uv(binding.transform, binding.offset, second ? at.second_uv : at.uv);
+    return sample_texture(binding.slot, uv, second ? at.second_log_footprint : at.log_footprint);
+}
+
+// The layers' factors where a point reads its material's textures.
+struct LayerFactors {
+    float specular;
+    vec3 specular_color;
+    float transmission;
+    float clearcoat;
+    float clearcoat_roughness;
+};
+
+LayerFactors material_layers(uint64_t table, GpuMaterial m, TextureCoordinates at) {
+    LayerFactors f = LayerFactors(m.specular, m.specular_color, m.transmission, m.clearcoat, m.clearcoat_roughness);
+    if (!HAS_LAYER_TEXTURES || m.layer_texture_roles == 0u) {
+        return f;
+    }
+    f.specular *= layer_texture(table, m, LAYER_SPECULAR, at, vec4(1.0)).a;
+    f.specular_color *= layer_texture(table, m, LAYER_SPECULAR_COLOR, at, vec4(1.0)).rgb;
+    f.transmission *= layer_texture(table, m, LAYER_TRANSMISSION, at, vec4(1.0)).r;
+    f.clearcoat *= layer_texture(table, m, LAYER_CLEARCOAT, at, vec4(1.0)).r;
+    f.clearcoat_roughness *= layer_texture(table, m, LAYER_CLEARCOAT_ROUGHNESS, at, vec4(1.0)).g;
+    return f;
+}
+
+// The tangent-space normal of the coat's normal texture, its xy scaled; (0, 0, 1) without one.
+vec3 material_coat_normal(uint64_t table, GpuMaterial m, TextureCoordinates at) {
+    uint bit = 1u << LAYER_CLEARCOAT_NORMAL;
+    if (!HAS_LAYER_TEXTURES || (m.layer_texture_roles & bit) == 0u) {
+        return vec3(0.0, 0.0, 1.0);
+    }
+    uint index = m.first_layer_texture + bitCount(m.layer_texture_roles & (bit - 1u));
+    float scale = LayerTextures(table).v[index].scale;
+    vec3 n = layer_texture(table, m, LAYER_CLEARCOAT_NORMAL, at, vec4(0.5, 0.5, 1.0, 1.0)).xyz * 2.0 - 1.0;
+    return vec3(n.xy * scale, n.z);
+}
+
 #endif

@@ -9,9 +9,9 @@ use std::fmt;
 use crate::gpu::SpecializationConstant;
 use crate::interface::{
     FEATURES_ALL, FEATURE_ALPHA, FEATURE_CLEARCOAT, FEATURE_ENVIRONMENT, FEATURE_INDEPENDENT_SAMPLER,
-    FEATURE_LIGHT_BVH, FEATURE_LIGHT_BY_POWER, FEATURE_METAL, FEATURE_NORMAL_MAPS, FEATURE_PUNCTUAL_LIGHTS,
-    FEATURE_SECOND_UVS, FEATURE_SOBOL_SAMPLER, FEATURE_SPECULAR_LAYER, FEATURE_TEXTURES, FEATURE_TRANSMISSION,
-    FEATURE_VERTEX_COLORS, FEATURE_VOLUMES, KERNEL_FEATURES_CONSTANT_ID, LIGHT_SELECTION_BVH,
+    FEATURE_LAYER_TEXTURES, FEATURE_LIGHT_BVH, FEATURE_LIGHT_BY_POWER, FEATURE_METAL, FEATURE_NORMAL_MAPS,
+    FEATURE_PUNCTUAL_LIGHTS, FEATURE_SECOND_UVS, FEATURE_SOBOL_SAMPLER, FEATURE_SPECULAR_LAYER, FEATURE_TEXTURES,
+    FEATURE_TRANSMISSION, FEATURE_VERTEX_COLORS, FEATURE_VOLUMES, KERNEL_FEATURES_CONSTANT_ID, LIGHT_SELECTION_BVH,
 };
 use crate::sampler::Sampler;
 use crate::scene::{AlphaMode, Material, Scene};
@@ -20,7 +20,7 @@ use crate::scene::{AlphaMode, Material, Scene};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KernelFeatures(u32);
 
-const NAMES: [(u32, &str); 16] = [
+const NAMES: [(u32, &str); 17] = [
     (FEATURE_TEXTURES, "textures"),
     (FEATURE_NORMAL_MAPS, "normal maps"),
     (FEATURE_ALPHA, "alpha"),
@@ -37,6 +37,7 @@ const NAMES: [(u32, &str); 16] = [
     (FEATURE_VERTEX_COLORS, "vertex colours"),
     (FEATURE_SECOND_UVS, "two texture coordinate sets"),
     (FEATURE_CLEARCOAT, "clearcoat"),
+    (FEATURE_LAYER_TEXTURES, "layer textures"),
 ];
 
 impl KernelFeatures {
@@ -90,6 +91,11 @@ impl KernelFeatures {
         self.0 & (FEATURE_METAL | FEATURE_SPECULAR_LAYER | FEATURE_TRANSMISSION | FEATURE_CLEARCOAT) != 0
     }
 
+    /// Whether any material textures a layer's factor (features.glsl's HAS_LAYER_TEXTURES).
+    pub fn has_layer_textures(self) -> bool {
+        self.contains(FEATURE_LAYER_TEXTURES)
+    }
+
     /// The specialization constant that carries these features to every kernel.
     pub fn specialization(self) -> [SpecializationConstant; 1] {
         [SpecializationConstant {
@@ -101,7 +107,8 @@ impl KernelFeatures {
 
 /// The features one material needs. Each test is on the exact values the BSDF multiplies by
 /// (bsdf.glsl): a lobe's weight is exactly zero only where its factor is, and a metallic
-/// texture can lower a metallic factor of 1, opening the dielectric's layer.
+/// texture can lower a metallic factor of 1, opening the dielectric's layer (as a transmission
+/// texture can lower a transmission factor of 1).
 fn material_features(m: &Material) -> u32 {
     let mut bits = 0;
     if m.base_color_texture.is_some() || m.metallic_roughness_texture.is_some() || m.emissive_texture.is_some() {
@@ -109,6 +116,9 @@ fn material_features(m: &Material) -> u32 {
     }
     if m.normal_texture.is_some() {
         bits |= FEATURE_NORMAL_MAPS;
+    }
+    if m.layers.any() {
+        bits |= FEATURE_LAYER_TEXTURES;
     }
     if m.uv_sets().1.is_some() {
         bits |= FEATURE_SECOND_UVS;
@@ -123,7 +133,9 @@ fn material_features(m: &Material) -> u32 {
         bits |= FEATURE_METAL;
     }
     let dielectric_possible = m.metallic != 1.0 || m.metallic_roughness_texture.is_some();
-    if m.specular != 0.0 && m.transmission != 1.0 && dielectric_possible {
+    // A transmission texture can lower a transmission factor of 1, uncovering the base.
+    let opaque_possible = m.transmission != 1.0 || m.layers.transmission.is_some();
+    if m.specular != 0.0 && opaque_possible && dielectric_possible {
         bits |= FEATURE_SPECULAR_LAYER;
     }
     if m.transmission != 0.0 {

@@ -81,6 +81,7 @@ impl SceneResources {
         constants.instances = self.scene.instances.address();
         constants.meshes = self.scene.mesh_table.address();
         constants.materials = self.scene.materials.address();
+        constants.layer_textures = self.scene.layer_textures.as_ref().map_or(0, Buffer::address);
         constants.material_count = scene.materials.len().max(1) as u32;
         constants.top_level = self.accel.top_level.address();
         if let Some(software) = &self.software {

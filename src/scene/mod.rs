@@ -16,6 +16,11 @@ use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
+use crate::interface::{
+    LAYER_CLEARCOAT, LAYER_CLEARCOAT_NORMAL, LAYER_CLEARCOAT_ROUGHNESS, LAYER_SPECULAR, LAYER_SPECULAR_COLOR,
+    LAYER_TEXTURE_ROLES, LAYER_TRANSMISSION,
+};
+
 pub use camera::RenderCamera;
 pub use error::SceneError;
 pub use gltf::ImportOptions;
@@ -98,7 +103,45 @@ pub struct Material {
     pub metallic_roughness_texture: Option<TextureRef>,
     pub normal_texture: Option<TextureRef>,
     pub emissive_texture: Option<TextureRef>,
+    /// The textures of the layers' factors, each multiplying its factor.
+    pub layers: LayerTextures,
     pub alpha: AlphaMode,
+}
+
+/// The textures glTF's extensions put on the layers' factors.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LayerTextures {
+    /// `KHR_materials_specular.specularTexture`: specularFactor times its alpha.
+    pub specular: Option<TextureRef>,
+    /// `KHR_materials_specular.specularColorTexture` (sRGB): specularColorFactor times its RGB.
+    pub specular_color: Option<TextureRef>,
+    /// `KHR_materials_transmission.transmissionTexture`: transmissionFactor times its red.
+    pub transmission: Option<TextureRef>,
+    /// `KHR_materials_clearcoat.clearcoatTexture`: clearcoatFactor times its red.
+    pub clearcoat: Option<TextureRef>,
+    /// `KHR_materials_clearcoat.clearcoatRoughnessTexture`: the coat's roughness times its green.
+    pub clearcoat_roughness: Option<TextureRef>,
+    /// `KHR_materials_clearcoat.clearcoatNormalTexture`: the coat's own normal map (its scale in
+    /// the reference), in the tangent frame of the base's.
+    pub clearcoat_normal: Option<TextureRef>,
+}
+
+impl LayerTextures {
+    /// Each texture with its `LAYER_` role, in the roles' order.
+    pub fn by_role(&self) -> [(u32, &Option<TextureRef>); LAYER_TEXTURE_ROLES as usize] {
+        [
+            (LAYER_SPECULAR, &self.specular),
+            (LAYER_SPECULAR_COLOR, &self.specular_color),
+            (LAYER_TRANSMISSION, &self.transmission),
+            (LAYER_CLEARCOAT, &self.clearcoat),
+            (LAYER_CLEARCOAT_ROUGHNESS, &self.clearcoat_roughness),
+            (LAYER_CLEARCOAT_NORMAL, &self.clearcoat_normal),
+        ]
+    }
+
+    pub fn any(&self) -> bool {
+        self.by_role().iter().any(|(_, texture)| texture.is_some())
+    }
 }
 
 /// glTF's `alphaMode`: what base colour's alpha means.
@@ -132,6 +175,7 @@ impl Default for Material {
             metallic_roughness_texture: None,
             normal_texture: None,
             emissive_texture: None,
+            layers: LayerTextures::default(),
             alpha: AlphaMode::Opaque,
         }
     }
@@ -151,7 +195,14 @@ impl Material {
             &self.normal_texture,
         ]
         .into_iter()
+        .chain(self.layers.by_role().map(|(_, texture)| texture))
         .flatten()
+    }
+
+    /// Whether the mesh needs tangents: a normal texture, the base's or the coat's, maps
+    /// through them.
+    pub fn maps_normals(&self) -> bool {
+        self.normal_texture.is_some() || self.layers.clearcoat_normal.is_some()
     }
 
     /// The TEXCOORD_n sets a mesh of this material carries: as its `uvs`, the set of its first

@@ -3,8 +3,8 @@
 
 use crate::gpu::{Buffer, BufferUsage, Context, GpuResult, TextureData, TextureSet, TriangleGeometry};
 use crate::interface::{
-    GpuInstance, GpuMaterial, GpuMesh, ALPHA_BLEND, ALPHA_MASK, ALPHA_OPAQUE, NO_TEXTURE, SECOND_UV_BASE_COLOR,
-    SECOND_UV_EMISSIVE, SECOND_UV_METALLIC_ROUGHNESS, SECOND_UV_NORMAL,
+    GpuInstance, GpuMaterial, GpuMesh, GpuTextureBinding, ALPHA_BLEND, ALPHA_MASK, ALPHA_OPAQUE, NO_TEXTURE,
+    SECOND_UV_BASE_COLOR, SECOND_UV_EMISSIVE, SECOND_UV_LAYERS, SECOND_UV_METALLIC_ROUGHNESS, SECOND_UV_NORMAL,
 };
 
 use glam::{UVec4, Vec2, Vec4};
@@ -132,6 +132,8 @@ pub struct GpuScene {
     pub instances: Buffer,
     pub mesh_table: Buffer,
     pub materials: Buffer,
+    /// The materials' layer textures (`GpuMaterial::first_layer_texture`), where any has one.
+    pub layer_textures: Option<Buffer>,
     /// Every texture in the bindless array, slot 0 the magenta stand-in.
     pub textures: TextureSet,
 }
@@ -166,7 +168,12 @@ impl GpuScene {
                 triangle_count: r.triangle_count,
             })
             .collect();
-        let materials: Vec<GpuMaterial> = scene.materials.iter().map(gpu_material).collect();
+        let mut layer_textures = Vec::new();
+        let materials: Vec<GpuMaterial> = scene
+            .materials
+            .iter()
+            .map(|m| gpu_material(m, &mut layer_textures))
+            .collect();
         let texture_data: Vec<TextureData> = scene
             .textures
             .iter()
@@ -184,6 +191,15 @@ impl GpuScene {
             instances: Buffer::from_slice(context, "scene instances", &instances, BufferUsage::STORAGE)?,
             mesh_table: Buffer::from_slice(context, "scene meshes", &mesh_table, BufferUsage::STORAGE)?,
             materials: Buffer::from_slice(context, "scene materials", &materials, BufferUsage::STORAGE)?,
+            layer_textures: match layer_textures.is_empty() {
+                true => None,
+                false => Some(Buffer::from_slice(
+                    context,
+                    "scene layer textures",
+                    &layer_textures,
+                    BufferUsage::STORAGE,
+                )?),
+            },
             textures,
             meshes,
         })
@@ -208,8 +224,8 @@ fn texture_slot(reference: &Option<super::TextureRef>) -> (u32, Vec4, Vec2) {
     }
 }
 
-/// A material as the kernels read it.
-pub fn gpu_material(material: &super::Material) -> GpuMaterial {
+/// A material as the kernels read it; its layer textures are appended to `layer_textures`.
+pub fn gpu_material(material: &super::Material, layer_textures: &mut Vec<GpuTextureBinding>) -> GpuMaterial {
     let (base, base_uv, base_offset) = texture_slot(&material.base_color_texture);
     let (mr, mr_uv, mr_offset) = texture_slot(&material.metallic_roughness_texture);
     let (normal, normal_uv, normal_offset) = texture_slot(&material.normal_texture);
@@ -219,6 +235,26 @@ pub fn gpu_material(material: &super::Material) -> GpuMaterial {
         AlphaMode::Mask(cutoff) => (ALPHA_MASK, cutoff),
         AlphaMode::Blend => (ALPHA_BLEND, 0.0),
     };
+    let first_layer_texture = layer_textures.len() as u32;
+    let mut layer_texture_roles = 0;
+    let mut layers_read_second_uvs = false;
+    for (role, texture) in material.layers.by_role() {
+        if let Some(reference) = texture {
+            let (slot, transform, offset) = texture_slot(texture);
+            layer_texture_roles |= 1 << role;
+            layers_read_second_uvs |= material.reads_second_uvs(reference);
+            layer_textures.push(GpuTextureBinding {
+                transform,
+                offset,
+                scale: reference.scale,
+                slot,
+                second_uv: u32::from(material.reads_second_uvs(reference)),
+                pad0: 0,
+                pad1: 0,
+                pad2: 0,
+            });
+        }
+    }
     GpuMaterial {
         base_color: material.base_color,
         emission: material.emission,
@@ -249,6 +285,15 @@ pub fn gpu_material(material: &super::Material) -> GpuMaterial {
         ]
         .iter()
         .filter(|(texture, _)| texture.is_some_and(|t| material.reads_second_uvs(&t)))
-        .fold(0, |bits, (_, bit)| bits | bit),
+        .fold(0, |bits, (_, bit)| bits | bit)
+            | if layers_read_second_uvs { SECOND_UV_LAYERS } else { 0 },
+        first_layer_texture: if layer_texture_roles == 0 {
+            NO_TEXTURE
+        } else {
+            first_layer_texture
+        },
+        layer_texture_roles,
+        pad0: 0,
+        pad1: 0,
     }
 }

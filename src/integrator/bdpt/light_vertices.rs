@@ -6,14 +6,54 @@
 //! and test runs the shaders' two-buffer addressing.
 
 use crate::gpu::{Buffer, Context, GpuResult};
-use crate::interface::{PassConstants, LIGHT_VERTEX_GLOSSY_PLANES};
+use crate::interface::{
+    PassConstants, LIGHT_VERTEX_GLOSSY_PLANES, LIGHT_VERTEX_LAMBERTIAN_PLANES, LIGHT_VERTEX_TEXTURED_PLANES,
+};
+
+use super::super::KernelFeatures;
 
 const PLANE_ENTRY_BYTES: u64 = 16;
 
-/// Bytes of the larger of the two buffers per path slot at `max_depth` (a slot keeps
-/// `max_depth` entries a plane): what the device's largest allocation bounds the slots by.
-pub(super) fn larger_buffer_bytes_per_slot(max_depth: u32) -> u64 {
-    u64::from(max_depth) * u64::from(low_planes(LIGHT_VERTEX_GLOSSY_PLANES)) * PLANE_ENTRY_BYTES
+/// Which of bdpt.glsl's layouts a render's light vertices are stored in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum LightVertexLayout {
+    /// No glossy lobes: the base colour in the fourth components, the rest a Lambertian's.
+    Lambertian,
+    /// The material's constants found again from its index.
+    Glossy,
+    /// The layers' factors as the vertex's textures gave them, in two planes more.
+    Textured,
+}
+
+impl LightVertexLayout {
+    pub fn of(features: KernelFeatures) -> Self {
+        if !features.has_glossy_lobes() {
+            Self::Lambertian
+        } else if features.has_layer_textures() {
+            Self::Textured
+        } else {
+            Self::Glossy
+        }
+    }
+
+    pub fn planes(self) -> u32 {
+        match self {
+            Self::Lambertian => LIGHT_VERTEX_LAMBERTIAN_PLANES,
+            Self::Glossy => LIGHT_VERTEX_GLOSSY_PLANES,
+            Self::Textured => LIGHT_VERTEX_TEXTURED_PLANES,
+        }
+    }
+
+    /// Bytes a light vertex takes.
+    pub fn bytes(self) -> u64 {
+        u64::from(self.planes()) * PLANE_ENTRY_BYTES
+    }
+
+    /// Bytes of the larger of the two buffers per path slot at `max_depth` (a slot keeps
+    /// `max_depth` entries a plane): what the device's largest allocation bounds the slots by.
+    pub fn larger_buffer_bytes_per_slot(self, max_depth: u32) -> u64 {
+        u64::from(max_depth) * u64::from(low_planes(self.planes())) * PLANE_ENTRY_BYTES
+    }
 }
 
 /// Planes in the first buffer: the larger half.
@@ -51,13 +91,13 @@ impl LightVertexPlanes {
         constants.light_vertex_low_planes = low_planes(self.planes);
     }
 
-    /// Every plane of the larger layout, in order, those this store does not keep zero.
+    /// Every plane of the largest layout, in order, those this store does not keep zero.
     pub fn read_back(&self, context: &Context) -> GpuResult<Vec<[f32; 4]>> {
         let entries = |planes: u32| planes as usize * self.shadow_slots as usize;
         let low = low_planes(self.planes);
         let mut all: Vec<[f32; 4]> = self.low.read_back(context, entries(low))?;
         all.extend(self.high.read_back::<[f32; 4]>(context, entries(self.planes - low))?);
-        all.resize(entries(LIGHT_VERTEX_GLOSSY_PLANES), [0.0; 4]);
+        all.resize(entries(LIGHT_VERTEX_TEXTURED_PLANES), [0.0; 4]);
         Ok(all)
     }
 }

@@ -21,8 +21,7 @@ pub mod packed_normal;
 use crate::gpu::{Buffer, BufferUsage, CommandBuffer, Context, GpuError, GpuResult};
 use crate::interface::{
     KernelCounters, LightVertex, PassConstants, QueueState, BDPT_ALL_STRATEGIES, BDPT_COUNTED, BDPT_COUNTERS,
-    LIGHT_SHARE_APART, LIGHT_VERTEX_CONNECTABLE, LIGHT_VERTEX_FRONT, LIGHT_VERTEX_GLOSSY_PLANES,
-    LIGHT_VERTEX_LAMBERTIAN_PLANES,
+    LIGHT_SHARE_APART, LIGHT_VERTEX_CONNECTABLE, LIGHT_VERTEX_FRONT, LIGHT_VERTEX_TEXTURED_PLANES,
 };
 use crate::lights::CullingFormat;
 use crate::scene::Material;
@@ -35,7 +34,7 @@ use super::wavefront::kernel_graph::GRAPH;
 use super::wavefront::path_state::{self, PathState, Sorts};
 use super::wavefront::{fill_ray_sort, Wavefront};
 use kernels::{BdptKernels, Recording};
-use light_vertices::{larger_buffer_bytes_per_slot, LightVertexPlanes};
+use light_vertices::{LightVertexLayout, LightVertexPlanes};
 
 /// Path slots by default: as many as camera paths, within these bounds, an eighth of device
 /// memory (a slot keeps `max_depth` light vertices and shadow paths) and the device's largest
@@ -75,13 +74,14 @@ pub fn light_subpath_ratio(share: u32, width: u32, height: u32) -> f32 {
 }
 
 /// A stored light vertex (bdpt.glsl's store_light_vertex and load_light_vertex, which say why
-/// the rest is not stored): the offset epsilon from the position; without glossy lobes
-/// (`lambertian`, five planes) the base colour from the fourth components and the rest a
-/// Lambertian surface's values (a white specular colour, no transmission, GGX alpha 1, ior
-/// 1.5), with them (six planes) the material's constants from its index.
+/// the rest is not stored): the offset epsilon from the position; in the Lambertian layout
+/// (five planes) the base colour from the fourth components and the rest a Lambertian
+/// surface's values (a white specular colour, no transmission, GGX alpha 1, ior 1.5); in the
+/// glossy one (six planes) the material's constants from its index; in the textured one
+/// (eight) the layers' factors from the last two planes.
 fn decode_light_vertex(
-    p: [[f32; 4]; LIGHT_VERTEX_GLOSSY_PLANES as usize],
-    lambertian: bool,
+    p: [[f32; 4]; LIGHT_VERTEX_TEXTURED_PLANES as usize],
+    layout: LightVertexLayout,
     materials: &[Material],
 ) -> LightVertex {
     let xyz = |plane: [f32; 4]| Vec3::new(plane[0], plane[1], plane[2]);
@@ -110,24 +110,27 @@ fn decode_light_vertex(
         pad1: 0,
         pad2: 0,
     };
-    if lambertian {
+    if layout == LightVertexLayout::Lambertian {
         return lambertian_vertex;
     }
     let material = p[5][3].to_bits();
     // A vertex past its slot's count was never written, and may name no material.
-    let (specular, specular_color, transmission, ior, clearcoat, coat_alpha) =
-        materials
-            .get(material as usize)
-            .map_or((0.0, Vec3::ONE, 0.0, 1.5, 0.0, 0.0), |m| {
-                (
-                    m.specular,
-                    m.specular_color,
-                    m.transmission,
-                    m.ior,
-                    m.clearcoat,
-                    m.clearcoat_roughness * m.clearcoat_roughness,
-                )
-            });
+    let (mut specular, mut specular_color, mut transmission, ior, mut clearcoat, mut coat_alpha) = materials
+        .get(material as usize)
+        .map_or((0.0, Vec3::ONE, 0.0, 1.5, 0.0, 0.0), |m| {
+            (
+                m.specular,
+                m.specular_color,
+                m.transmission,
+                m.ior,
+                m.clearcoat,
+                m.clearcoat_roughness * m.clearcoat_roughness,
+            )
+        });
+    if layout == LightVertexLayout::Textured {
+        (specular_color, specular) = (xyz(p[6]), p[6][3]);
+        (transmission, clearcoat, coat_alpha) = (p[7][0], p[7][1], p[7][2]);
+    }
     LightVertex {
         flags: p[2][3].to_bits(),
         metallic: p[3][3],
@@ -149,18 +152,13 @@ fn offset_epsilon(p: Vec3) -> f32 {
     1e-4 * p.abs().max_element().max(1.0)
 }
 
-/// Bytes a stored light vertex takes: the planes of the larger layout (bdpt.glsl's
-/// store_light_vertex), fewer than the struct's.
-const LIGHT_VERTEX_BYTES: u64 = LIGHT_VERTEX_GLOSSY_PLANES as u64 * 16;
-const _: () = assert!(LIGHT_VERTEX_GLOSSY_PLANES >= LIGHT_VERTEX_LAMBERTIAN_PLANES);
-
 /// Bytes a path slot needs: the path state, `max_depth` shadow paths and light vertices, the
 /// MIS scalars and the light vertex count.
-fn bytes_per_slot(max_depth: u32, sorts: Sorts) -> u64 {
+fn bytes_per_slot(max_depth: u32, sorts: Sorts, layout: LightVertexLayout) -> u64 {
     let depth = u64::from(max_depth);
     path_state::bytes_per_slot(sorts)
         + (depth - 1) * path_state::bytes_per_shadow_path(sorts)
-        + depth * LIGHT_VERTEX_BYTES
+        + depth * layout.bytes()
         + 8
         + 4
 }
@@ -183,12 +181,12 @@ fn shadow_slots(slots: u32, max_depth: u32) -> GpuResult<u32> {
 }
 
 /// The default slot count (see `MIN_DEFAULT_SLOTS`).
-fn default_slots(context: &Context, max_depth: u32, camera_paths: u64, sorts: Sorts) -> u32 {
+fn default_slots(context: &Context, max_depth: u32, camera_paths: u64, sorts: Sorts, layout: LightVertexLayout) -> u32 {
     let capabilities = &context.adapter().capabilities;
-    let by_memory = capabilities.device_local_bytes / 8 / bytes_per_slot(max_depth, sorts);
+    let by_memory = capabilities.device_local_bytes / 8 / bytes_per_slot(max_depth, sorts, layout);
     let by_allocation = match capabilities.max_allocation_bytes {
         0 => u64::MAX,
-        limit => limit / larger_buffer_bytes_per_slot(max_depth),
+        limit => limit / layout.larger_buffer_bytes_per_slot(max_depth),
     };
     by_memory
         .min(by_allocation)
@@ -202,8 +200,8 @@ pub struct Bdpt {
     light_vertex_counts: Buffer,
     counters: Buffer,
     splat_film: SplatFilm,
-    /// Without glossy lobes, light vertices keep only their first planes.
-    lambertian: bool,
+    /// The planes light vertices keep.
+    layout: LightVertexLayout,
     /// Whether extend and connect sort their rays.
     sort_rays: bool,
     /// Read by the kernels through their addresses only: the MIS scalars, the kernel
@@ -264,23 +262,18 @@ impl Bdpt {
         Self::check(settings)?;
         let max_depth = settings.max_depth;
         let sort_rays = settings.sorts_rays(scene);
+        let layout = LightVertexLayout::of(setup.features);
         let sorts = Sorts {
             shade: false,
             rays: sort_rays,
         };
         let slots = settings
             .path_slots
-            .unwrap_or_else(|| default_slots(context, max_depth, camera_paths, sorts));
+            .unwrap_or_else(|| default_slots(context, max_depth, camera_paths, sorts, layout));
         let shadow_slots = shadow_slots(slots, max_depth)?;
         let state = PathState::with_shadow_slots(context, slots, shadow_slots, sorts)?;
         let storage = |name: &str, bytes: u64| Buffer::gpu_storage(context, name, bytes);
-        let lambertian = !setup.features.has_glossy_lobes();
-        let planes = if lambertian {
-            LIGHT_VERTEX_LAMBERTIAN_PLANES
-        } else {
-            LIGHT_VERTEX_GLOSSY_PLANES
-        };
-        let light_vertices = LightVertexPlanes::new(context, shadow_slots, planes)?;
+        let light_vertices = LightVertexPlanes::new(context, shadow_slots, layout.planes())?;
         let light_vertex_counts = storage("light vertex counts", u64::from(slots) * 4)?;
         let light_subpath_slots = storage("light subpath slots", u64::from(slots) * 4)?;
         let subpath_mis = storage("subpath MIS", u64::from(slots) * 8)?;
@@ -322,7 +315,7 @@ impl Bdpt {
             light_vertex_counts,
             counters,
             splat_film,
-            lambertian,
+            layout,
             sort_rays,
             _by_address: [subpath_mis, kernel_counters, light_subpath_slots]
                 .into_iter()
@@ -349,7 +342,7 @@ impl Bdpt {
             .map(|i| {
                 let (slot, index) = (i / depth, i % depth);
                 let plane = |plane: usize| planes[(plane * depth + index) * slots + slot];
-                decode_light_vertex(std::array::from_fn(plane), self.lambertian, materials)
+                decode_light_vertex(std::array::from_fn(plane), self.layout, materials)
             })
             .collect();
         let counts = self.light_vertex_counts.read_back(context, slots)?;

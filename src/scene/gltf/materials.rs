@@ -10,7 +10,7 @@ use glam::{Affine2, Vec2, Vec3, Vec4};
 use crate::gpu::{MipFilter, SamplerDesc, Wrap};
 
 use super::super::textures::{mip_chain, uv_transform, Texture, TextureRef};
-use super::super::{AlphaMode, Material};
+use super::super::{AlphaMode, LayerTextures, Material};
 use super::uri::{self, ImportOptions};
 use super::{Buffers, Importer};
 
@@ -36,26 +36,25 @@ impl Importer {
                 ));
             }
             let strength = material.emissive_strength().unwrap_or(1.0);
-            let mut texture = |info: Option<(gltf::Texture, UvTransform, u32)>, srgb: bool, scale: f32| {
-                info.map(|(texture, transform, tex_coord)| {
-                    self.texture_ref(
-                        &name,
-                        (buffers, options),
-                        textures,
-                        &texture,
-                        transform,
-                        tex_coord,
-                        srgb,
-                        scale,
-                    )
-                })
-            };
-            let base_color_texture = texture(pbr.base_color_texture().map(info), true, 1.0);
-            let metallic_roughness_texture = texture(pbr.metallic_roughness_texture().map(info), false, 1.0);
-            let emissive_texture = texture(material.emissive_texture().map(info), true, 1.0);
-            let normal = material.normal_texture();
-            let normal_scale = normal.as_ref().map_or(1.0, |n| n.scale());
-            let normal_texture = texture(normal.map(normal_info), false, normal_scale);
+            let (references, unusable) = texture_references(document, &material);
+            for problem in unusable {
+                self.warn(format!("material {name}: {problem}; rendered without it"));
+            }
+            let [base_color_texture, metallic_roughness_texture, emissive_texture, normal_texture, specular, specular_color, transmission, coat, coat_roughness, coat_normal] =
+                references.map(|reference| {
+                    reference.map(|((texture, transform, tex_coord), srgb, scale)| {
+                        self.texture_ref(
+                            &name,
+                            (buffers, options),
+                            textures,
+                            &texture,
+                            transform,
+                            tex_coord,
+                            srgb,
+                            scale,
+                        )
+                    })
+                });
             let (clearcoat, clearcoat_roughness) = clearcoat_factors(&material);
             let mut converted = Material {
                 name,
@@ -83,37 +82,90 @@ impl Importer {
                 metallic_roughness_texture,
                 normal_texture,
                 emissive_texture,
+                layers: LayerTextures {
+                    specular,
+                    specular_color,
+                    transmission,
+                    clearcoat: coat,
+                    clearcoat_roughness: coat_roughness,
+                    clearcoat_normal: coat_normal,
+                },
                 alpha: match material.alpha_mode() {
                     gltf::material::AlphaMode::Opaque => AlphaMode::Opaque,
                     gltf::material::AlphaMode::Mask => AlphaMode::Mask(material.alpha_cutoff().unwrap_or(0.5)),
                     gltf::material::AlphaMode::Blend => AlphaMode::Blend,
                 },
             };
-            let mut sets: Vec<u32> = converted.textures().map(|t| t.tex_coord).collect();
-            sets.sort_unstable();
-            sets.dedup();
-            if sets.len() > 2 {
-                let (first, _) = converted.uv_sets();
-                self.warn(format!(
-                    "material {}: its textures read TEXCOORD_{}; wavetrace gives a mesh two sets of texture \
-                     coordinates, so those of a third read TEXCOORD_{first} (the base colour's, or the first \
-                     texture's)",
-                    converted.name,
-                    sets.iter().map(u32::to_string).collect::<Vec<_>>().join(", TEXCOORD_"),
-                ));
-            }
-            let repaired = repair_factors(&mut converted);
-            if !repaired.is_empty() {
-                self.warn(format!(
-                    "material {}: {} outside its range (or not finite); clamped",
-                    converted.name,
-                    repaired.join(", ")
-                ));
-            }
+            self.check_texture_sets_and_repair(&mut converted);
             materials.push(converted);
         }
         materials
     }
+}
+
+impl Importer {
+    /// Warns of a material whose textures read more TEXCOORD sets than a mesh carries, and
+    /// clamps its factors to their ranges, with a warning naming those changed.
+    fn check_texture_sets_and_repair(&mut self, converted: &mut Material) {
+        let mut sets: Vec<u32> = converted.textures().map(|t| t.tex_coord).collect();
+        sets.sort_unstable();
+        sets.dedup();
+        if sets.len() > 2 {
+            let (first, _) = converted.uv_sets();
+            self.warn(format!(
+                "material {}: its textures read TEXCOORD_{}; wavetrace gives a mesh two sets of texture \
+                 coordinates, so those of a third read TEXCOORD_{first} (the base colour's, or the first \
+                 texture's)",
+                converted.name,
+                sets.iter().map(u32::to_string).collect::<Vec<_>>().join(", TEXCOORD_"),
+            ));
+        }
+        let repaired = repair_factors(converted);
+        if !repaired.is_empty() {
+            self.warn(format!(
+                "material {}: {} outside its range (or not finite); clamped",
+                converted.name,
+                repaired.join(", ")
+            ));
+        }
+    }
+}
+
+/// A texture reference's parts, whether it holds colour (sRGB) and its normal-texture scale.
+type TextureReference<'a> = ((gltf::Texture<'a>, UvTransform, u32), bool, f32);
+
+/// Every texture a material reads: base colour, metallic-roughness, emissive and normal, then
+/// the layers' in `LAYER_` role order (specular, specular colour, transmission, the coat's
+/// weight, roughness and normal); and what is wrong with references the glTF crate does not
+/// check.
+fn texture_references<'a>(
+    document: &'a gltf::Document,
+    material: &gltf::Material<'a>,
+) -> ([Option<TextureReference<'a>>; 10], Vec<String>) {
+    let pbr = material.pbr_metallic_roughness();
+    let data = |i: gltf::texture::Info<'a>| (info(i), false, 1.0);
+    let colour = |i: gltf::texture::Info<'a>| (info(i), true, 1.0);
+    let normal = material.normal_texture().map(|n| {
+        let scale = n.scale();
+        (normal_info(n), false, scale)
+    });
+    let specular = material.specular();
+    let (coat, problems) = clearcoat_textures(document, material);
+    let [coat_weight, coat_roughness, coat_normal] =
+        coat.map(|reference| reference.map(|(parts, scale)| (parts, false, scale)));
+    let references = [
+        pbr.base_color_texture().map(colour),
+        pbr.metallic_roughness_texture().map(data),
+        material.emissive_texture().map(colour),
+        normal,
+        specular.as_ref().and_then(|s| s.specular_texture()).map(data),
+        specular.as_ref().and_then(|s| s.specular_color_texture()).map(colour),
+        material.transmission().and_then(|t| t.transmission_texture()).map(data),
+        coat_weight,
+        coat_roughness,
+        coat_normal,
+    ];
+    (references, problems)
 }
 
 /// A texture reference's parts: the texture, its KHR_texture_transform, its TEXCOORD set.
@@ -130,24 +182,71 @@ fn info(i: gltf::texture::Info) -> (gltf::Texture, UvTransform, u32) {
 /// A normal texture's parts. The glTF crate reads KHR_texture_transform only on plain
 /// texture infos, so here it comes from the extension's JSON.
 fn normal_info(n: gltf::material::NormalTexture) -> (gltf::Texture, UvTransform, u32) {
-    let transform = n.extensions().and_then(|e| e.get("KHR_texture_transform")).map(|t| {
-        let pair = |key: &str, default: f32| {
-            let v = t.get(key).and_then(|v| v.as_array());
-            let at = |i: usize| {
-                v.and_then(|v| v.get(i))
-                    .and_then(|x| x.as_f64())
-                    .map_or(default, |x| x as f32)
-            };
-            Vec2::new(at(0), at(1))
-        };
-        let rotation = t.get("rotation").and_then(|r| r.as_f64()).unwrap_or(0.0) as f32;
-        let tex_coord = t.get("texCoord").and_then(|c| c.as_u64()).map(|c| c as u32);
-        (
-            uv_transform(pair("offset", 0.0), rotation, pair("scale", 1.0)),
-            tex_coord,
-        )
-    });
+    let transform = n
+        .extensions()
+        .and_then(|e| e.get("KHR_texture_transform"))
+        .map(transform_from_json);
     (n.texture(), transform, n.tex_coord())
+}
+
+/// KHR_texture_transform's JSON: the map, and the TEXCOORD set it may name.
+fn transform_from_json(t: &serde_json::Value) -> (Affine2, Option<u32>) {
+    let pair = |key: &str, default: f32| {
+        let v = t.get(key).and_then(|v| v.as_array());
+        let at = |i: usize| {
+            v.and_then(|v| v.get(i))
+                .and_then(|x| x.as_f64())
+                .map_or(default, |x| x as f32)
+        };
+        Vec2::new(at(0), at(1))
+    };
+    let rotation = t.get("rotation").and_then(|r| r.as_f64()).unwrap_or(0.0) as f32;
+    let tex_coord = t.get("texCoord").and_then(|c| c.as_u64()).map(|c| c as u32);
+    (
+        uv_transform(pair("offset", 0.0), rotation, pair("scale", 1.0)),
+        tex_coord,
+    )
+}
+
+/// A texture reference from an extension's JSON, with its normal-texture scale (1 unless given).
+type JsonTextureInfo<'a> = ((gltf::Texture<'a>, UvTransform, u32), f32);
+
+/// KHR_materials_clearcoat's clearcoatTexture, clearcoatRoughnessTexture and
+/// clearcoatNormalTexture, which the glTF crate neither reads nor validates: each that names a
+/// texture the file has, and what is wrong with the others.
+fn clearcoat_textures<'a>(
+    document: &'a gltf::Document,
+    material: &gltf::Material,
+) -> ([Option<JsonTextureInfo<'a>>; 3], Vec<String>) {
+    let mut problems = Vec::new();
+    let coat = material.extensions().and_then(|e| e.get(CLEARCOAT));
+    let textures = [
+        "clearcoatTexture",
+        "clearcoatRoughnessTexture",
+        "clearcoatNormalTexture",
+    ]
+    .map(|key| {
+        let json = coat?.get(key)?;
+        let index = json.get("index").and_then(serde_json::Value::as_u64);
+        let Some(texture) = index.and_then(|i| document.textures().nth(usize::try_from(i).ok()?)) else {
+            problems.push(match index {
+                Some(i) => format!("{CLEARCOAT}.{key} names texture {i}, which the file does not have"),
+                None => format!("{CLEARCOAT}.{key} has no texture index"),
+            });
+            return None;
+        };
+        let tex_coord = json.get("texCoord").and_then(serde_json::Value::as_u64).unwrap_or(0);
+        let transform = json
+            .get("extensions")
+            .and_then(|e| e.get("KHR_texture_transform"))
+            .map(transform_from_json);
+        let scale = json.get("scale").and_then(serde_json::Value::as_f64).unwrap_or(1.0) as f32;
+        Some((
+            (texture, transform, u32::try_from(tex_coord).unwrap_or(u32::MAX)),
+            scale,
+        ))
+    });
+    (textures, problems)
 }
 
 /// KHR_texture_transform as an affine map, and the TEXCOORD set it may name instead.
@@ -374,22 +473,6 @@ fn ignored_parameters(material: &gltf::Material) -> Vec<String> {
         material.occlusion_texture().is_some(),
         "occlusionTexture (a path tracer computes occlusion)",
     );
-    if let Some(specular) = material.specular() {
-        texture(
-            specular.specular_texture().is_some(),
-            "KHR_materials_specular.specularTexture",
-        );
-        texture(
-            specular.specular_color_texture().is_some(),
-            "KHR_materials_specular.specularColorTexture",
-        );
-    }
-    if let Some(transmission) = material.transmission() {
-        texture(
-            transmission.transmission_texture().is_some(),
-            "KHR_materials_transmission.transmissionTexture",
-        );
-    }
     if let Some(volume) = material.volume() {
         texture(
             volume.thickness_texture().is_some(),
@@ -413,26 +496,15 @@ fn ignored_parameters(material: &gltf::Material) -> Vec<String> {
         ignored.push("KHR_materials_unlit (rendered lit)".into());
     }
     if material.pbr_specular_glossiness().is_some() {
-        // Archived by Khronos. `gltf-transform metalrough` rewrites such a file with
-        // KHR_materials_specular's textures, which wavetrace does not read either.
+        // Archived by Khronos; `gltf-transform metalrough` rewrites such a file as metallic-
+        // roughness with KHR_materials_specular's textures, which wavetrace reads.
         ignored.push(
             "KHR_materials_pbrSpecularGlossiness (rendered with the material's pbrMetallicRoughness, glTF's white \
-             rough metal where it has none)"
+             rough metal where it has none; `gltf-transform metalrough` converts it)"
                 .into(),
         );
     }
     if let Some(others) = material.extensions() {
-        if let Some(coat) = others.get(CLEARCOAT) {
-            for texture in [
-                "clearcoatTexture",
-                "clearcoatRoughnessTexture",
-                "clearcoatNormalTexture",
-            ] {
-                if coat.get(texture).is_some() {
-                    ignored.push(format!("{CLEARCOAT}.{texture}"));
-                }
-            }
-        }
         ignored.extend(others.keys().filter(|k| k.as_str() != CLEARCOAT).cloned());
     }
     ignored

@@ -526,11 +526,13 @@ impl Importer {
                 "mesh {label}: its material's textures read TEXCOORD_{set}, which the mesh lacks (or holds NaN); they are read at (0, 0)"
             ));
         }
-        if let Some(normal) = material.normal_texture.filter(|_| mesh.tangents.is_none()) {
+        // The coat's normal texture maps through the base's tangents (KHR_materials_clearcoat).
+        let normal_map = material.normal_texture.or(material.layers.clearcoat_normal);
+        if let Some(normal) = normal_map.filter(|_| mesh.tangents.is_none()) {
             let second = material.reads_second_uvs(&normal);
             if !tangents::generate(&mut mesh, second) {
                 warnings.push(format!(
-                    "mesh {label}: its material has a normal texture but the mesh lacks TEXCOORD_{} (or MikkTSpace failed); the normal texture is ignored",
+                    "mesh {label}: its material has a normal texture but the mesh lacks TEXCOORD_{} (or MikkTSpace failed); its normal textures are ignored",
                     normal.tex_coord
                 ));
             }
