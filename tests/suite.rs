@@ -17,6 +17,7 @@ mod bdpt_mis;
 mod bsdf;
 mod camera_projection;
 mod cli;
+mod coated_emission;
 mod deform;
 mod documented_commands;
 mod emission;

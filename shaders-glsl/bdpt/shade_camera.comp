@@ -122,7 +122,9 @@ void main() {
             if (surface.front && luminance(material.emission) > 0.0) {
                 float position_pdf = light_hit_area_density(c, power_context(), hit.instance, hit.primitive, 0.5 * length(surface.normal));
                 float emission_pdf = position_pdf * max(-dot(surface.n, direction), 0.0) / PI;
-                emitted = throughput.xyz * material_emission(material, surface.tex)
+                float coat = coat_over_emission(material_clearcoat(c.layer_textures, material, surface.tex),
+                                                dot(surface.n, direction));
+                emitted = throughput.xyz * material_emission(material, surface.tex) * coat
                           * light_hit_weight(c, path, mis, t, position_pdf, emission_pdf);
             }
             if (bounce + 1 < c.max_depth) {

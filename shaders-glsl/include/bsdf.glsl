@@ -353,6 +353,17 @@ float coat_fresnel(Bsdf b, vec3 w) {
     return fresnel_schlick(vec3(CLEARCOAT_F0), abs(dot(w, b.coat_normal))).x;
 }
 
+// What of a surface's emission a coat of weight `clearcoat` lets out at cos_out to the normal:
+// KHR_materials_clearcoat darkens emission by the coat's Fresnel term. Emission is weighed by
+// the geometric normal's cosine everywhere (hits, light samples, emission samples), so the
+// coat's angle is taken to it too, and every strategy sees the same emitter.
+float coat_over_emission(float clearcoat, float cos_out) {
+    if (!HAS_CLEARCOAT || !(clearcoat > 0.0)) {
+        return 1.0;
+    }
+    return 1.0 - clearcoat * fresnel_schlick(vec3(CLEARCOAT_F0), abs(cos_out)).x;
+}
+
 // What of the base the coat lets through, on the way in and on the way out.
 float coat_transmittance(Bsdf b, vec3 wo, vec3 wi) {
     return (1.0 - b.clearcoat * coat_fresnel(b, wo)) * (1.0 - b.clearcoat * coat_fresnel(b, wi));

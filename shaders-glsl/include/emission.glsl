@@ -98,6 +98,7 @@ bool sample_emission(PassConstants c, float u_light, vec2 u_point, vec2 u_direct
         e.direction_pdf = local.z / PI;
         e.position_pdf = s.pdf;
         e.hittable = true;
+        s.radiance *= coat_over_emission(s.clearcoat, e.cos_out);
     }
     e.weight = s.radiance * e.cos_out / (e.position_pdf * e.direction_pdf);
     return e.position_pdf > 0.0 && e.direction_pdf > 0.0 && !any(isinf(e.weight)) && !any(isnan(e.weight));

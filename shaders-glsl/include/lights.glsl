@@ -10,6 +10,7 @@
 #define WAVETRACE_LIGHTS_GLSL
 
 #include "scene.glsl"
+#include "bsdf.glsl"
 #include "light_tree.glsl"
 #include "light_bvh.glsl"
 #include "light_culling.glsl"
@@ -20,13 +21,15 @@ layout(buffer_reference, scalar) readonly buffer LightMap { GpuLightEntry v[]; }
 layout(buffer_reference, scalar) readonly buffer FirstLights { uint v[]; };
 
 
-// A point on a light: where, its front normal, its radiance, and its density per unit area
-// (selection probability over the triangle's area). False when no light can be chosen.
+// A point on a light: where, its front normal, its radiance, the weight of a coat over it
+// (coat_over_emission), and its density per unit area (selection probability over the
+// triangle's area). False when no light can be chosen.
 bool sample_light(PassConstants c, uint light, float probability, vec2 u_point, out vec3 position, out vec3 normal,
-                  out vec3 radiance, out float area_density) {
+                  out vec3 radiance, out float clearcoat, out float area_density) {
     position = vec3(0.0);
     normal = vec3(0.0);
     radiance = vec3(0.0);
+    clearcoat = 0.0;
     area_density = 0.0;
     if (light >= c.light_count) {
         return false;
@@ -46,11 +49,16 @@ bool sample_light(PassConstants c, uint light, float probability, vec2 u_point, 
     position = emitter.p0 * b0 + emitter.p1 * b1 + emitter.p2 * (1.0 - b0 - b1);
     GpuMaterial material = Materials(c.materials).v[entry.material];
     radiance = material.emission;
-    if (HAS_TEXTURES && material.textures.w != NO_TEXTURE) {
+    clearcoat = HAS_CLEARCOAT ? material.clearcoat : 0.0;
+    bool textured_emission = HAS_TEXTURES && material.textures.w != NO_TEXTURE;
+    bool textured_coat = HAS_CLEARCOAT && HAS_LAYER_TEXTURES && clearcoat > 0.0 &&
+                         (material.layer_texture_roles & (1u << LAYER_CLEARCOAT)) != 0u;
+    if (textured_emission || textured_coat) {
         uvec3 vertices = triangle_vertices(c.indices, emitter, 0);
         // No cone reaches a light sample: the finest level.
-        radiance = material_emission(material,
-                                     finest_texture_coordinates(c, material, vertices, vec3(b0, b1, 1.0 - b0 - b1)));
+        TextureCoordinates at = finest_texture_coordinates(c, material, vertices, vec3(b0, b1, 1.0 - b0 - b1));
+        radiance = material_emission(material, at);
+        clearcoat = material_clearcoat(c.layer_textures, material, at);
     }
     area_density = probability / (0.5 * twice_area);
     return true;
@@ -96,6 +104,8 @@ struct LightSample {
     vec3 radiance;
     bool delta;
     uint punctual;
+    // The coat over an emissive triangle (coat_over_emission); 0 for other lights.
+    float clearcoat;
 };
 
 // A punctual light as a LightSample, chosen with probability `choice`.
@@ -112,7 +122,7 @@ void punctual_light_sample(PassConstants c, uint index, float choice, out LightS
 
 // `ctx`: the shading point, for the light BVH; the other strategies ignore it.
 bool sample_direct_light(PassConstants c, LightContext ctx, float u_light, vec2 u_point, out LightSample s) {
-    s = LightSample(vec3(0.0, 1.0, 0.0), false, vec3(0.0), 0.0, vec3(0.0), false, 0u);
+    s = LightSample(vec3(0.0, 1.0, 0.0), false, vec3(0.0), 0.0, vec3(0.0), false, 0u, 0.0);
     float p_environment = c.environment_choice;
     if (HAS_ENVIRONMENT && u_light < p_environment) {
         float u_pixel = min(u_light / p_environment, float_below(1.0));
@@ -182,7 +192,8 @@ bool sample_direct_light(PassConstants c, LightContext ctx, float u_light, vec2 
                                                   c.light_tree_arity, light);
     }
     float area_density;
-    if (!sample_light(c, light, probability, u_point, s.point_or_direction, s.normal, s.radiance, area_density)) {
+    if (!sample_light(c, light, probability, u_point, s.point_or_direction, s.normal, s.radiance, s.clearcoat,
+                      area_density)) {
         return false;
     }
     s.pdf = share * area_density;
@@ -222,6 +233,7 @@ bool light_segment(PassConstants c, LightSample s, vec3 origin, out vec3 directi
         return falloff > 0.0 && pdf > 0.0;
     }
     float cos_light = -dot(direction, s.normal);
+    radiance *= coat_over_emission(s.clearcoat, cos_light);
     pdf *= distance2 / cos_light;
     return cos_light > 0.0 && pdf > 0.0;
 }

@@ -124,7 +124,9 @@ bool shade_hit(PassConstants c, uint pixel, uint sample_index, uint bounce, HitR
             float light_pdf = area_density * hit.t * hit.t / max(-dot(surface.n, direction), 1e-8);
             weight = power_heuristic(last_bsdf_pdf, light_pdf);
         }
-        emitted = throughput.xyz * material_emission(material, surface.tex) * weight;
+        float coat = coat_over_emission(material_clearcoat(c.layer_textures, material, surface.tex),
+                                        dot(surface.n, direction));
+        emitted = throughput.xyz * material_emission(material, surface.tex) * coat * weight;
     }
     if (bounce + 1 >= c.max_depth) {
         return false;

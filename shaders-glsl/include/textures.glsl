@@ -134,6 +134,11 @@ LayerFactors material_layers(uint64_t table, GpuMaterial m, TextureCoordinates a
     return f;
 }
 
+// The coat's weight at a point: its factor times its texture's red.
+float material_clearcoat(uint64_t table, GpuMaterial m, TextureCoordinates at) {
+    return m.clearcoat * layer_texture(table, m, LAYER_CLEARCOAT, at, vec4(1.0)).r;
+}
+
 // The tangent-space normal of the coat's normal texture, its xy scaled; (0, 0, 1) without one.
 vec3 material_coat_normal(uint64_t table, GpuMaterial m, TextureCoordinates at) {
     uint bit = 1u << LAYER_CLEARCOAT_NORMAL;
