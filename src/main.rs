@@ -319,6 +319,10 @@ struct RenderOptions {
     /// out); by default a scene reads only what lies beside it.
     #[arg(long)]
     allow_outside_uris: bool,
+    /// Render the scene with its KHR_materials_variants variant of this name (the file's
+    /// variants are listed at info level, RUST_LOG=info, when none is chosen).
+    #[arg(long, value_name = "NAME")]
+    variant: Option<String>,
     /// How PNG output and the viewer map radiance to the display: clamp, reinhard or aces
     /// (Hill's ACES fit); EXR output stays linear.
     #[arg(long, default_value = "clamp", value_parser = parse_tone_map)]
@@ -763,6 +767,7 @@ fn load_scene(path: &Path, options: &RenderOptions, time: Option<f32>) -> Result
     let import = ImportOptions {
         allow_outside_uris: options.allow_outside_uris,
         time,
+        variant: options.variant.clone(),
     };
     let scene = Scene::load_with(path, &import).map_err(|e| e.to_string())?;
     print_warnings(path, &scene.warnings);
@@ -881,6 +886,7 @@ fn view(args: &ViewArgs) -> Result<(), String> {
         load_options: ImportOptions {
             allow_outside_uris: options.allow_outside_uris,
             time: None,
+            variant: options.variant.clone(),
         },
     })
     .map_err(|e| e.to_string())

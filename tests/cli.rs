@@ -221,6 +221,16 @@ fn more_bdpt_shadow_paths_than_32_bit_offsets_reach_are_a_clear_error() {
 }
 
 #[test]
+fn an_unknown_material_variant_is_a_clear_error() {
+    assert_render_refused(
+        CORNELL_BOX,
+        &["--variant", "Midnight"],
+        &scratch_exr("variant"),
+        "no material variant \"Midnight\": the file has no KHR_materials_variants",
+    );
+}
+
+#[test]
 fn a_light_share_other_than_1_2_or_4_is_a_clear_error() {
     let scene = CORNELL_BOX;
     let out = scratch_exr("share");

@@ -148,7 +148,9 @@ fn extensions_not_read_are_named_once() {
         "KHR_materials_emissive_strength",
         "KHR_materials_sheen",
         "EXT_lights_image_based",
-        "KHR_materials_variants"
+        "KHR_animation_pointer",
+        "KHR_materials_variants",
+        "KHR_animation_pointer"
     ]);
     document["extensions"]["KHR_materials_variants"] = json!({"variants": [{"name": "red"}]});
     document["meshes"][0]["primitives"][0]["extensions"] =
@@ -157,13 +159,14 @@ fn extensions_not_read_are_named_once() {
     let scene = load(&dir, "variants.gltf", &document).unwrap();
     let named: Vec<&String> = scene.warnings.iter().filter(|w| w.contains("extensionsUsed")).collect();
     assert_eq!(named.len(), 1, "{:?}", scene.warnings);
-    // Sorted, each once; the material's extension is named with its material instead.
+    // Sorted, each once; the material's extension is named with its material instead, and
+    // the variants are read (the default look renders).
     assert!(
-        named[0].contains("EXT_lights_image_based, KHR_materials_variants, which"),
+        named[0].contains("EXT_lights_image_based, KHR_animation_pointer, which"),
         "{named:?}"
     );
     assert!(
-        !named[0].contains("sheen") && !named[0].contains("emissive_strength"),
+        !named[0].contains("sheen") && !named[0].contains("emissive_strength") && !named[0].contains("variants"),
         "{named:?}"
     );
     assert!(warned(&scene, &["KHR_materials_sheen"]), "{:?}", scene.warnings);

@@ -907,3 +907,79 @@ fn the_layers_textures_are_read_with_their_sets_transforms_and_colour_spaces() {
     // TEXCOORD_1, which the quad lacks, is named for the textures that read it.
     assert!(warned(&scene, &["TEXCOORD_1"]), "{:?}", scene.warnings);
 }
+
+/// KHR_materials_variants: `ImportOptions::variant` gives each primitive the material its
+/// mappings name for that variant, its own where none does; without one the file's default
+/// look renders; an unknown name is an error listing the file's variants.
+#[test]
+fn a_material_variant_is_chosen_by_name_and_an_unknown_one_is_an_error_naming_the_variants() {
+    let dir = temp_dir("variants");
+    let mut document = tiny_gltf(&QUAD, Some(&QUAD_INDICES), [0.0; 3], true);
+    document["materials"] = json!([
+        {"name": "plain"},
+        {"name": "red", "pbrMetallicRoughness": {"baseColorFactor": [1.0, 0.0, 0.0, 1.0]}},
+        {"name": "blue", "pbrMetallicRoughness": {"baseColorFactor": [0.0, 0.0, 1.0, 1.0]}}
+    ]);
+    document["extensionsUsed"] = json!(["KHR_materials_variants"]);
+    document["extensions"] = json!({"KHR_materials_variants": {
+        "variants": [{"name": "Red"}, {"name": "Blue"}, {"name": "Bare"}]}});
+    document["meshes"][0]["primitives"][0]["extensions"] = json!({"KHR_materials_variants": {"mappings": [
+        {"material": 1, "variants": [0]}, {"material": 2, "variants": [1]}]}});
+    let path = write(&dir, "variants.gltf", &document);
+    let load = |variant: Option<&str>| {
+        Scene::load_with(
+            &path,
+            &wavetrace::scene::ImportOptions {
+                variant: variant.map(str::to_string),
+                ..Default::default()
+            },
+        )
+    };
+    let material_of = |scene: &Scene| scene.materials[scene.meshes[0].material as usize].name.clone();
+    for (variant, expected) in [
+        (None, "plain"),
+        (Some("Red"), "red"),
+        (Some("Blue"), "blue"),
+        (Some("Bare"), "plain"),
+    ] {
+        let scene = load(variant).unwrap();
+        assert_eq!(material_of(&scene), expected, "variant {variant:?}");
+        assert!(
+            !scene.warnings.iter().any(|w| w.contains("KHR_materials_variants")),
+            "{:?}",
+            scene.warnings
+        );
+    }
+    let error = load(Some("Green")).unwrap_err().to_string();
+    assert!(
+        error.contains("variants.gltf") && error.contains("\"Green\"") && error.contains("Red, Blue, Bare"),
+        "{error}"
+    );
+    // A mapping naming a material the file does not have is a warning; the primitive keeps its own.
+    document["meshes"][0]["primitives"][0]["extensions"]["KHR_materials_variants"]["mappings"][1]["material"] =
+        json!(99);
+    std::fs::write(&path, serde_json::to_vec(&document).unwrap()).unwrap();
+    let scene = load(Some("Blue")).unwrap();
+    assert_eq!(material_of(&scene), "plain");
+    assert!(
+        warned(&scene, &["mesh tiny/0", "names a material the file does not have"]),
+        "{:?}",
+        scene.warnings
+    );
+    // A file without variants names that instead.
+    let plain = write(
+        &dir,
+        "plain.gltf",
+        &tiny_gltf(&QUAD, Some(&QUAD_INDICES), [0.0; 3], true),
+    );
+    let error = Scene::load_with(
+        &plain,
+        &wavetrace::scene::ImportOptions {
+            variant: Some("Red".into()),
+            ..Default::default()
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(error.contains("has no KHR_materials_variants"), "{error}");
+}

@@ -57,8 +57,10 @@ pub fn import_bytes(path: &Path, bytes: &[u8], options: &ImportOptions) -> Resul
         poses: HashMap::new(),
         morphed: HashMap::new(),
         skinned: HashSet::new(),
+        variant: None,
     };
     let (document, blob) = importer.parse(bytes)?;
+    importer.variant = importer.chosen_variant(&document, options.variant.as_deref())?;
     let mut buffers = importer.load_buffers(&document, blob, options)?;
     meshopt::decode_views(&document, &mut buffers).map_err(|problem| importer.malformed(problem))?;
     if let Some(time) = options.time {
@@ -135,7 +137,7 @@ const WEBP: &str = "EXT_texture_webp";
 /// Extensions wavetrace reads, in whole or as the warnings of `materials` say: a file may
 /// require these, and using them is not warned about. Some the glTF crate does not know
 /// (KHR_mesh_quantization is read by `accessor`).
-const EXTENSIONS_READ: [&str; 15] = [
+const EXTENSIONS_READ: [&str; 16] = [
     instancing::EXTENSION,
     meshopt::EXTENSION,
     meshopt::KHR_EXTENSION,
@@ -148,6 +150,7 @@ const EXTENSIONS_READ: [&str; 15] = [
     "KHR_materials_specular",
     "KHR_materials_transmission",
     "KHR_materials_unlit",
+    "KHR_materials_variants",
     "KHR_materials_volume",
     "KHR_texture_transform",
     "KHR_mesh_quantization",
@@ -156,8 +159,7 @@ const EXTENSIONS_READ: [&str; 15] = [
 /// One warning naming the extensions the file uses (`extensionsUsed`) that wavetrace does not
 /// read, where no other warning names them: those on a material are named with the material,
 /// and a texture whose image only an extension holds is named by `lenient`. Optional
-/// extensions have fallbacks, so the file renders, but not always as its author saw it
-/// (KHR_materials_variants' other looks, EXT_mesh_gpu_instancing's copies).
+/// extensions have fallbacks, so the file renders, but not always as its author saw it.
 fn unread_extensions(json: &serde_json::Value) -> Option<String> {
     let named_elsewhere: Vec<&str> = ["materials", "textures"]
         .iter()
@@ -237,6 +239,65 @@ struct Importer {
     /// Skinned nodes already placed: a skinned mesh ignores its node's transform, so a node
     /// the graph reaches twice places it once.
     skinned: HashSet<usize>,
+    /// The KHR_materials_variants variant whose materials the primitives take, by index.
+    variant: Option<u32>,
+}
+
+impl Importer {
+    /// The index of the variant named `name` among the file's KHR_materials_variants; an error
+    /// naming the file's variants where it has none of that name. A file with variants rendered
+    /// without one says which it has (at info level: the default look is the file's own).
+    fn chosen_variant(&self, document: &gltf::Document, name: Option<&str>) -> Result<Option<u32>, SceneError> {
+        let names: Vec<&str> = document
+            .variants()
+            .map_or_else(Vec::new, |v| v.map(|v| v.name()).collect());
+        let Some(name) = name else {
+            if !names.is_empty() {
+                log::info!(
+                    "{}: rendered with its default materials; its material variants (--variant): {}",
+                    self.path.display(),
+                    names.join(", ")
+                );
+            }
+            return Ok(None);
+        };
+        match names.iter().position(|&n| n == name) {
+            Some(index) => Ok(Some(index as u32)),
+            None => Err(SceneError::Unsupported {
+                path: self.path.clone(),
+                problem: if names.is_empty() {
+                    format!("no material variant {name:?}: the file has no KHR_materials_variants")
+                } else {
+                    format!(
+                        "no material variant {name:?}; the file's variants: {}",
+                        names.join(", ")
+                    )
+                },
+            }),
+        }
+    }
+
+    /// The material a primitive renders with: the chosen variant's where its mappings name
+    /// one, else its own (`None`: glTF's default material). A mapping to a material the file
+    /// does not have (which the glTF crate reads as the default material) is a warning, and
+    /// the primitive keeps its own.
+    fn primitive_material(&mut self, label: &str, primitive: &gltf::Primitive) -> Option<usize> {
+        let own = primitive.material().index();
+        let Some(variant) = self.variant else {
+            return own;
+        };
+        let Some(mapping) = primitive.mappings().find(|m| m.variants().contains(&variant)) else {
+            return own;
+        };
+        let mapped = mapping.material().index();
+        if mapped.is_none() {
+            self.warn(format!(
+                "mesh {label}: its KHR_materials_variants mapping for the chosen variant names a material the file \
+                 does not have; its own material is used"
+            ));
+        }
+        mapped.or(own)
+    }
 }
 
 fn mesh_label(mesh: &gltf::Mesh, primitive: usize) -> String {
@@ -473,9 +534,8 @@ impl Importer {
             let mut deformables = Vec::new();
             for primitive in mesh.primitives() {
                 let label = mesh_label(&mesh, primitive.index());
-                let uv_sets = primitive
-                    .material()
-                    .index()
+                let material = self.primitive_material(&label, &primitive);
+                let uv_sets = material
                     .and_then(|i| scene.materials.get(i))
                     .map_or((0, None), Material::uv_sets);
                 let converted = self.primitive(&label, &primitive, buffers, uv_sets)?;
@@ -484,7 +544,7 @@ impl Importer {
                     deformables.push(None);
                     continue;
                 };
-                converted.material = match primitive.material().index() {
+                converted.material = match material {
                     Some(index) => index as u32,
                     None => *default_material.get_or_insert_with(|| {
                         scene.materials.push(Material::default());

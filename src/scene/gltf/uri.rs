@@ -18,6 +18,9 @@ pub struct ImportOptions {
     /// Pose the nodes as the file's animations have them at this many seconds
     /// (`render --frames`); `None`: the rest pose, animations dropped with a warning.
     pub time: Option<f32>,
+    /// KHR_materials_variants: render with this variant's materials (`render --variant`);
+    /// `None`: each primitive's default material.
+    pub variant: Option<String>,
 }
 
 pub(super) enum UriError {
