@@ -8,7 +8,6 @@ use crate::common;
 use glam::{Mat4, Vec2, Vec3, Vec4};
 use wavetrace::bsdf::fresnel_schlick;
 use wavetrace::film::{metrics, RgbImage};
-use wavetrace::gpu::{MipFilter, SamplerDesc, Wrap};
 use wavetrace::integrator::{IntegratorKind, RenderSettings};
 use wavetrace::interface::CLEARCOAT_F0;
 use wavetrace::scene::{Camera, Material, Mesh, Projection, RenderCamera, Scene, Texture, TextureRef};
@@ -35,20 +34,7 @@ fn coated_emitter(clearcoat: f32, texel: Option<u8>) -> (Material, Vec<Texture>)
         return (material, Vec::new());
     };
     material.layers.clearcoat = Some(TextureRef::plain(0));
-    let texture = Texture {
-        name: "coat weight".into(),
-        width: 1,
-        height: 1,
-        srgb: false,
-        levels: std::sync::Arc::new(vec![vec![texel, 0, 0, 255]]),
-        sampler: SamplerDesc {
-            wrap_u: Wrap::Repeat,
-            wrap_v: Wrap::Repeat,
-            linear_mag: false,
-            linear_min: false,
-            mip: MipFilter::BaseLevel,
-        },
-    };
+    let texture = common::nearest_texture("coat weight", 1, 1, vec![texel, 0, 0, 255], false);
     (material, vec![texture])
 }
 

@@ -587,6 +587,14 @@ fn drive(target: Target, bytes: &[u8], folder: &Path) {
                 ..ImportOptions::default()
             };
             let _ = wavetrace::scene::gltf::import_bytes(&path, bytes, &posed);
+            // With a material variant chosen, the primitives' mappings (`layered_scene`'s "lit").
+            if bytes.windows(22).any(|w| w == b"KHR_materials_variants") {
+                let lit = ImportOptions {
+                    variant: Some("lit".into()),
+                    ..ImportOptions::default()
+                };
+                let _ = wavetrace::scene::gltf::import_bytes(&path, bytes, &lit);
+            }
         }
         Target::Image => {
             // OpenEXR also goes through the reader `wavetrace compare` uses for references.
@@ -696,6 +704,7 @@ fn fuzzing_the_importer_and_the_image_loaders_finds_no_panic() {
         deformed,
         hostile::meshopt_cornell_box(),
         hostile::khr_meshopt_box(),
+        hostile::layered_scene(),
     ];
     let glb = hostile::to_glb(&bases[0]);
     let images = [

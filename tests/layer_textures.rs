@@ -12,7 +12,6 @@ use crate::common;
 use glam::{Mat4, Vec2, Vec3, Vec4};
 use wavetrace::environment::Environment;
 use wavetrace::film::{metrics, RgbImage};
-use wavetrace::gpu::{MipFilter, SamplerDesc, Wrap};
 use wavetrace::integrator::{IntegratorKind, RenderSettings};
 use wavetrace::scene::textures::srgb_to_linear;
 use wavetrace::scene::{Camera, Material, Mesh, Projection, Scene, Texture, TextureRef};
@@ -120,21 +119,7 @@ fn scene(meshes: Vec<Mesh>, mut materials: Vec<Material>, textures: Vec<Texture>
 
 /// The two-texel texture, NEAREST without mipmaps, so that each half reads its own texel only.
 fn texture(srgb: bool) -> Texture {
-    let rgba: Vec<u8> = TEXELS.concat();
-    Texture {
-        name: "two texels".into(),
-        width: 2,
-        height: 1,
-        srgb,
-        levels: std::sync::Arc::new(vec![rgba]),
-        sampler: SamplerDesc {
-            wrap_u: Wrap::ClampToEdge,
-            wrap_v: Wrap::ClampToEdge,
-            linear_mag: false,
-            linear_min: false,
-            mip: MipFilter::BaseLevel,
-        },
-    }
+    common::nearest_texture("two texels", 2, 1, TEXELS.concat(), srgb)
 }
 
 /// One layer texture under test: where the material holds it, and what a texel multiplies
@@ -307,8 +292,7 @@ fn a_clearcoat_normal_texture_turns_the_coat_as_the_normal_texture_turns_the_bas
     base_mapped.normal_texture = Some(map);
     let mut both_mapped = base_mapped.clone();
     both_mapped.layers.clearcoat_normal = Some(map);
-    let mut constant = texture(false);
-    constant.levels = std::sync::Arc::new(vec![[texel, texel].concat()]);
+    let constant = common::nearest_texture("tilted normal", 1, 1, texel.to_vec(), false);
     let whole = || quad("quad", -HALF_WIDTH, HALF_WIDTH, 0);
     let both_scene = scene(vec![whole()], vec![both_mapped], vec![constant.clone()]);
     let base_scene = scene(vec![whole()], vec![base_mapped], vec![constant]);

@@ -532,3 +532,23 @@ pub fn append_accessor(
     );
     accessors.len() - 1
 }
+
+/// A `width` x `height` RGBA8 texture of one level, read texel by texel (NEAREST, no mipmaps),
+/// clamped to its edge: what a test that knows which texel each point reads builds.
+pub fn nearest_texture(name: &str, width: u32, height: u32, rgba: Vec<u8>, srgb: bool) -> wavetrace::scene::Texture {
+    use wavetrace::gpu::{MipFilter, SamplerDesc, Wrap};
+    wavetrace::scene::Texture {
+        name: name.into(),
+        width,
+        height,
+        srgb,
+        levels: std::sync::Arc::new(vec![rgba]),
+        sampler: SamplerDesc {
+            wrap_u: Wrap::ClampToEdge,
+            wrap_v: Wrap::ClampToEdge,
+            linear_mag: false,
+            linear_min: false,
+            mip: MipFilter::BaseLevel,
+        },
+    }
+}

@@ -144,6 +144,31 @@ pub fn base_scene() -> Value {
     })
 }
 
+/// `base_scene` whose checker material textures its layers (KHR_materials_specular, the
+/// transmission, KHR_materials_clearcoat's three textures, read from JSON the glTF crate does
+/// not check) and whose floor has a KHR_materials_variants variant: seeds for the fuzzer.
+pub fn layered_scene() -> Value {
+    let mut scene = base_scene();
+    scene["materials"][0]["extensions"] = json!({
+        "KHR_materials_specular": {"specularTexture": {"index": 0, "texCoord": 0},
+                                   "specularColorTexture": {"index": 0}},
+        "KHR_materials_transmission": {"transmissionFactor": 0.5, "transmissionTexture": {"index": 0}},
+        "KHR_materials_clearcoat": {"clearcoatFactor": 1.0, "clearcoatTexture": {"index": 0},
+                                    "clearcoatRoughnessTexture": {"index": 0, "texCoord": 0},
+                                    "clearcoatNormalTexture": {"index": 0, "scale": 0.5}}});
+    scene["extensions"] = json!({"KHR_materials_variants": {"variants": [{"name": "lit"}]}});
+    scene["meshes"][0]["primitives"][0]["extensions"] =
+        json!({"KHR_materials_variants": {"mappings": [{"material": 1, "variants": [0]}]}});
+    scene["extensionsUsed"] = json!([
+        "KHR_lights_punctual",
+        "KHR_materials_specular",
+        "KHR_materials_transmission",
+        "KHR_materials_clearcoat",
+        "KHR_materials_variants"
+    ]);
+    scene
+}
+
 /// `base_scene` with three animations (`render --frames`, tests/animation.rs): the lamp slides along x (LINEAR,
 /// keys at 0, 1, 2 s), the room (the lamp's parent, scale 2) turns a quarter about y at 1 s
 /// (STEP), and the camera rises by 1 (CUBICSPLINE, zero tangents: smoothstep) over 0..1 s.
