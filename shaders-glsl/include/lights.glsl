@@ -51,8 +51,7 @@ bool sample_light(PassConstants c, uint light, float probability, vec2 u_point, 
     radiance = material.emission;
     clearcoat = HAS_CLEARCOAT ? material.clearcoat : 0.0;
     bool textured_emission = HAS_TEXTURES && material.textures.w != NO_TEXTURE;
-    bool textured_coat = HAS_CLEARCOAT && HAS_LAYER_TEXTURES && clearcoat > 0.0 &&
-                         (material.layer_texture_roles & (1u << LAYER_CLEARCOAT)) != 0u;
+    bool textured_coat = HAS_CLEARCOAT && clearcoat > 0.0 && has_layer_texture(material, LAYER_CLEARCOAT);
     if (textured_emission || textured_coat) {
         uvec3 vertices = triangle_vertices(c.indices, emitter, 0);
         // No cone reaches a light sample: the finest level.

@@ -125,8 +125,7 @@ ShadingFrame shading_frame(PassConstants c, SurfaceHit surface, vec3 direction, 
     shading = dot(shading, shading) > 0.0 ? normalize(shading) : surface.n;
     vec3 coat_normal = shading;
     bool base_mapped = HAS_NORMAL_MAPS && material.textures.z != NO_TEXTURE;
-    bool coat_mapped = HAS_CLEARCOAT && HAS_LAYER_TEXTURES &&
-                       (material.layer_texture_roles & (1u << LAYER_CLEARCOAT_NORMAL)) != 0u;
+    bool coat_mapped = HAS_CLEARCOAT && has_layer_texture(material, LAYER_CLEARCOAT_NORMAL);
     if (base_mapped || coat_mapped) {
         vec4 vertex_tangent = interpolated_tangent(c.tangents, surface.vertices, surface.instance, surface.weights);
         vec3 t = vertex_tangent.xyz - shading * dot(shading, vertex_tangent.xyz);

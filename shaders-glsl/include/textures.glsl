@@ -98,15 +98,25 @@ vec3 material_normal(GpuMaterial m, TextureCoordinates at) {
     return vec3(n.xy * m.normal_scale, n.z);
 }
 
-// The material's texture of layer `role` (LAYER_*) at `at` from the scene's layer texture
-// table, or `absent` where the material has none: what multiplies that layer's factor.
+// Whether the material has a texture of layer `role` (LAYER_*).
+bool has_layer_texture(GpuMaterial m, uint role) {
+    return HAS_LAYER_TEXTURES && (m.layer_texture_roles & (1u << role)) != 0u;
+}
+
+// The material's binding of layer `role`, which it has, in the scene's layer texture table:
+// a material's bindings lie in role order, those it lacks left out.
+GpuTextureBinding layer_binding(uint64_t table, GpuMaterial m, uint role) {
+    uint below = m.layer_texture_roles & ((1u << role) - 1u);
+    return LayerTextures(table).v[m.first_layer_texture + bitCount(below)];
+}
+
+// The material's texture of layer `role` at `at`, or `absent` where the material has none:
+// what multiplies that layer's factor.
 vec4 layer_texture(uint64_t table, GpuMaterial m, uint role, TextureCoordinates at, vec4 absent) {
-    uint bit = 1u << role;
-    if (!HAS_LAYER_TEXTURES || (m.layer_texture_roles & bit) == 0u) {
+    if (!has_layer_texture(m, role)) {
         return absent;
     }
-    uint index = m.first_layer_texture + bitCount(m.layer_texture_roles & (bit - 1u));
-    GpuTextureBinding binding = LayerTextures(table).v[index];
+    GpuTextureBinding binding = layer_binding(table, m, role);
     bool second = HAS_SECOND_UVS && binding.second_uv != 0u;
     vec2 uv = transform_uv(binding.transform, binding.offset, second ? at.second_uv : at.uv);
     return sample_texture(binding.slot, uv, second ? at.second_log_footprint : at.log_footprint);
@@ -141,12 +151,10 @@ float material_clearcoat(uint64_t table, GpuMaterial m, TextureCoordinates at) {
 
 // The tangent-space normal of the coat's normal texture, its xy scaled; (0, 0, 1) without one.
 vec3 material_coat_normal(uint64_t table, GpuMaterial m, TextureCoordinates at) {
-    uint bit = 1u << LAYER_CLEARCOAT_NORMAL;
-    if (!HAS_LAYER_TEXTURES || (m.layer_texture_roles & bit) == 0u) {
+    if (!has_layer_texture(m, LAYER_CLEARCOAT_NORMAL)) {
         return vec3(0.0, 0.0, 1.0);
     }
-    uint index = m.first_layer_texture + bitCount(m.layer_texture_roles & (bit - 1u));
-    float scale = LayerTextures(table).v[index].scale;
+    float scale = layer_binding(table, m, LAYER_CLEARCOAT_NORMAL).scale;
     vec3 n = layer_texture(table, m, LAYER_CLEARCOAT_NORMAL, at, vec4(0.5, 0.5, 1.0, 1.0)).xyz * 2.0 - 1.0;
     return vec3(n.xy * scale, n.z);
 }
