@@ -476,7 +476,7 @@ fn ignored_parameters(material: &gltf::Material) -> Vec<String> {
     if let Some(volume) = material.volume() {
         texture(
             volume.thickness_texture().is_some(),
-            "KHR_materials_volume.thicknessTexture",
+            "KHR_materials_volume.thicknessTexture (a path tracer measures thickness along its rays)",
         );
         let attenuates = beer_coefficient(
             Vec3::from_array(volume.attenuation_color()),
